@@ -1,0 +1,74 @@
+"""The policy interface and the one registry used by the env, the CLI and evaluation."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+import numpy as np
+
+from rules.actions import Action
+from rules.errors import UnknownNameError
+from rules.ruleset import Ruleset, get_ruleset
+from rules.state import BattleState, Combatant
+
+
+class Policy:
+    """Decides the acting figure's next action from the rules-level state."""
+
+    name = "policy"
+
+    def __init__(self, seed: int | np.random.SeedSequence | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self._buf: list[float] = []
+        self._pos = 0
+        self.last_reason = ""
+
+    def uniform(self) -> float:
+        """A uniform number in [0, 1) from the policy's own generator (batched for speed)."""
+        if self._pos >= len(self._buf):
+            self._buf = self.rng.random(1024).tolist()
+            self._pos = 0
+        u = self._buf[self._pos]
+        self._pos += 1
+        return u
+
+    def choice(self, items: list):
+        return items[int(self.uniform() * len(items))]
+
+    def act(self, state: BattleState, actor: Combatant) -> Action:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
+        """One line a GM can read about why `action` was chosen."""
+        return self.last_reason or f"{self.name} chose {action}"
+
+    @staticmethod
+    def ruleset(state: BattleState) -> Ruleset:
+        return get_ruleset(state.ruleset)
+
+
+_REGISTRY: dict[str, str | Callable[..., Policy]] = {
+    "random": "agents.scripted:RandomPolicy",
+    "aggressive": "agents.scripted:AggressivePolicy",
+}
+
+
+def register_policy(name: str, factory: str | Callable[..., Policy]) -> None:
+    _REGISTRY[name] = factory
+
+
+def available_policies() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def make_policy(name: str, seed: int | np.random.SeedSequence | None = None) -> Policy:
+    """A fresh policy by registry name, seeded."""
+    f = _REGISTRY.get(name)
+    if f is None:
+        raise UnknownNameError(f"unknown policy {name!r}", field="policy",
+                               expected="one of " + ", ".join(available_policies()))
+    if isinstance(f, str):
+        mod, _, cls = f.partition(":")
+        f = getattr(importlib.import_module(mod), cls)
+    return f(seed=seed)

@@ -1,0 +1,1 @@
+"""Matches between team policies on the rules engine, statistics and reports."""

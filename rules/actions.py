@@ -1,0 +1,94 @@
+"""One vocabulary of actions shared by every rule system.
+
+An `Action` names a kind from `KINDS` and its arguments: a target figure, a map cell, a
+weapon and an option. A ruleset declares which kinds and options it supports; legality is
+always the ruleset's decision (`Ruleset.legal_actions`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from rules.errors import IllegalActionError
+
+KINDS: dict[str, str] = {
+    "end_turn": "end the acting figure's turn",
+    "move": "move to a map cell (cost from the distance and the movement already used)",
+    "attack": "attack a target with a weapon (option: a ruleset's attack option)",
+    "defend": "declare a defensive stance (option: block, dodge ...)",
+    "aim": "spend an action aiming",
+    "reload": "reload a weapon",
+    "drop_prone": "drop prone",
+    "stand": "stand up from prone",
+    "grapple": "grapple a target",
+    "first_aid": "give first aid to a figure",
+    "ready": "ready, draw or unjam a weapon",
+    "pick_up": "pick up an object",
+    "use": "use an item or device",
+    "delay": "hold the action for later",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One decision of the acting figure."""
+
+    kind: str
+    target: str | None = None
+    cell: int | None = None
+    weapon: str | None = None
+    option: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.kind}
+        for k in ("target", "cell", "weapon", "option"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        return d
+
+    @staticmethod
+    def from_dict(d: Mapping[str, Any], width: int | None = None, field: str = "action") -> "Action":
+        """Parse `{type: attack, target: x, weapon: pistol}`; a cell may be [x, y]."""
+        if isinstance(d, str):
+            d = {"type": d}
+        if not isinstance(d, Mapping):
+            raise IllegalActionError(f"an action must be a mapping, got {type(d).__name__}",
+                                     field=field, expected="{type: KIND, ...}")
+        kind = d.get("type", d.get("kind"))
+        if kind not in KINDS:
+            raise IllegalActionError(f"unknown action type {kind!r}", field=f"{field}.type",
+                                     expected="one of " + ", ".join(KINDS))
+        unknown = set(d) - {"type", "kind", "target", "cell", "weapon", "option"}
+        if unknown:
+            raise IllegalActionError(f"unknown action field(s) {sorted(unknown)}", field=field,
+                                     expected="type, target, cell, weapon, option")
+        cell = d.get("cell")
+        if isinstance(cell, (list, tuple)):
+            if width is None or len(cell) != 2 or not all(isinstance(v, int) for v in cell):
+                raise IllegalActionError(f"bad cell {cell!r}", field=f"{field}.cell",
+                                         expected="[x, y] integers")
+            cell = cell[1] * width + cell[0]
+        elif cell is not None and (isinstance(cell, bool) or not isinstance(cell, int)):
+            raise IllegalActionError(f"bad cell {cell!r}", field=f"{field}.cell", expected="[x, y]")
+        for k in ("target", "weapon", "option"):
+            if d.get(k) is not None and not isinstance(d.get(k), str):
+                raise IllegalActionError(f"{k} must be a name, got {d.get(k)!r}",
+                                         field=f"{field}.{k}", expected="a string")
+        return Action(kind, d.get("target"), cell, d.get("weapon"), d.get("option"))
+
+    def __str__(self) -> str:
+        bits = [self.kind]
+        if self.weapon:
+            bits.append(f"with {self.weapon}")
+        if self.target:
+            bits.append(f"-> {self.target}")
+        if self.cell is not None:
+            bits.append(f"@{self.cell}")
+        if self.option:
+            bits.append(f"[{self.option}]")
+        return " ".join(bits)
+
+
+END_TURN = Action("end_turn")

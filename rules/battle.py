@@ -1,0 +1,175 @@
+"""`Battle`: drives one fight through a `Ruleset`, the same way for every rule system.
+
+It owns the state, the dice and the event log; it starts rounds and turns, checks and
+applies actions, skips figures that cannot act, and ends the fight when one team is left
+standing (or none) or the round limit passes (a draw).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from rules.actions import Action
+from rules.dice import Dice
+from rules.errors import IllegalActionError
+from rules.events import Event, event
+from rules.ruleset import Ruleset
+from rules.state import BattleState
+
+MAX_DECISIONS_PER_TURN = 40
+
+
+class Battle:
+    """One fight in progress."""
+
+    def __init__(self, state: BattleState, ruleset: Ruleset, dice: Dice,
+                 on_event: Callable[[Event], None] | None = None, record: bool = True) -> None:
+        self.state = state
+        self.ruleset = ruleset
+        self.dice = dice
+        self.events: list[Event] = []
+        self.record = record
+        self.on_event = on_event
+        self.actions_resolved = 0
+        self._decisions = 0
+
+    # -- event plumbing -----------------------------------------------------------
+    def _emit(self, evs: list[Event]) -> None:
+        if self.record:
+            self.events.extend(evs)
+        if self.on_event is not None:
+            for e in evs:
+                self.on_event(e)
+
+    # -- flow -----------------------------------------------------------------------
+    def start(self) -> list[Event]:
+        """Begin the fight: set-up, the first round and the first turn."""
+        s = self.state
+        evs = [event("battle_start", ruleset=s.ruleset, scenario=s.scenario,
+                     combatants=[{"id": c.id, "name": c.name, "team": c.team,
+                                  "pos": list(s.grid.xy(c.pos))} for c in s.combatants])]
+        evs += self.ruleset.setup(s, self.dice)
+        self._emit(evs)
+        out = list(evs)
+        out += self._check_end()
+        if not s.over:
+            out += self._next_turn()
+        return out
+
+    def _check_end(self) -> list[Event]:
+        s = self.state
+        if s.over:
+            return []
+        standing = s.standing_teams()
+        if len(standing) <= 1:
+            s.over = True
+            s.winner = standing[0] if standing else None
+            s.end_reason = "last team standing" if standing else "no one left standing"
+            evs = [event("battle_end", winner=s.winner, rounds=s.round, reason=s.end_reason)]
+            self._emit(evs)
+            return evs
+        return []
+
+    def _start_round(self) -> list[Event]:
+        s = self.state
+        s.round += 1
+        if s.round > s.round_limit:
+            s.round = s.round_limit
+            s.over = True
+            s.winner = None
+            s.end_reason = "round limit"
+            evs = [event("battle_end", winner=None, rounds=s.round, reason="round limit")]
+            self._emit(evs)
+            return evs
+        evs = [event("round_start", round=s.round)]
+        order, ev2 = self.ruleset.roll_initiative(s, self.dice)
+        s.order = order
+        s.turn_index = -1
+        evs += ev2
+        self._emit(evs)
+        return evs
+
+    def _next_turn(self) -> list[Event]:
+        """Advance to the next figure that can act (across rounds), or to the end."""
+        s = self.state
+        out: list[Event] = []
+        while not s.over:
+            s.turn_index += 1
+            if s.turn_index >= len(s.order):
+                evs = self.ruleset.end_round(s, self.dice) if s.round > 0 else []
+                self._emit(evs)
+                out += evs
+                out += self._check_end()
+                if s.over:
+                    break
+                out += self._start_round()
+                continue
+            actor = s.actor
+            if actor is None or actor.down:
+                continue
+            can_act, evs = self.ruleset.start_turn(s, actor, self.dice)
+            evs = [event("turn_start", round=s.round, actor=actor.id)] + evs
+            self._emit(evs)
+            out += evs
+            out += self._check_end()
+            if s.over:
+                break
+            self._decisions = 0
+            if can_act and not actor.down:
+                break
+            out += self._finish_turn()
+        return out
+
+    def _finish_turn(self) -> list[Event]:
+        s = self.state
+        actor = s.actor
+        evs = self.ruleset.end_turn(s, actor, self.dice)
+        evs.append(event("turn_end", round=s.round, actor=actor.id))
+        self._emit(evs)
+        evs2 = self._check_end()
+        return evs + evs2
+
+    # -- acting ---------------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        if self.state.over or self.state.actor is None:
+            return []
+        return self.ruleset.legal_actions(self.state)
+
+    def step(self, action: Action, check: bool = True) -> list[Event]:
+        """Resolve one action of the acting figure and advance the turn when it ends."""
+        s = self.state
+        if s.over:
+            raise IllegalActionError("the fight is over", field="action", expected="no more actions")
+        if check:
+            self.ruleset.check_legal(s, action)
+        self.actions_resolved += 1
+        self._decisions += 1
+        out: list[Event] = []
+        if action.kind != "end_turn":
+            evs = self.ruleset.apply(s, action, self.dice)
+            self._emit(evs)
+            out += evs
+            out += self._check_end()
+            if s.over:
+                return out
+        actor = s.actor
+        if (action.kind == "end_turn" or s.economy.get("turn_over") or actor.down
+                or self._decisions >= MAX_DECISIONS_PER_TURN):
+            out += self._finish_turn()
+            if not s.over:
+                out += self._next_turn()
+        return out
+
+    def run(self, policies: dict, max_actions: int = 1_000_000) -> BattleState:
+        """Play to the end with a policy per team (objects with `act(state, actor)`)."""
+        if self.state.round == 0 and not self.state.over:
+            self.start()
+        s = self.state
+        n = 0
+        while not s.over and n < max_actions:
+            actor = s.actor
+            action = policies[actor.team].act(s, actor)
+            self.step(action, check=False)
+            n += 1
+        return s
+

@@ -1,0 +1,213 @@
+"""Dice: one seeded source of every random number, with a record and forced results.
+
+`Dice` wraps a `numpy.random.Generator`. Every roll is recorded as (sides, result) so the
+event log can show the dice behind each outcome. Forced results (a queue) let a GM type in
+physical dice and let tests script exact cases; forcing a face the die cannot show, or
+running out of forced results while `strict`, is a `DiceError`.
+
+`Step` is a Cortex die step (d0, d2, d4 ... d12, d12+d2 ...) as a value type with step
+arithmetic: `Step.parse("d8") - 2 == Step.parse("d4")`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+
+from rules.errors import DiceError
+
+_BATCH = 2048
+
+
+class Dice:
+    """Seeded dice with a roll record and an optional queue of forced results."""
+
+    __slots__ = ("_rng", "_buf", "_pos", "_forced", "strict", "record", "on_roll", "_seed")
+
+    def __init__(self, seed: int | np.random.Generator | None = 0) -> None:
+        if isinstance(seed, np.random.Generator):
+            self._rng = seed
+            self._seed = None
+        else:
+            self._rng = np.random.default_rng(seed)
+            self._seed = seed
+        self._buf: list[float] = []
+        self._pos = 0
+        self._forced: deque[int] = deque()
+        self.strict = False
+        self.record: list[tuple[int, int]] = []
+        # Optional hook for manual dice (GM types results): called with (sides, label)
+        # and returns a face, or None to let the generator roll.
+        self.on_roll: Callable[[int, str], int | None] | None = None
+
+    # -- forced results -------------------------------------------------------------
+    def force(self, results: Iterable[int], *, strict: bool = False) -> None:
+        """Queue results that the next rolls will show, in order."""
+        for r in results:
+            if isinstance(r, bool) or not isinstance(r, (int, np.integer)):
+                raise DiceError(f"forced result {r!r} is not a whole number",
+                                expected="an integer die face")
+            self._forced.append(int(r))
+        self.strict = strict
+
+    @property
+    def forced_left(self) -> int:
+        return len(self._forced)
+
+    def clear_forced(self) -> None:
+        self._forced.clear()
+        self.strict = False
+
+    # -- rolling --------------------------------------------------------------------
+    def _uniform(self) -> float:
+        if self._pos >= len(self._buf):
+            self._buf = self._rng.random(_BATCH).tolist()
+            self._pos = 0
+        u = self._buf[self._pos]
+        self._pos += 1
+        return u
+
+    def roll(self, sides: int, label: str = "") -> int:
+        """Roll one die with `sides` faces (1..sides)."""
+        if self._forced:
+            r = self._forced.popleft()
+            if not 1 <= r <= sides:
+                raise DiceError(f"forced result {r} cannot be shown by a d{sides}{' for ' + label if label else ''}",
+                                expected=f"1..{sides}")
+        elif self.strict:
+            raise DiceError(f"forced results ran out at a d{sides}{' for ' + label if label else ''}",
+                            expected="one more forced result")
+        else:
+            r = None
+            if self.on_roll is not None:
+                r = self.on_roll(sides, label)
+            if r is None:
+                r = int(self._uniform() * sides) + 1
+        self.record.append((sides, r))
+        return r
+
+    def chance(self, p: float) -> bool:
+        """A percentage check rolled on a d100: true with probability p (0..1)."""
+        return self.roll(100, "percentile") <= round(p * 100)
+
+    # -- state (for save/resume) --------------------------------------------------------
+    def get_state(self) -> dict:
+        return {"bit_generator": self._rng.bit_generator.state, "buf": list(self._buf[self._pos:])}
+
+    def set_state(self, state: dict) -> None:
+        self._rng.bit_generator.state = state["bit_generator"]
+        self._buf = list(state["buf"])
+        self._pos = 0
+
+
+# ---------------------------------------------------------------------------------------
+# Cortex die steps
+_BASE = (0, 2, 4, 6, 8, 10, 12)
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Step:
+    """A Cortex die step: 0 = d0 (no die), 1 = d2 ... 6 = d12, 7 = d12+d2, 8 = d12+d4 ..."""
+
+    index: int
+
+    def __post_init__(self) -> None:
+        if self.index < 0:
+            object.__setattr__(self, "index", 0)
+
+    @staticmethod
+    def parse(text: "str | int | Step") -> "Step":
+        """Parse 'd8', 'd12+d2', 'd0' or '-' into a step."""
+        if isinstance(text, Step):
+            return text
+        if isinstance(text, int):
+            return Step(text)
+        t = str(text).strip().lower().replace(" ", "")
+        if t in ("", "-", "d0", "0", "none"):
+            return Step(0)
+        parts = t.split("+")
+        try:
+            sizes = [int(p[1:]) for p in parts if p.startswith("d")]
+        except ValueError:
+            sizes = []
+        if len(sizes) != len(parts) or not sizes:
+            raise ValueError(f"not a die step: {text!r}")
+        first = sizes[0]
+        if first not in _BASE[1:]:
+            raise ValueError(f"not a die step: {text!r}")
+        if len(sizes) == 1:
+            return Step(_BASE.index(first))
+        if first != 12 or len(sizes) != 2 or sizes[1] not in _BASE[1:]:
+            raise ValueError(f"not a die step: {text!r}")
+        return Step(6 + _BASE.index(sizes[1]))
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        """The dice rolled for this step, as side counts."""
+        i = self.index
+        if i == 0:
+            return ()
+        if i <= 6:
+            return (_BASE[i],)
+        extra = i - 6
+        dice: list[int] = []
+        while extra > 6:
+            dice.append(12)
+            extra -= 6
+        return (12, *dice, _BASE[extra])
+
+    @property
+    def maximum(self) -> int:
+        return sum(self.dice)
+
+    @property
+    def mean(self) -> float:
+        return sum((s + 1) / 2 for s in self.dice)
+
+    def __add__(self, n: int) -> "Step":
+        return Step(max(0, self.index + int(n)))
+
+    def __sub__(self, n: int) -> "Step":
+        return Step(max(0, self.index - int(n)))
+
+    def __bool__(self) -> bool:
+        return self.index > 0
+
+    def __str__(self) -> str:
+        if self.index == 0:
+            return "d0"
+        return "+".join(f"d{s}" for s in self.dice)
+
+    def __repr__(self) -> str:
+        return f"Step({str(self)})"
+
+
+D0, D2, D4, D6, D8, D10, D12 = (Step(i) for i in range(7))
+
+
+@dataclass(frozen=True, slots=True)
+class PoolRoll:
+    """The outcome of rolling several Cortex steps together."""
+
+    faces: tuple[tuple[int, int], ...]  # (sides, result) per die
+    total: int
+
+    @property
+    def botch(self) -> bool:
+        """Every die shows 1 (RULES-NOTES: Cortex botch)."""
+        return bool(self.faces) and all(r == 1 for _, r in self.faces)
+
+
+def roll_steps(dice: Dice, steps: Iterable[Step], label: str = "") -> PoolRoll:
+    """Roll the dice of every step and add them up."""
+    faces = []
+    total = 0
+    for st in steps:
+        for sides in st.dice:
+            r = dice.roll(sides, label)
+            faces.append((sides, r))
+            total += r
+    return PoolRoll(tuple(faces), total)

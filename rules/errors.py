@@ -1,0 +1,53 @@
+"""Errors the engine raises for bad input: each names where, which field and what was expected."""
+
+from __future__ import annotations
+
+
+class TacticaError(Exception):
+    """Base class for every error Tactica reports to a user as one line."""
+
+    def __init__(self, message: str, *, source: str | None = None, field: str | None = None,
+                 expected: str | None = None) -> None:
+        self.source = source
+        self.field = field
+        self.expected = expected
+        self.detail = message
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        """One line: `source: field: message (expected ...)`."""
+        parts = []
+        if self.source:
+            parts.append(str(self.source))
+        if self.field:
+            parts.append(str(self.field))
+        text = self.detail
+        if self.expected:
+            text += f" (expected {self.expected})"
+        parts.append(text)
+        return ": ".join(parts)
+
+    def at(self, source: str | None = None, field_prefix: str | None = None) -> "TacticaError":
+        """Return this error re-anchored to a file and/or a field path prefix."""
+        if source and not self.source:
+            self.source = source
+        if field_prefix:
+            self.field = f"{field_prefix}.{self.field}" if self.field else field_prefix
+        self.args = (self.line(),)
+        return self
+
+
+class DiceError(TacticaError):
+    """A forced roll its die cannot show, or forced results that ran out."""
+
+
+class ScenarioError(TacticaError):
+    """An encounter file that cannot be loaded."""
+
+
+class IllegalActionError(TacticaError):
+    """An action that the rules do not allow for the acting figure now."""
+
+
+class UnknownNameError(TacticaError):
+    """An unknown ruleset, template, weapon, policy or scenario name."""

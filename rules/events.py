@@ -1,0 +1,106 @@
+"""Typed, JSON-serialisable events and their narration.
+
+An event is a plain dict with a `type` from `EVENT_TYPES` and the fields that type
+requires (others may follow). Every roll that decided something is a `roll` event with
+its dice, the steps rolled, modifiers and target number, so a GM can audit any outcome.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Mapping
+
+Event = dict[str, Any]
+
+EVENT_TYPES: dict[str, tuple[str, ...]] = {
+    "battle_start": ("ruleset", "scenario", "combatants"),
+    "round_start": ("round",),
+    "initiative": ("round", "order"),
+    "turn_start": ("round", "actor"),
+    "turn_end": ("round", "actor"),
+    "move": ("actor", "from", "to", "metres", "mode"),
+    "roll": ("actor", "purpose", "dice", "total"),
+    "attack": ("actor", "target", "weapon", "result"),
+    "defence": ("actor", "mode", "difficulty"),
+    "damage": ("target", "stun", "wound"),
+    "condition": ("target", "condition", "on"),
+    "down": ("target", "reason"),
+    "dead": ("target",),
+    "stance": ("actor", "stance"),
+    "reload": ("actor", "weapon"),
+    "effect": ("target", "effect"),
+    "info": ("text",),
+    "battle_end": ("winner", "rounds", "reason"),
+}
+
+
+def event(type_: str, **fields: Any) -> Event:
+    """Build an event dict; the type comes first."""
+    e: Event = {"type": type_}
+    e.update(fields)
+    return e
+
+
+def validate_event(e: Mapping[str, Any]) -> list[str]:
+    """Problems with an event (empty when it is well formed and JSON-serialisable)."""
+    problems = []
+    t = e.get("type")
+    if t not in EVENT_TYPES:
+        return [f"unknown event type {t!r}"]
+    for f in EVENT_TYPES[t]:
+        if f not in e:
+            problems.append(f"{t} event lacks field {f!r}")
+    try:
+        json.dumps(e)
+    except (TypeError, ValueError) as exc:
+        problems.append(f"{t} event is not JSON: {exc}")
+    return problems
+
+
+def dumps(e: Mapping[str, Any]) -> str:
+    """Canonical JSON for logs: sorted keys, no spaces, so equal fights give equal bytes."""
+    return json.dumps(e, sort_keys=True, separators=(",", ":"))
+
+
+def _dice(e: Mapping[str, Any]) -> str:
+    faces = "+".join(f"{r}(d{s})" for s, r in e.get("dice", []))
+    return faces or "no dice"
+
+
+_NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "battle_start": lambda e: f"Battle begins: {e['scenario']} under {e['ruleset']} rules.",
+    "round_start": lambda e: f"--- Round {e['round']} ---",
+    "initiative": lambda e: "Initiative: " + ", ".join(e["order"]),
+    "turn_start": lambda e: f"{e['actor']}'s turn.",
+    "turn_end": lambda e: f"{e['actor']} ends the turn.",
+    "move": lambda e: f"{e['actor']} {e['mode']}s {e['metres']:.1f} m to {tuple(e['to'])}.",
+    "roll": lambda e: (f"{e['actor']} rolls {e['purpose']}"
+                       + (f" ({e['pool']})" if e.get("pool") else "")
+                       + f": {_dice(e)} = {e['total']}"
+                       + (f" vs {e['difficulty']}" if e.get("difficulty") is not None else "")
+                       + (" - BOTCH" if e.get("botch") else "")
+                       + (" - extraordinary" if e.get("extraordinary") else "")),
+    "attack": lambda e: (f"{e['actor']} attacks {e['target']} with {e['weapon']}: {e['result']}"
+                         + (f" by {e['margin']}" if e.get("margin") is not None and e['result'] != "miss" else "")
+                         + "."),
+    "defence": lambda e: f"{e['actor']} defends by {e['mode']}: Difficulty {e['difficulty']}.",
+    "damage": lambda e: (f"{e['target']} takes {e['stun']} Stun and {e['wound']} Wound"
+                         + (f" (armour stopped {e['absorbed']})" if e.get("absorbed") else "") + "."),
+    "condition": lambda e: f"{e['target']} {'is now' if e['on'] else 'is no longer'} {e['condition']}.",
+    "down": lambda e: f"{e['target']} goes down ({e['reason']}).",
+    "dead": lambda e: f"{e['target']} is dead.",
+    "stance": lambda e: f"{e['actor']} takes the {e['stance']} stance.",
+    "reload": lambda e: f"{e['actor']} reloads the {e['weapon']}.",
+    "effect": lambda e: f"{e['target']}: {e['effect']}.",
+    "info": lambda e: str(e["text"]),
+    "battle_end": lambda e: (f"The battle ends after {e['rounds']} rounds: "
+                             + (f"{e['winner']} win." if e["winner"] else f"draw ({e['reason']}).")),
+}
+
+
+def narrate(e: Mapping[str, Any]) -> str:
+    """One readable line for an event."""
+    f = _NARRATORS.get(e.get("type", ""))
+    if f is None:
+        return json.dumps(e)
+    return f(e)

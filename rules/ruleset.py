@@ -1,0 +1,135 @@
+"""The `Ruleset` interface and the registry of rule systems.
+
+A ruleset builds figures from stat blocks, rolls initiative, lists the legal actions of the
+acting figure, applies an action (returning events), starts and ends turns, and describes
+the acting figure's action economy as named numbers. `Battle` (rules/battle.py) drives a
+whole fight through this interface, the same way for every rule system.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from typing import Any, Callable, Mapping
+
+from rules.actions import Action
+from rules.dice import Dice
+from rules.errors import IllegalActionError, UnknownNameError
+from rules.events import Event
+from rules.state import BattleState, Combatant
+
+
+class Ruleset(ABC):
+    """One rule system."""
+
+    name: str = ""
+    version: int = 1
+    description: str = ""
+    #: action kind -> options it takes (empty tuple when none)
+    supported_actions: Mapping[str, tuple[str, ...]] = {}
+    #: cover level (0-4) -> what that level gives, in the system's own terms
+    cover_table: Mapping[int, Any] = {}
+    #: names of the numbers `economy()` returns, in order
+    economy_features: tuple[str, ...] = ()
+    #: map cell size the system's scenarios assume, in metres
+    default_cell_m: float = 1.5
+
+    # -- building -------------------------------------------------------------------
+    @abstractmethod
+    def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int,
+                        order: int, source: str | None, field: str) -> Combatant:
+        """A figure from a scenario entry (a template with overrides or a full stat block)."""
+
+    def templates(self) -> list[str]:
+        """Names of the bestiary templates."""
+        return []
+
+    def setup(self, state: BattleState, dice: Dice) -> list[Event]:
+        """Anything done once when a fight starts (after the figures are placed)."""
+        return []
+
+    # -- turn structure -------------------------------------------------------------
+    @abstractmethod
+    def roll_initiative(self, state: BattleState, dice: Dice) -> tuple[list[str], list[Event]]:
+        """The order of this round's turns (ids of figures that may act) and its events."""
+
+    @abstractmethod
+    def start_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
+        """Reset the actor's economy; return whether it can act this turn."""
+
+    def end_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
+        return []
+
+    def end_round(self, state: BattleState, dice: Dice) -> list[Event]:
+        return []
+
+    # -- actions --------------------------------------------------------------------
+    @abstractmethod
+    def legal_actions(self, state: BattleState) -> list[Action]:
+        """Every legal action of the acting figure (always includes end_turn)."""
+
+    def check_legal(self, state: BattleState, action: Action) -> None:
+        """Raise `IllegalActionError` unless `action` is legal now."""
+        if action not in self.legal_actions(state):
+            actor = state.actor
+            raise IllegalActionError(f"{action} is not legal for {actor.id if actor else 'nobody'} now",
+                                     field="action", expected="one of the legal actions")
+
+    @abstractmethod
+    def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
+        """Resolve a legal action. Set `state.economy['turn_over']` when the turn must end."""
+
+    # -- views ----------------------------------------------------------------------
+    @abstractmethod
+    def economy(self, state: BattleState) -> dict[str, float]:
+        """The acting figure's action economy as named numbers (`economy_features`)."""
+
+    @abstractmethod
+    def health(self, c: Combatant) -> tuple[float, float]:
+        """(remaining, maximum) health of a figure in the system's own units."""
+
+    def describe(self, c: Combatant) -> str:
+        """A one-line summary of a figure for GMs."""
+        hp, mx = self.health(c)
+        cond = ",".join(sorted(c.conditions)) or "ok"
+        return f"{c.name} [{c.team}] {hp:g}/{mx:g} {cond}"
+
+    def info(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "description": self.description,
+                "actions": {k: list(v) for k, v in self.supported_actions.items()},
+                "economy_features": list(self.economy_features),
+                "templates": self.templates()}
+
+
+_FACTORIES: dict[str, str | Callable[[], Ruleset]] = {
+    "cortex": "rules.systems.cortex:CortexRuleset",
+}
+_INSTANCES: dict[str, Ruleset] = {}
+
+
+def register_ruleset(name: str, factory: str | Callable[[], Ruleset]) -> None:
+    """Register a ruleset by name: a factory or an import path 'module:Class'."""
+    _FACTORIES[name] = factory
+    _INSTANCES.pop(name, None)
+
+
+def available_rulesets() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def get_ruleset(name: str) -> Ruleset:
+    """The ruleset registered under `name` (one shared instance: rulesets hold no fight state)."""
+    inst = _INSTANCES.get(name)
+    if inst is not None:
+        return inst
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        raise UnknownNameError(f"unknown ruleset {name!r}", field="ruleset",
+                               expected="one of " + ", ".join(available_rulesets()))
+    if isinstance(factory, str):
+        mod, _, cls = factory.partition(":")
+        inst = getattr(importlib.import_module(mod), cls)()
+    else:
+        inst = factory()
+    _INSTANCES[name] = inst
+    return inst

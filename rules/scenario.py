@@ -1,0 +1,236 @@
+"""Encounter files: YAML or JSON, validated with pydantic, built into a `BattleState`.
+
+```yaml
+name: cortex/duel
+ruleset: cortex
+description: An open duel with scattered cover.
+round_limit: 20            # after this many rounds the fight is a draw
+initiative: roll           # roll (the ruleset's initiative) or fixed (listed order, for exact tests)
+settings: {}               # ruleset settings (plot points ...)
+map:
+  cell_m: 1.5              # metres per cell (default: the ruleset's)
+  legend: {}               # extra map characters: {c: {name, blocks_move, blocks_sight, cover, difficult}}
+  rows:
+    - "..........."
+teams:
+  - name: crew
+    combatants:
+      - {id: mal, template: gunslinger, name: Mal, at: [1, 2]}
+      - {id: zoe, at: [1, 3], attributes: {...}, skills: {...}, weapons: [rifle]}  # full block
+```
+
+Every error names the file, the field path and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rules.dice import Dice
+from rules.errors import ScenarioError, TacticaError, UnknownNameError
+from rules.grid import Grid, legend_from_spec
+from rules.ruleset import get_ruleset
+from rules.state import BattleState
+
+
+class MapSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rows: list[str] = Field(min_length=1)
+    cell_m: float | None = Field(default=None, gt=0)
+    legend: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class TeamSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    combatants: list[dict[str, Any]] = Field(min_length=1)
+    pc: bool = False
+
+
+class ScenarioSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    ruleset: str
+    description: str = ""
+    map: MapSpec
+    teams: list[TeamSpec] = Field(min_length=2)
+    round_limit: int = Field(default=20, ge=1, le=1000)
+    initiative: Literal["roll", "fixed"] = "roll"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    objects: list[dict[str, Any]] = Field(default_factory=list)
+    tuning: dict[str, Any] = Field(default_factory=dict)
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for p in loc:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def pydantic_error(err: ValidationError, source: str | None) -> ScenarioError:
+    e = err.errors()[0]
+    msg = e.get("msg", "invalid value")
+    expected = {"missing": "this field to be present", "extra_forbidden": "no such field"}.get(e.get("type", ""))
+    return ScenarioError(msg, source=source, field=_loc(tuple(e.get("loc", ()))) or "(top level)",
+                         expected=expected)
+
+
+def bundled_dir() -> Path:
+    """The folder of bundled scenarios (package data of the `tactica` app)."""
+    return Path(str(resources.files("tactica"))) / "scenarios"
+
+
+def bundled_scenarios() -> list[str]:
+    base = bundled_dir()
+    return sorted(str(p.relative_to(base).with_suffix("")).replace("\\", "/")
+                  for p in base.rglob("*.yaml"))
+
+
+def read_document(path: str | Path) -> Any:
+    """Read a YAML or JSON file; missing, unreadable or empty files are clear errors."""
+    p = Path(path)
+    src = str(path)
+    if not p.exists():
+        raise ScenarioError("file not found", source=src, field="(file)", expected="an existing file")
+    if p.is_dir():
+        raise ScenarioError("is a folder", source=src, field="(file)", expected="a YAML or JSON file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"cannot read: {e.__class__.__name__}", source=src, field="(file)",
+                            expected="a readable UTF-8 text file") from None
+    if not text.strip():
+        raise ScenarioError("file is empty", source=src, field="(file)", expected="a YAML or JSON mapping")
+    try:
+        if p.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else (
+            f" at line {e.lineno}" if isinstance(e, json.JSONDecodeError) else "")
+        raise ScenarioError(f"not valid {'JSON' if p.suffix.lower() == '.json' else 'YAML'}{where}",
+                            source=src, field="(file)", expected="a YAML or JSON mapping") from None
+
+
+def resolve_scenario(name_or_path: str | Path) -> tuple[Any, str]:
+    """(document, source) for a bundled scenario name or a file path."""
+    s = str(name_or_path)
+    p = Path(s)
+    if not p.exists() and not s.endswith((".yaml", ".yml", ".json")):
+        cand = bundled_dir() / f"{s}.yaml"
+        if cand.exists():
+            return read_document(cand), s
+        raise UnknownNameError(f"no scenario file or bundled scenario named {s!r}", source=s,
+                               field="scenario", expected="a file path or one of " + ", ".join(bundled_scenarios()))
+    return read_document(p), s
+
+
+def parse_scenario(doc: Any, source: str | None = None) -> ScenarioSpec:
+    if not isinstance(doc, Mapping):
+        raise ScenarioError(f"the document is a {type(doc).__name__}, not a mapping", source=source,
+                            field="(top level)", expected="a mapping with name, ruleset, map and teams")
+    try:
+        return ScenarioSpec.model_validate(dict(doc))
+    except ValidationError as e:
+        raise pydantic_error(e, source) from None
+
+
+def load_scenario(name_or_path: str | Path | Mapping[str, Any]) -> tuple[ScenarioSpec, str]:
+    """Parse a scenario from a bundled name, a file or an already-read mapping."""
+    if isinstance(name_or_path, Mapping):
+        return parse_scenario(name_or_path, "<scenario>"), "<scenario>"
+    doc, src = resolve_scenario(name_or_path)
+    return parse_scenario(doc, src), src
+
+
+_GRID_CACHE: dict[tuple, Grid] = {}
+
+
+def _grid_for(spec: ScenarioSpec, default_cell_m: float, source: str | None) -> Grid:
+    """The map of a scenario, built once per distinct map so its geometry caches are reused."""
+    key = (tuple(spec.map.rows), spec.map.cell_m or default_cell_m,
+           json.dumps(spec.map.legend, sort_keys=True, default=str))
+    g = _GRID_CACHE.get(key)
+    if g is None:
+        legend = legend_from_spec(spec.map.legend, source)
+        g = Grid(spec.map.rows, legend, spec.map.cell_m or default_cell_m, source)
+        if len(_GRID_CACHE) > 256:
+            _GRID_CACHE.clear()
+        _GRID_CACHE[key] = g
+    return g
+
+
+def build_state(spec: ScenarioSpec, source: str | None = None) -> BattleState:
+    """Place every figure on the map and return the starting state."""
+    try:
+        rs = get_ruleset(spec.ruleset)
+    except TacticaError as e:
+        raise e.at(source)
+    grid = _grid_for(spec, rs.default_cell_m, source)
+    combatants = []
+    seen_ids: dict[str, str] = {}
+    taken: dict[int, str] = {}
+    team_names = []
+    order = 0
+    for ti, team in enumerate(spec.teams):
+        if team.name in team_names:
+            raise ScenarioError(f"team name {team.name!r} is used twice", source=source,
+                                field=f"teams[{ti}].name", expected="distinct team names")
+        team_names.append(team.name)
+        for ci, c in enumerate(team.combatants):
+            f = f"teams[{ti}].combatants[{ci}]"
+            cid = c.get("id")
+            if not isinstance(cid, str) or not cid:
+                raise ScenarioError("missing id", source=source, field=f"{f}.id", expected="a non-empty name")
+            if cid in seen_ids:
+                raise ScenarioError(f"id {cid!r} is used twice", source=source, field=f"{f}.id",
+                                    expected="ids unique in the scenario")
+            at = c.get("at")
+            if (not isinstance(at, (list, tuple)) or len(at) != 2
+                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in at)):
+                raise ScenarioError(f"position {at!r}", source=source, field=f"{f}.at", expected="[x, y] integers")
+            x, y = at
+            if not grid.in_bounds(x, y):
+                raise ScenarioError(f"position {[x, y]} is off the {grid.width}x{grid.height} map",
+                                    source=source, field=f"{f}.at",
+                                    expected=f"0 <= x < {grid.width}, 0 <= y < {grid.height}")
+            cell = grid.index(x, y)
+            if not grid.passable[cell]:
+                raise ScenarioError(f"position {[x, y]} is inside {grid.terrain[cell].name}",
+                                    source=source, field=f"{f}.at", expected="a cell a figure can stand on")
+            if cell in taken:
+                raise ScenarioError(f"position {[x, y]} is already taken by {taken[cell]!r}", source=source,
+                                    field=f"{f}.at", expected="one figure per cell")
+            try:
+                comb = rs.build_combatant(c, id=cid, team=team.name, pos=cell, order=order,
+                                          source=source, field=f)
+            except TacticaError as e:
+                raise e.at(source)
+            combatants.append(comb)
+            seen_ids[cid] = team.name
+            taken[cell] = cid
+            order += 1
+    settings = dict(spec.settings)
+    settings["initiative"] = spec.initiative
+    settings["pc_teams"] = [t.name for t in spec.teams if t.pc]
+    state = BattleState(ruleset=spec.ruleset, scenario=spec.name, grid=grid, combatants=combatants,
+                        teams=team_names, round_limit=spec.round_limit, settings=settings)
+    return state
+
+
+def new_battle(spec: ScenarioSpec, seed: int | Dice = 0, source: str | None = None, record: bool = True,
+               on_event=None):
+    """A `Battle` ready to start (maps and their caches are shared between fights)."""
+    from rules.battle import Battle
+
+    state = build_state(spec, source)
+    dice = seed if isinstance(seed, Dice) else Dice(seed)
+    return Battle(state, get_ruleset(spec.ruleset), dice, on_event=on_event, record=record)

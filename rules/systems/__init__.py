@@ -1,0 +1,1 @@
+"""One package per rule system; each registers in `rules.ruleset`."""

@@ -1,0 +1,3 @@
+from tactica.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""MaskablePPO training, configs and policy export (not yet built: issue 8)."""
