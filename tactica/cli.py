@@ -16,7 +16,7 @@ from rules.errors import TacticaError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Tactica: tabletop-RPG combat rules as simulations, RL environments and NPC brains.")
-out = Console()
+out = Console(soft_wrap=True)
 err = Console(stderr=True)
 
 DEFAULT_SCENARIO = "cortex/warehouse"
