@@ -105,8 +105,15 @@ class Battle:
                 out += self._start_round()
                 continue
             actor = s.actor
-            if actor is None or actor.down:
+            if actor is None:
                 continue
+            if actor.down:
+                evs = self.ruleset.upkeep_down(s, actor, self.dice)
+                self._emit(evs)
+                out += evs
+                out += self._check_end()
+                if actor.down:
+                    continue
             can_act, evs = self.ruleset.start_turn(s, actor, self.dice)
             evs = [event("turn_start", round=s.round, actor=actor.id)] + evs
             self._emit(evs)

@@ -207,13 +207,18 @@ class Grid:
         return v
 
     def _compute_cover(self, d: int, a: int) -> int:
+        return self.cover_source(d, a)[0]
+
+    def cover_source(self, d: int, a: int) -> tuple[int, int | None]:
+        """(cover level, the cell giving it) for a figure in d against one in a (uncached)."""
         if d == a:
-            return 0
+            return 0, None
         dx0, dy0 = self.xy(d)
         ax, ay = self.xy(a)
         vx, vy = ax - dx0, ay - dy0
         vv = vx * vx + vy * vy
         best = 0
+        src = None
         for j in self._ring[d]:
             c = self.cover_level[j]
             if c <= best:
@@ -225,7 +230,8 @@ class Grid:
             dot = nx * vx + ny * vy
             if dot > 0 and 2 * dot * dot >= (nx * nx + ny * ny) * vv:
                 best = c
-        return best
+                src = j
+        return best, src
 
     def cover_near(self, cell: int) -> bool:
         """True when any neighbour of `cell` holds cover (a wall or a cover object)."""
@@ -302,6 +308,26 @@ class Grid:
         path.reverse()
         return path
 
+    def with_changes(self, changes: Mapping[int, str]) -> "Grid":
+        """A map like this one with some cells replaced (e.g. cover destroyed by a blast).
+
+        Maps are shared between fights, so they are never changed in place; the changed
+        map is built once per distinct layout and cached."""
+        rows = [list(r) for r in self.rows]
+        for cell, ch in changes.items():
+            x, y = self.xy(cell)
+            rows[y][x] = ch
+        new_rows = tuple("".join(r) for r in rows)
+        key = (new_rows, self.cell_m, id(self.legend))
+        g = _VARIANTS.get(key)
+        if g is None:
+            if len(_VARIANTS) > 512:
+                _VARIANTS.clear()
+            g = Grid(list(new_rows), self.legend, self.cell_m)
+            g.reach_cap = self.reach_cap
+            _VARIANTS[key] = g
+        return g
+
     def render(self, marks: Mapping[int, str] | None = None) -> str:
         """The map as text, with optional characters over cells."""
         marks = marks or {}
@@ -309,6 +335,9 @@ class Grid:
         for y in range(self.height):
             out.append("".join(marks.get(self.index(x, y), self.rows[y][x]) for x in range(self.width)))
         return "\n".join(out)
+
+
+_VARIANTS: dict[tuple, "Grid"] = {}
 
 
 def legend_from_spec(spec: Mapping[str, Mapping] | None, source: str | None = None) -> dict[str, Terrain]:

@@ -44,6 +44,10 @@ class Ruleset(ABC):
         """Names of the bestiary templates."""
         return []
 
+    def validate_object(self, item: str) -> bool:
+        """Whether `item` can lie on the map (scenario `objects`)."""
+        return False
+
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Anything done once when a fight starts (after the figures are placed)."""
         return []
@@ -58,6 +62,10 @@ class Ruleset(ABC):
         """Reset the actor's economy; return whether it can act this turn."""
 
     def end_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
+        return []
+
+    def upkeep_down(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
+        """At the turn of a figure that is down but in the order (recovery rolls): no action."""
         return []
 
     def end_round(self, state: BattleState, dice: Dice) -> list[Event]:

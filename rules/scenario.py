@@ -218,11 +218,23 @@ def build_state(spec: ScenarioSpec, source: str | None = None) -> BattleState:
             seen_ids[cid] = team.name
             taken[cell] = cid
             order += 1
+    objects: dict[int, list] = {}
+    for oi, ob in enumerate(spec.objects):
+        f = f"objects[{oi}]"
+        item, at = ob.get("item"), ob.get("at")
+        if not isinstance(item, str) or not rs.validate_object(item):
+            raise ScenarioError(f"unknown object {item!r}", source=source, field=f"{f}.item",
+                                expected="an item or weapon of the ruleset")
+        if (not isinstance(at, (list, tuple)) or len(at) != 2 or not all(isinstance(v, int) for v in at)
+                or not grid.in_bounds(*at) or not grid.passable[grid.index(*at)]):
+            raise ScenarioError(f"position {at!r}", source=source, field=f"{f}.at",
+                                expected="[x, y] of a free map cell")
+        objects.setdefault(grid.index(*at), []).append(item)
     settings = dict(spec.settings)
     settings["initiative"] = spec.initiative
     settings["pc_teams"] = [t.name for t in spec.teams if t.pc]
     state = BattleState(ruleset=spec.ruleset, scenario=spec.name, grid=grid, combatants=combatants,
-                        teams=team_names, round_limit=spec.round_limit, settings=settings)
+                        teams=team_names, round_limit=spec.round_limit, settings=settings, objects=objects)
     return state
 
 

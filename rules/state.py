@@ -12,7 +12,7 @@ from typing import Any
 
 from rules.grid import Grid
 
-DOWN_CONDITIONS = frozenset({"unconscious", "dying", "dead", "incapacitated"})
+DOWN_CONDITIONS = frozenset({"unconscious", "dying", "dead", "incapacitated", "knocked_out"})
 
 
 @dataclass(slots=True)

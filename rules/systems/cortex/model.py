@@ -39,6 +39,14 @@ class Weapon:
     def ranged(self) -> bool:
         return self.kind != "melee"
 
+    def x(self, key: str, default: Any = None) -> Any:
+        """An extra table value (hands, burst, autofire, trip, break ...)."""
+        return self.extra.get(key, default) if self.extra else default
+
+    @property
+    def hands(self) -> int:
+        return int(self.x("hands", 1))
+
 
 @dataclass(frozen=True, slots=True)
 class Armour:

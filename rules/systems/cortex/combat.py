@@ -1,0 +1,929 @@
+"""Cortex attacks and defences (seed 000 on Cortex Classic).
+
+seed 000 headings implemented here: Attributes for Attacking; Defense, Melee Combat;
+Defense, Ranged Combat; Extraordinary Success in Combat; Called Shots; Cover and
+Explosions; Getting out of Harm's Way; Melee Combat (Improvised Weapons, Tripping,
+Unarmed); burst and autofire with Trigger Happy; Plot Points spent against damage.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rules.actions import Action
+from rules.dice import D0, Dice, PoolRoll, Step, roll_steps
+from rules.events import Event, event
+from rules.grid import FEET
+from rules.state import BattleState, Combatant
+from rules.systems.cortex.model import Weapon, make_pool, skill_die
+from rules.systems.cortex.traits import plot_point_die
+
+_DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ...
+UNARMED_STYLES = ("offensive_martial_arts", "defensive_martial_arts", "brawling", "wrestling",
+                  "capoeira", "krav_maga")
+
+
+def _faces(r: PoolRoll) -> list[list[int]]:
+    return [list(f) for f in r.faces]
+
+
+class CombatMixin:
+    """Attacks, defences, damage and their special rules for `CortexRuleset`."""
+
+    # -- skills ---------------------------------------------------------------------
+    def has_style(self, c: Combatant, style: str) -> bool:
+        return bool(c.stats["skills"].get(f"unarmed_combat/{style}"))
+
+    def unarmed_skill(self, c: Combatant, prefer: tuple[str, ...] = UNARMED_STYLES) -> tuple[str, Step]:
+        sk = c.stats["skills"]
+        best = ("unarmed_combat", sk.get("unarmed_combat", D0))
+        for s in prefer:
+            v = sk.get(f"unarmed_combat/{s}")
+            if v is not None and v > best[1]:
+                best = (f"unarmed_combat/{s}", v)
+        return best
+
+    def weapon_skill(self, c: Combatant, w: Weapon, option: str = "") -> tuple[str, Step]:
+        """The skill die for an attack with w (seed 000, Improvised Weapons and Unarmed)."""
+        sk = c.stats["skills"]
+        if option == "throw":
+            return "ranged_weapons", sk.get("ranged_weapons", D0)
+        if w.x("improvised"):
+            melee = sk.get("melee_weapons", D0)
+            brawl = sk.get("unarmed_combat/brawling", D0)
+            return ("unarmed_combat/brawling", brawl) if brawl > melee else ("melee_weapons", melee)
+        if w.name == "unarmed":
+            if option in ("disarm", "takedown"):
+                return "unarmed_combat/wrestling", sk.get("unarmed_combat/wrestling", D0)
+            if option == "double":
+                return self.unarmed_skill(c, ("offensive_martial_arts", "wrestling"))
+            return self.unarmed_skill(c)
+        name = f"{w.skill}/{w.specialty}" if w.specialty else w.skill
+        return name, skill_die(c.stats, w.skill, w.specialty)
+
+    # -- attack options -------------------------------------------------------------
+    def _ranged_band(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon,
+                     range_ft: float | None = None) -> int | None:
+        d_ft = state.grid.distance_m(a.pos, t.pos) / FEET
+        rng = w.range_ft if range_ft is None else range_ft
+        for b in self.bands:
+            if d_ft <= rng * b["upto"] + 1e-9:
+                return int(b["steps"])
+        return None
+
+    def attack_dice(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str = ""
+                    ) -> tuple[str, Step, str, Step] | None:
+        """(attribute name, attribute die, skill name, skill die) for this attack now, or None."""
+        e = state.economy
+        steps = -e["actions"]
+        if e["rise_penalty"]:
+            steps -= 1
+        if "impaired" in a.conditions:
+            steps += int(self.called["impaired_steps"])
+        attr = w.attribute
+        if option == "throw":
+            band = self._ranged_band(state, a, t, w, 10.0)
+            if band is None:
+                return None
+            steps += band
+        elif w.ranged:
+            band = self._ranged_band(state, a, t, w)
+            if band is None:
+                return None
+            steps += band
+        if w.x("improvised"):
+            pen = int(w.x("penalty", 0))
+            suited = w.x("suited") or ()
+            if option in suited or (option == "" and "strike" in suited):
+                pen = min(0, pen + 1)
+            steps += pen
+        if option == "trip":
+            attr = "agility"
+        elif option in ("burst", "autofire"):
+            steps += int(self.modes[option]["attack_steps"])
+        sname, sk = self.weapon_skill(a, w, option)
+        p = make_pool(a, attr, sk, steps, self.attr_steps(a, attr, {"attack"}))
+        if p is None:
+            return None
+        return attr, p[0], sname, p[1]
+
+    def rounds_for(self, a: Combatant, w: Weapon, option: str, shots_taken: int) -> int:
+        """Rounds a shot uses (seed 000, Trigger Happy; fire mode numbers are assumptions)."""
+        flags_th = any(t["name"] == "trigger_happy" for t in a.traits)
+        if option in ("burst", "autofire"):
+            n = int(self.modes[option]["rounds"])
+            return int(math.ceil(n * 1.5)) if flags_th else n
+        return 2 if (flags_th and shots_taken >= 1) else 1
+
+    def can_attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str = "") -> bool:
+        if t.down or t.team == a.team:
+            return False
+        g = state.grid
+        e = state.economy
+        if option == "throw":
+            if not w.x("throwable") or not g.los(a.pos, t.pos) or g.adjacent(a.pos, t.pos):
+                return False
+        elif w.kind == "explosive":
+            if a.res["uses"].get(w.name, 0) <= 0 or e["shots"].get(w.name, 0) >= w.rof:
+                return False
+            if not g.los(a.pos, t.pos):
+                return False
+        elif w.ranged:
+            shots = e["shots"].get(w.name, 0)
+            if option == "autofire":
+                if shots > 0:
+                    return False
+            elif shots >= w.rof:
+                return False
+            if w.magazine and a.res["ammo"].get(w.name, 0) < self.rounds_for(a, w, option, shots):
+                return False
+            if not g.los(a.pos, t.pos):
+                return False
+        elif not g.adjacent(a.pos, t.pos):
+            return False
+        return self.attack_dice(state, a, t, w, option) is not None
+
+    def attack_actions(self, state: BattleState, a: Combatant) -> list[Action]:
+        e = state.economy
+        A = self.action
+        out: list[Action] = []
+        ws = self.usable_weapons(a)
+        if not ws:
+            return out
+        first = e["actions"] == 0
+        holder = a.res["grappled_by"]
+        areas = self.called["areas"]
+        for t in state.combatants:
+            if t.team == a.team or t.down:
+                continue
+            if holder is not None and t.id != holder:
+                continue
+            for w in ws:
+                if not self.can_attack(state, a, t, w):
+                    if w.x("throwable") and self.can_attack(state, a, t, w, "throw"):
+                        out.append(A("attack", target=t.id, weapon=w.name, option="throw"))
+                    continue
+                out.append(A("attack", target=t.id, weapon=w.name))
+                if w.kind == "explosive":
+                    continue
+                if first:
+                    for area in areas:
+                        out.append(A("attack", target=t.id, weapon=w.name, option=f"called:{area}"))
+                if w.ranged:
+                    for mode in ("burst", "autofire"):
+                        if w.x(mode) and self.can_attack(state, a, t, w, mode):
+                            out.append(A("attack", target=t.id, weapon=w.name, option=mode))
+                    continue
+                if w.name == "unarmed" or w.x("trip"):
+                    out.append(A("attack", target=t.id, weapon=w.name, option="trip"))
+                if w.name == "unarmed":
+                    if self.has_style(a, "offensive_martial_arts") or self.has_style(a, "wrestling"):
+                        out.append(A("attack", target=t.id, weapon=w.name, option="double"))
+                    if self.has_style(a, "wrestling") and a.res["grappling"] == t.id:
+                        if self.held_weapon(t) is not None:
+                            out.append(A("attack", target=t.id, weapon=w.name, option="disarm"))
+                        if "prone" not in t.conditions:
+                            out.append(A("attack", target=t.id, weapon=w.name, option="takedown"))
+        return out
+
+    # -- attacking ------------------------------------------------------------------
+    def take_pp_bonus(self, state: BattleState, a: Combatant, context: set[str]) -> list[Step]:
+        """The Plot Point die declared for this roll (RULES-NOTES: 1 PP = d2, +1 step per point)."""
+        n = state.economy.get("pp_bonus", 0) if state.actor is a else 0
+        if not n:
+            return []
+        state.economy["pp_bonus"] = 0
+        bonus = self.traitbook.modifiers(a.traits, context | {"plot_points"}, None).plot_point_bonus if a.traits else 0
+        return [plot_point_die(n + bonus)]
+
+    def attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str, dice: Dice
+               ) -> list[Event]:
+        e = state.economy
+        dd = self.attack_dice(state, a, t, w, option)
+        attr_name, attr, sname, skill = dd
+        shots = e["shots"].get(w.name, 0)
+        e["actions"] += 1
+        e["rise_penalty"] = False
+        a.res["attacked_last"] = True
+        if w.name != "unarmed":
+            a.res["held"] = w.name
+        if option.startswith("called:"):
+            e["called"] = True
+        extra = self.take_pp_bonus(state, a, {"attack"})
+        if w.kind == "explosive":
+            e["shots"][w.name] = shots + 1
+            return self.throw_explosive(state, a, t, w, attr_name, attr, sname, skill, extra, dice)
+        if w.ranged and option != "throw":
+            n = self.rounds_for(a, w, option, shots)
+            if w.magazine:
+                a.res["ammo"][w.name] -= min(n, a.res["ammo"][w.name])
+            e["shots"][w.name] = w.rof if option == "autofire" else shots + 1
+        evs: list[Event] = []
+        strikes = 2 if option == "double" else 1
+        for _ in range(strikes):
+            if t.down or a.down:
+                break
+            evs += self.strike(state, a, t, w, option, attr_name, attr, sname, skill, extra, dice)
+            extra = []
+        if option == "throw" and w.name in self.weapons:
+            evs += self.drop_object(state, a, w.name, t.pos, verb="lands")
+        return evs
+
+    def strike(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str, attr_name: str,
+               attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice) -> list[Event]:
+        """One attack roll against one defence, and what follows from it."""
+        r = roll_steps(dice, (attr, skill, *extra), f"attack with {w.name}")
+        pool = f"{attr_name.capitalize()} {attr}" + (f" + {sname.replace('_', ' ').title()} {skill}" if skill else "")
+        pool += "".join(f" + Plot Points {x}" for x in extra)
+        ev = event("roll", actor=a.id, purpose=f"attack with {w.name}" + (f" ({option})" if option else ""),
+                   pool=pool, dice=_faces(r), total=r.total)
+        if r.botch:
+            ev["botch"] = True
+        evs: list[Event] = [ev]
+        area = option[7:] if option.startswith("called:") else None
+        if t.res["grappled_by"] == a.id and not w.ranged:
+            diff = int(self.data["grapple"]["held_difficulty"])
+            info: dict[str, Any] = {}
+            evs.append(event("defence", actor=t.id, mode="held", difficulty=diff))
+        else:
+            diff, info, dev = self.resolve_defence(state, a, t, w, r.total, dice, option)
+            evs += dev
+        if area:
+            diff += int(self.called["areas"][area]["difficulty"])
+            evs.append(event("info", text=f"called shot to the {area}: Difficulty +{self.called['areas'][area]['difficulty']}"))
+        ev["difficulty"] = diff
+        if r.botch or r.total < diff:
+            evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="miss", total=r.total,
+                             difficulty=diff, botch=r.botch, option=option))
+            if r.botch and w.x("improvised"):
+                evs += self.break_check(state, a, w, dice)
+            if r.botch and option == "trip":
+                evs += self.fall_or_drop(state, a, w, "botched trip")
+            if info.get("mode") == "block":
+                bw = info["block_weapon"]
+                if (w.size > 0 and not w.ranged and bw.name == "unarmed"
+                        and not self.has_style(t, "defensive_martial_arts")):
+                    evs.append(event("effect", target=t.id, effect="blocks bare-handed and takes the weapon's damage"))
+                    evs += self.damage(state, a, t, w, 0, dice, False, weapon_only=True)
+                if info["roll"] - r.total >= self.xmargin and not a.down and not t.down:
+                    evs += self.block_effect(state, t, a, w, bw, dice)
+            return evs
+        margin = r.total - diff
+        extraordinary = margin >= self.xmargin
+        evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name,
+                         result="extraordinary hit" if extraordinary else "hit", total=r.total,
+                         difficulty=diff, margin=margin, option=option))
+        if option == "trip":
+            return evs + self.trip(state, a, t, w, extraordinary, dice)
+        if option == "disarm":
+            held = self.held_weapon(t)
+            if held is not None:
+                evs += self.drop_object(state, t, held.name, t.pos, verb="is wrenched away")
+            return evs
+        if option == "takedown":
+            return evs + self.knock_prone(t, "takedown")
+        bypass = False
+        if extraordinary:
+            covered = area and self.called["areas"][area]["armour"] and any(
+                self.called["areas"][area]["armour"] in x.covers for x in t.armour)
+            if t.armour and (covered or any((x.W if w.dtype != "S" else x.S) > 0 for x in t.armour)):
+                bypass = True
+                evs.append(event("effect", target=t.id, effect="the attack bypasses armour"))
+        die_steps = 0
+        if option in ("burst", "autofire"):
+            die_steps += int(self.modes[option]["damage_steps"])
+        col = None
+        if area:
+            col = self.called["areas"][area]["wound" if w.dtype == "W" else "stun_basic"]
+            die_steps += int(col.get("damage_steps", 0))
+        extra_die = None
+        if w.name == "unarmed" and self.has_style(a, "krav_maga") and any(
+                x.name == "assault_rifle" for x in self.usable_weapons(a)):
+            extra_die = Step.parse("d6")  # seed 000, Krav Maga: an assault rifle adds d6 Basic
+        evs += self.damage(state, a, t, w, margin, dice, bypass, die_steps=die_steps, extra_basic=extra_die)
+        if w.x("improvised"):
+            evs += self.break_check(state, a, w, dice)
+        if area and not t.dead:
+            evs += self.called_shot_effect(state, a, t, w, area, bypass, dice)
+        if extraordinary and not bypass and not area and not t.down:
+            ok, ev2 = self.endurance(t, dice, self.diff["average"], "Endurance vs special effect",
+                                     blunt=self.blunt(w))
+            evs.append(ev2)
+            if not ok:
+                evs += self.knock_prone(t, "extraordinary hit")
+        return evs
+
+    @staticmethod
+    def blunt(w: Weapon) -> bool:
+        """Unarmed or bludgeoning (seed 000: Takes a Punch, Glass Jaw)."""
+        return w.name == "unarmed" or (not w.ranged and w.dtype in ("B", "S"))
+
+    def knock_prone(self, t: Combatant, cause: str) -> list[Event]:
+        if "prone" in t.conditions:
+            return []
+        t.conditions.add("prone")
+        t.conditions.add("knocked")
+        return [event("condition", target=t.id, condition="prone", on=True, cause=cause)]
+
+    def fall_or_drop(self, state: BattleState, a: Combatant, w: Weapon, why: str) -> list[Event]:
+        """seed 000, Tripping: the attacker falls, or drops a tripping weapon instead."""
+        if w.name != "unarmed":
+            return self.drop_object(state, a, w.name, a.pos, verb="is dropped to avoid falling")
+        return self.knock_prone(a, why)
+
+    def trip(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, extraordinary: bool,
+             dice: Dice) -> list[Event]:
+        """seed 000, Tripping: opposed Agility + Strength; +2 steps on an extraordinary hit."""
+        bonus = int(self.data["trip"]["extraordinary_bonus_steps"]) if extraordinary else 0
+        aa = a.stats["attributes"]
+        ta = t.stats["attributes"]
+        a_pool = (Step(max(1, aa["agility"].index + self.attr_steps(a, "agility"))), aa["strength"] + bonus)
+        t_pool = (Step(max(1, ta["agility"].index + self.attr_steps(t, "agility"))), ta["strength"])
+        ra = roll_steps(dice, a_pool, "trip")
+        rt = roll_steps(dice, t_pool, "resist trip")
+        evs = [event("roll", actor=a.id, purpose="trip (opposed)", pool=f"Agility {a_pool[0]} + Strength {a_pool[1]}",
+                     dice=_faces(ra), total=ra.total),
+               event("roll", actor=t.id, purpose="resist trip (opposed)",
+                     pool=f"Agility {t_pool[0]} + Strength {t_pool[1]}", dice=_faces(rt), total=rt.total)]
+        if ra.total > rt.total:
+            evs += self.knock_prone(t, "tripped")
+        elif rt.total - ra.total >= self.xmargin:
+            evs += self.fall_or_drop(state, a, w, "trip reversed")
+        return evs
+
+    def break_check(self, state: BattleState, a: Combatant, w: Weapon, dice: Dice) -> list[Event]:
+        """seed 000, Improvised Weapons: a chance of breaking after a hit or a botched attack."""
+        chance = float(w.x("break", 0) or 0)
+        if chance <= 0:
+            return []
+        r = dice.roll(100, "breaking")
+        evs = [event("roll", actor=a.id, purpose=f"{w.name} breaks on {int(round(chance * 100))} or less",
+                     dice=[[100, r]], total=r)]
+        if r > round(chance * 100):
+            return evs
+        self.remove_weapon(a, w.name)
+        broken = w.x("broken")
+        if broken:
+            a.res["gained"].append(broken)
+            a.res["held"] = broken
+        evs.append(event("effect", target=a.id, effect=f"the {w.name} breaks" + (f" into a {broken}" if broken else "")))
+        return evs
+
+    def remove_weapon(self, c: Combatant, name: str) -> None:
+        if name in c.res["gained"]:
+            c.res["gained"].remove(name)
+        else:
+            c.res["lost"].append(name)
+        if c.res["held"] == name:
+            c.res["held"] = None
+
+    def drop_object(self, state: BattleState, c: Combatant, name: str, cell: int, verb: str = "is dropped"
+                    ) -> list[Event]:
+        if name == "unarmed":
+            return []
+        self.remove_weapon(c, name)
+        state.objects.setdefault(cell, []).append(name)
+        return [event("effect", target=c.id, effect=f"the {name} {verb}", item=name,
+                      at=list(state.grid.xy(cell)))]
+
+    def block_effect(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, bw: Weapon,
+                     dice: Dice) -> list[Event]:
+        """seed 000, Defense, Melee Combat: disarm, trip or bash after an extraordinary block."""
+        choice = d.stats["block_effect"] or ("disarm" if w.name != "unarmed" else "bash")
+        if choice == "disarm" and w.name == "unarmed":
+            choice = "bash"
+        evs = [event("effect", target=a.id, effect=f"extraordinary block: {choice}", by=d.id)]
+        if choice == "disarm":
+            if bw.name == "unarmed" and w.name not in d.weapons:
+                self.remove_weapon(a, w.name)
+                d.res["gained"].append(w.name)
+                if w.magazine:
+                    d.res["ammo"][w.name] = a.res["ammo"].get(w.name, 0)
+                evs.append(event("effect", target=d.id, effect=f"grabs the {w.name}"))
+            else:
+                evs += self.drop_object(state, a, w.name, a.pos, verb="is knocked away")
+        elif choice == "trip":
+            evs += self.knock_prone(a, "tripped")
+        else:
+            st = Step(max(1, d.stats["attributes"]["strength"].index - 2))
+            r = roll_steps(dice, (st,), "bash")
+            evs.append(event("roll", actor=d.id, purpose="bash damage", pool=f"Strength {st}",
+                             dice=_faces(r), total=r.total))
+            evs += self.apply_damage(state, a, r.total, 0, dice, source="bash")
+        if self.has_style(d, "krav_maga") and not a.down and not d.down:
+            evs += self.krav_maga_counter(state, d, a, dice)
+        return evs
+
+    def krav_maga_counter(self, state: BattleState, d: Combatant, a: Combatant, dice: Dice) -> list[Event]:
+        """seed 000, Krav Maga: a free unarmed attack against an Easy (3) target."""
+        w = self.weapons["unarmed"]
+        sname, sk = self.weapon_skill(d, w)
+        attr = Step(max(1, d.stats["attributes"][w.attribute].index + self.attr_steps(d, w.attribute)))
+        r = roll_steps(dice, (attr, sk), "krav maga counter")
+        diff = self.diff["easy"]
+        evs = [event("roll", actor=d.id, purpose="Krav Maga counter (free)", pool=f"Strength {attr} + {sname} {sk}",
+                     dice=_faces(r), total=r.total, difficulty=diff)]
+        if r.botch or r.total < diff:
+            evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="miss", total=r.total,
+                             difficulty=diff))
+            return evs
+        margin = r.total - diff
+        evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="hit", total=r.total,
+                         difficulty=diff, margin=margin))
+        return evs + self.damage(state, d, a, w, margin, dice, False)
+
+    # -- defence --------------------------------------------------------------------
+    def defence_pool(self, state: BattleState, d: Combatant, mode: str, steps: int | None = None
+                     ) -> tuple[Step, Step, str] | None:
+        """The defender's dice for a block or dodge (None if impossible)."""
+        if steps is None:
+            steps = -state.economy.get("actions", 0) if state.actor is d else 0
+        if "impaired" in d.conditions:
+            steps += int(self.called["impaired_steps"])
+        if mode == "dodge":
+            sk = skill_die(d.stats, "athletics", "dodge")
+            p = make_pool(d, "agility", sk, steps, self.attr_steps(d, "agility"))
+            return None if p is None else (p[0], p[1], "athletics/dodge")
+        if self.arms_usable(d) == 0:
+            return None
+        w = self.block_weapon(d)
+        sname, sk = self.weapon_skill(d, w)
+        if w.name == "unarmed":
+            sname, sk = self.unarmed_skill(d, ("defensive_martial_arts", "capoeira", "krav_maga", "brawling",
+                                               "wrestling", "offensive_martial_arts"))
+        p = make_pool(d, "agility", sk, steps, self.attr_steps(d, "agility"))
+        return None if p is None else (p[0], p[1], sname)
+
+    def block_weapon(self, d: Combatant) -> Weapon:
+        melee = [w for w in self.usable_weapons(d) if not w.ranged]
+        melee.sort(key=lambda w: (self.weapon_skill(d, w)[1].index, w.size, w.name), reverse=True)
+        return melee[0] if melee else self.weapons["unarmed"]
+
+    def dodge_destination(self, state: BattleState, d: Combatant, attacker: Combatant
+                          ) -> tuple[int, int, list[int]] | None:
+        """(cell, skill steps, path) of the nearest cover against the attacker within 30 ft."""
+        g = state.grid
+        if g.cover(d.pos, attacker.pos) > 0:
+            return d.pos, 0, [d.pos]
+        far = g.budget_units(30 * FEET * self.speed_factor(d))
+        if far <= 0:
+            return None
+        blockers = [c.pos for c in state.combatants if c.team != d.team and not c.down]
+        reach = g.reachable(d.pos, far, blockers)
+        occ = state.occupied()
+        best = None
+        for cell, cost in reach.items():
+            if cost > far or cell in occ or g.cover(cell, attacker.pos) == 0:
+                continue
+            key = (cost, cell)
+            if best is None or key < best:
+                best = key
+        if best is None:
+            return None
+        cost, cell = best
+        ft = g.units_to_m(cost) / FEET
+        for row in self.dodge_table:
+            if ft <= row["feet"] + 1e-9:
+                return cell, int(row["steps"]), g.path(d.pos, cell, far, blockers)
+        return None
+
+    def declines_innate(self, d: Combatant) -> bool:
+        pref = d.stats["decline_innate"]
+        if pref == "always":
+            return True
+        if pref == "never":
+            return False
+        agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
+        return agi.mean < self.diff["easy"]
+
+    def innate(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int, melee: bool
+               ) -> tuple[int, list[Event]]:
+        floor = 5 if melee and self.has_style(d, "capoeira") else 0  # seed 000, Capoeira
+        if self.declines_innate(d) and not floor:
+            diff = self.diff["easy"] + cover_bonus
+            return diff, [event("defence", actor=d.id, mode="declined innate", difficulty=diff,
+                                cover_bonus=cover_bonus)]
+        agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
+        r = roll_steps(dice, (agi,), "innate defence")
+        base = max(r.total, floor)
+        diff = base + cover_bonus
+        return diff, [event("roll", actor=d.id, purpose="innate defence", pool=f"Agility {agi}",
+                            dice=_faces(r), total=r.total),
+                      event("defence", actor=d.id, mode="innate" + (" (capoeira 5)" if floor and r.total < floor else ""),
+                            difficulty=diff, cover_bonus=cover_bonus)]
+
+    def stance_steps(self, d: Combatant) -> int:
+        """The step modifier of the next defensive roll in the stance (each further roll is one lower)."""
+        st = d.res["stance"]
+        k = st["rolls"]
+        if st.get("all_out") and self.has_style(d, "capoeira"):
+            k = max(0, k - 1)  # seed 000, Capoeira: the first 2 defensive moves count as 1 action
+        return st["steps"] - k
+
+    def resolve_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, atk_total: int,
+                        dice: Dice, option: str = "") -> tuple[int, dict, list[Event]]:
+        """The Difficulty to hit d, with what the defence did (stumble, block result ...)."""
+        g = state.grid
+        evs: list[Event] = []
+        info: dict[str, Any] = {}
+        stance = d.res["stance"]
+        cover = g.cover(d.pos, a.pos)
+        ranged = w.ranged or option == "throw"
+        can_react = "incapacitated" not in d.conditions
+        if ranged:
+            cb = self.cover_table[cover]
+            if "prone" in d.conditions:
+                diff = self.diff["easy"] + max(self.cover_table[1], cb)
+                evs.append(event("defence", actor=d.id, mode="prone", difficulty=diff, cover_bonus=cb))
+                return diff, info, evs
+            if stance is not None and stance["mode"] == "dodge" and can_react:
+                dest = self.dodge_destination(state, d, a)
+                if dest is not None:
+                    cell, cstep, path = dest
+                    p = self.defence_pool(state, d, "dodge", self.stance_steps(d) + cstep)
+                    if p is not None:
+                        stance["rolls"] += 1
+                        r = roll_steps(dice, (p[0], p[1]), "dodge")
+                        evs.append(event("roll", actor=d.id, purpose="dodge to cover",
+                                         pool=f"Agility {p[0]} + Athletics/Dodge {p[1]}", dice=_faces(r),
+                                         total=r.total, **({"botch": True} if r.botch else {})))
+                        if r.botch:
+                            half = path[(len(path) - 1) // 2] if path else d.pos
+                            evs += self.dive(state, d, half, "stumble")
+                            d.res["no_move_round"] = state.round
+                            diff = self.diff["easy"]
+                            evs.append(event("defence", actor=d.id, mode="dodge (botch)", difficulty=diff))
+                            info["stumble"] = True
+                            return diff, info, evs
+                        evs += self.dive(state, d, cell, "dive")
+                        evs.append(event("defence", actor=d.id, mode="dodge", difficulty=r.total))
+                        return r.total, info, evs
+            if not can_react:
+                diff = self.diff["easy"] + cb
+                evs.append(event("defence", actor=d.id, mode="helpless", difficulty=diff, cover_bonus=cb))
+                return diff, info, evs
+            diff, ev = self.innate(state, d, dice, cb, melee=False)
+            return diff, info, evs + ev
+        # hand-to-hand: cover only when sheltering and not attacking (seed 000)
+        cb = self.cover_table[cover] if cover and not d.res["attacked_last"] else 0
+        if not can_react:
+            diff = self.diff["easy"] + cb
+            evs.append(event("defence", actor=d.id, mode="helpless", difficulty=diff, cover_bonus=cb))
+            return diff, info, evs
+        if stance is not None:
+            mode = stance["mode"]
+            extra = 0
+            if mode == "block":
+                bw = self.block_weapon(d)
+                if bw.size < w.size:
+                    extra = -1
+                elif bw.size > w.size:
+                    extra = 1
+                info["block_weapon"] = bw
+            p = self.defence_pool(state, d, mode, self.stance_steps(d) + extra)
+            if p is not None:
+                stance["rolls"] += 1
+                r = roll_steps(dice, (p[0], p[1]), mode)
+                evs.append(event("roll", actor=d.id, purpose=mode,
+                                 pool=f"Agility {p[0]} + {p[2].replace('_', ' ').title()} {p[1]}",
+                                 dice=_faces(r), total=r.total, **({"botch": True} if r.botch else {})))
+                if r.botch:
+                    d.res["no_move_round"] = state.round
+                    diff = self.diff["easy"]
+                    evs.append(event("defence", actor=d.id, mode=f"{mode} (botch)", difficulty=diff))
+                    evs.append(event("effect", target=d.id, effect="stumbles and cannot move further this turn"))
+                    info["stumble"] = True
+                    return diff, info, evs
+                diff = r.total + cb
+                info["mode"] = mode
+                info["roll"] = r.total
+                evs.append(event("defence", actor=d.id, mode=mode, difficulty=diff, cover_bonus=cb))
+                return diff, info, evs
+        diff, ev = self.innate(state, d, dice, cb, melee=True)
+        return diff, info, evs + ev
+
+    def dive(self, state: BattleState, d: Combatant, cell: int, mode: str) -> list[Event]:
+        if cell == d.pos:
+            return []
+        g = state.grid
+        frm = d.pos
+        d.pos = cell
+        if d.res["grappling"] is not None:
+            self.release_grapple(state, d)
+        return [event("move", actor=d.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)),
+                      metres=round(g.distance_m(frm, cell), 3), mode=mode)]
+
+    # -- damage ---------------------------------------------------------------------
+    def endurance(self, c: Combatant, dice: Dice, difficulty: int, purpose: str, blunt: bool = False,
+                  context: frozenset[str] = frozenset({"endurance", "injury"})) -> tuple[bool, Event]:
+        ctx = set(context) | ({"unarmed_or_bludgeoning"} if blunt else set())
+        vit = Step(max(1, c.stats["attributes"]["vitality"].index + self.attr_steps(c, "vitality", ctx)))
+        wil = c.stats["attributes"]["willpower"]
+        r = roll_steps(dice, (vit, wil), purpose)
+        ok = r.total >= difficulty and not r.botch
+        return ok, event("roll", actor=c.id, purpose=purpose, pool=f"Vitality {vit} + Willpower {wil}",
+                         dice=_faces(r), total=r.total, difficulty=difficulty, success=ok)
+
+    def damage(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, margin: int, dice: Dice,
+               bypass: bool, weapon_only: bool = False, die_steps: int = 0, extra_basic: Step | None = None
+               ) -> list[Event]:
+        """The margin as Basic plus the weapon's damage die, less armour (RULES-NOTES)."""
+        die = w.damage + die_steps
+        r = roll_steps(dice, (die,), "damage")
+        evs = [event("roll", actor=a.id, purpose=f"damage ({w.dtype})", pool=f"{w.name} {die}",
+                     dice=_faces(r), total=r.total)]
+        basic = 0 if weapon_only else margin
+        if extra_basic is not None:
+            rb = roll_steps(dice, (extra_basic,), "krav maga rifle")
+            evs.append(event("roll", actor=a.id, purpose="assault rifle (Krav Maga) Basic", pool=str(extra_basic),
+                             dice=_faces(rb), total=rb.total))
+            basic += rb.total
+        stun, wound = self.split(basic, w.dtype, r.total)
+        return evs + self.take_damage(state, t, stun, wound, dice, w.name, bypass, self.blunt(w))
+
+    @staticmethod
+    def split(basic: int, dtype: str, die_total: int) -> tuple[int, int]:
+        """Basic splits half Stun, half Wound, the odd point to Stun (data.yaml basic_split)."""
+        stun = basic - basic // 2
+        wound = basic // 2
+        if dtype == "S":
+            stun += die_total
+        elif dtype == "W":
+            wound += die_total
+        else:
+            stun += die_total - die_total // 2
+            wound += die_total // 2
+        return stun, wound
+
+    def take_damage(self, state: BattleState, t: Combatant, stun: int, wound: int, dice: Dice, source: str,
+                    bypass: bool = False, blunt: bool = False) -> list[Event]:
+        """Armour, then Plot Points against a hit that would take the figure down, then apply."""
+        absorbed = 0
+        if t.armour and not bypass:
+            aw = sum(x.W for x in t.armour)
+            as_ = sum(x.S for x in t.armour)
+            dw, ds = min(wound, aw), min(stun, as_)
+            wound -= dw
+            stun -= ds
+            absorbed = dw + ds
+        evs: list[Event] = []
+        L = t.stats["life"]
+        if t.res["pp"] > 0 and (stun or wound) and t.res["stun"] + t.res["wound"] + stun + wound >= L:
+            n = min(t.res["pp"], int(self.pp_rules["max_spend"]))
+            t.res["pp"] -= n
+            ctx = {"plot_points", "reduce_stun"} | ({"unarmed_or_bludgeoning"} if blunt else set())
+            bonus = self.traitbook.modifiers(t.traits, ctx, None).plot_point_bonus if (t.traits and stun) else 0
+            die = plot_point_die(n + bonus)
+            r = roll_steps(dice, (die,), "plot points")
+            red = r.total
+            dw = min(wound, red)
+            wound -= dw
+            stun -= min(stun, red - dw)
+            evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage", pool=str(die),
+                             dice=_faces(r), total=r.total))
+        return evs + self.apply_damage(state, t, stun, wound, dice, source=source, absorbed=absorbed, blunt=blunt)
+
+    def apply_damage(self, state: BattleState, t: Combatant, stun: int, wound: int, dice: Dice,
+                     source: str = "", absorbed: int = 0, check: bool = True, blunt: bool = False) -> list[Event]:
+        """Add damage, convert Stun overflow, and settle consciousness, dying and death."""
+        L = t.stats["life"]
+        stun = max(0, stun)
+        wound = max(0, wound)
+        new_stun = t.res["stun"] + stun
+        if new_stun > L:
+            wound += new_stun - L
+            stun -= new_stun - L
+            new_stun = L
+        t.res["stun"] = new_stun
+        t.res["wound"] += wound
+        ev = event("damage", target=t.id, stun=stun, wound=wound, source=source)
+        if absorbed:
+            ev["absorbed"] = absorbed
+        evs = [ev]
+        if stun == 0 and wound == 0:
+            return evs
+        was_down = t.down
+        W = t.res["wound"]
+        if W >= 2 * L:
+            if "dead" not in t.conditions:
+                t.conditions.discard("dying")
+                t.conditions.add("dead")
+                evs.append(event("dead", target=t.id))
+        elif W >= L:
+            if "dying" not in t.conditions:
+                t.conditions.add("dying")
+                evs.append(event("down", target=t.id, reason="dying"))
+        elif check and t.res["stun"] + W >= L and "unconscious" not in t.conditions:
+            ok, ev2 = self.endurance(t, dice, self.diff["average"], "Endurance to stay conscious", blunt=blunt)
+            evs.append(ev2)
+            if not ok:
+                t.conditions.add("unconscious")
+                evs.append(event("down", target=t.id, reason="unconscious"))
+        if t.down and not was_down:
+            self.release_grapple(state, t)
+        return evs
+
+    # -- called shots ---------------------------------------------------------------
+    def called_shot_effect(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, area: str,
+                           bypass: bool, dice: Dice) -> list[Event]:
+        """seed 000, Called Shots: the Stun/Basic or the Wound column of the table."""
+        spec = self.called["areas"][area]
+        col_name = "wound" if w.dtype == "W" else "stun_basic"
+        col = spec[col_name]
+        armour_key = spec.get("armour")
+        if armour_key and any(armour_key in x.covers for x in t.armour) and not bypass:
+            return [event("effect", target=t.id, effect=f"armour negates the called shot to the {area}")]
+        if col.get("electrical_only") and not w.x("electrical"):
+            return []
+        hard = int(self.called["endurance_difficulty"])
+        blunt = self.blunt(w)
+        evs: list[Event] = []
+        if col.get("immediate"):
+            ok, ev = self.endurance(t, dice, hard, f"Endurance vs called shot ({area})", blunt=blunt)
+            evs.append(ev)
+            if ok:
+                return evs
+        eff = col["effect"]
+        until = col.get("until", "endurance")
+        was_down = t.down
+        if eff == "death":
+            t.conditions.discard("dying")
+            t.conditions.add("dead")
+            evs.append(event("dead", target=t.id, cause=f"called shot to the {area}"))
+            self.release_grapple(state, t)
+            return evs
+        add = t.res["afflictions"].append
+        if eff == "lose_arm":
+            add({"area": area, "effect": eff, "until": until, "conds": ["arm_lost"], "blunt": blunt})
+        elif eff == "lose_leg":
+            add({"area": area, "effect": eff, "until": until, "conds": ["leg_lost"], "blunt": blunt})
+        elif eff == "knocked_out":
+            add({"area": area, "effect": eff, "until": until, "conds": ["knocked_out"], "blunt": blunt})
+        elif eff == "impaired":
+            add({"area": area, "effect": eff, "until": until, "conds": ["impaired"], "blunt": blunt})
+        elif eff == "lose_hand":
+            add({"area": area, "effect": eff, "until": until, "conds": ["hand_lost"], "blunt": blunt})
+            held = self.held_weapon(t)
+            if col.get("drop") and held is not None:
+                evs += self.drop_object(state, t, held.name, t.pos)
+            elif col.get("drop_roll") and held is not None:
+                agi = Step(max(1, t.stats["attributes"]["agility"].index + self.attr_steps(t, "agility")))
+                wil = t.stats["attributes"]["willpower"]
+                r = roll_steps(dice, (agi, wil), "hold on")
+                diff = int(self.called["drop_difficulty"])
+                ok = r.total >= diff and not r.botch
+                evs.append(event("roll", actor=t.id, purpose="keep hold (Agility + Willpower)",
+                                 pool=f"Agility {agi} + Willpower {wil}", dice=_faces(r), total=r.total,
+                                 difficulty=diff, success=ok))
+                if not ok:
+                    evs += self.drop_object(state, t, held.name, t.pos)
+        elif eff == "kneecapped":
+            evs += self.knock_prone(t, f"called shot to the {area}")
+            if col.get("leg_until"):
+                add({"area": area, "effect": "incapacitated", "until": until, "conds": ["incapacitated"],
+                     "blunt": blunt})
+                add({"area": area, "effect": "lose_leg", "until": col["leg_until"], "conds": ["leg_lost", "crawl_only"],
+                     "blunt": blunt})
+            else:
+                add({"area": area, "effect": "kneecapped", "until": until,
+                     "conds": ["incapacitated", "leg_lost", "crawl_only"], "blunt": blunt})
+        elif eff == "heart_stopped":
+            evs += self.knock_prone(t, f"called shot to the {area}")
+            add({"area": area, "effect": eff, "until": until, "conds": ["incapacitated"], "blunt": blunt})
+        self.sync_afflictions(t)
+        evs.append(event("effect", target=t.id, effect=f"called shot to the {area}: {eff.replace('_', ' ')}",
+                         until=until))
+        if t.down and not was_down:
+            evs.append(event("down", target=t.id, reason=eff.replace("_", " ")))
+            self.release_grapple(state, t)
+        return evs
+
+    def recovery_roll(self, state: BattleState, c: Combatant, dice: Dice) -> list[Event]:
+        """One Endurance roll a turn ends the called-shot effects that last 'until an Endurance roll'."""
+        pending = [x for x in c.res["afflictions"] if x["until"] == "endurance"]
+        if not pending or c.dead or c.conditions & {"unconscious", "dying"}:
+            return []
+        hard = int(self.called["endurance_difficulty"])
+        ok, ev = self.endurance(c, dice, hard, "Endurance to recover (called shot)",
+                                blunt=any(x.get("blunt") for x in pending))
+        evs = [ev]
+        if ok:
+            was_down = c.down
+            c.res["afflictions"] = [x for x in c.res["afflictions"] if x["until"] != "endurance"]
+            self.sync_afflictions(c)
+            evs.append(event("effect", target=c.id, effect="recovers from " + ", ".join(
+                x["effect"].replace("_", " ") for x in pending)))
+            if was_down and not c.down:
+                evs.append(event("condition", target=c.id, condition="down", on=False))
+        return evs
+
+    # -- explosions -----------------------------------------------------------------
+    def throw_explosive(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, attr_name: str,
+                        attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice) -> list[Event]:
+        """A grenade thrown at a figure's spot; a miss scatters (data.yaml assumption grenades)."""
+        a.res["uses"][w.name] -= 1
+        g = state.grid
+        diff = int(self.expl["throw_difficulty"])
+        r = roll_steps(dice, (attr, skill, *extra), f"throw {w.name}")
+        evs = [event("roll", actor=a.id, purpose=f"throw {w.name}",
+                     pool=f"{attr_name.capitalize()} {attr} + {sname.replace('_', ' ').title()} {skill}",
+                     dice=_faces(r), total=r.total, difficulty=diff, **({"botch": True} if r.botch else {}))]
+        centre = t.pos
+        if r.botch or r.total < diff:
+            short = max(diff - r.total, int(self.expl["scatter_points"]))if r.botch else diff - r.total
+            feet = self.expl["scatter_ft_per_miss"] * max(1, math.ceil(short / self.expl["scatter_points"]))
+            cells = max(1, int(round(feet * FEET / g.cell_m)))
+            k = dice.roll(8, "scatter direction")
+            evs.append(event("roll", actor=a.id, purpose="scatter direction (d8: 1 = north, clockwise)",
+                             dice=[[8, k]], total=k))
+            dx, dy = _DIRS[k - 1]
+            x, y = g.xy(centre)
+            for _ in range(cells):
+                nx, ny = x + dx, y + dy
+                if not g.in_bounds(nx, ny) or not g.passable[g.index(nx, ny)]:
+                    break
+                x, y = nx, ny
+            centre = g.index(x, y)
+        evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name,
+                         result="hit" if centre == t.pos else "miss", total=r.total, difficulty=diff,
+                         lands=list(g.xy(centre))))
+        return evs + self.blast(state, a, w, centre, dice)
+
+    def blast(self, state: BattleState, a: Combatant, w: Weapon, centre: int, dice: Dice) -> list[Event]:
+        """seed 000, Cover and Explosions and Getting out of Harm's Way."""
+        g = state.grid
+        radius = float(w.x("blast_radius_ft", 10)) * FEET + 1e-6
+        near = float(self.expl["prone_no_help_within_ft"]) * FEET + 1e-6
+        n_dice = int(w.x("blast_dice", 1))
+        evs = [event("effect", target=a.id, effect=f"{w.name} explodes", at=list(g.xy(centre)), dice=n_dice)]
+        changes: dict[int, str] = {}
+        sturdy = {int(k): int(v) for k, v in self.expl["sturdiness"].items()}
+        for c in state.combatants:
+            if c.dead or g.distance_m(c.pos, centre) > radius or not g.los(centre, c.pos):
+                continue
+            if not c.down and "incapacitated" not in c.conditions and c.res["grappled_by"] is None:
+                evs += self.harms_way(state, c, centre, radius, near, dice)
+            d = g.distance_m(c.pos, centre)
+            if d > radius:
+                continue
+            level, src = g.cover_source(c.pos, centre) if c.pos != centre else (0, None)
+            n = n_dice - level
+            if "prone" in c.conditions and d > near:
+                n -= int(self.expl["prone_dice"])
+            n = max(0, n)
+            r = roll_steps(dice, [w.damage] * n, "blast")
+            evs.append(event("roll", actor=c.id, purpose="blast damage", pool=f"{n}{w.damage}",
+                             dice=_faces(r), total=r.total, cover=level, prone="prone" in c.conditions))
+            stun, wound = self.split(0, w.dtype, r.total)
+            evs += self.take_damage(state, c, stun, wound, dice, w.name)
+            if src is not None and level and n_dice > sturdy.get(level, 99) and g.terrain[src].blocks_move:
+                changes[src] = ","
+        if changes:
+            state.grid = g.with_changes(changes)
+            for cell in changes:
+                evs.append(event("effect", target=a.id, effect="the blast destroys the cover",
+                                 at=list(g.xy(cell))))
+        return evs
+
+    def harms_way(self, state: BattleState, c: Combatant, centre: int, radius: float, near: float,
+                  dice: Dice) -> list[Event]:
+        """Agility + Alertness at Average (7): 5 ft away, 10 ft on an extraordinary success."""
+        g = state.grid
+        steps = self.traitbook.pair_steps(c.traits, {"harms_way"} | c.conditions, ("agility", "alertness"))
+        at = c.stats["attributes"]
+        agi = Step(max(1, at["agility"].index + self.base_attr_steps(c, "agility") + steps[0]))
+        ale = Step(max(1, at["alertness"].index + self.base_attr_steps(c, "alertness") + steps[1]))
+        diff = int(self.data["harms_way"]["difficulty"])
+        r = roll_steps(dice, (agi, ale), "harm's way")
+        ok = r.total >= diff and not r.botch
+        c.res["reaction_debt"] += 1
+        evs = [event("roll", actor=c.id, purpose="get out of harm's way", pool=f"Agility {agi} + Alertness {ale}",
+                     dice=_faces(r), total=r.total, difficulty=diff, success=ok)]
+        if not ok:
+            return evs
+        feet = self.data["harms_way"]["extraordinary_ft" if r.total - diff >= self.xmargin else "success_ft"]
+        cells = max(1, int(round(feet * FEET / g.cell_m)))
+        occ = state.occupied()
+        frm = c.pos
+        for _ in range(cells):
+            best = None
+            for j in g._ring[c.pos]:
+                if not g.passable[j] or (j in occ and j != c.pos):
+                    continue
+                dj = g.distance_m(j, centre)
+                if dj > g.distance_m(c.pos, centre) and (best is None or (dj, -j) > best[0]):
+                    best = ((dj, -j), j)
+            if best is None:
+                break
+            c.pos = best[1]
+        if c.pos != frm:
+            evs.append(event("move", actor=c.id, **{"from": list(g.xy(frm))}, to=list(g.xy(c.pos)),
+                             metres=round(g.distance_m(frm, c.pos), 3), mode="leap"))
+            if c.res["grappling"] is not None:
+                self.release_grapple(state, c)
+        d = g.distance_m(c.pos, centre)
+        if d <= radius and d > near and "prone" not in c.conditions:
+            c.conditions.add("prone")
+            evs.append(event("condition", target=c.id, condition="prone", on=True, cause="dives face-down"))
+        return evs

@@ -1,0 +1,107 @@
+"""seed 000, Vehicles and Spaceships: maneuvers, opening up the thrust, Pulse Drive, Full Burn.
+
+Functions of the rules API (they do not appear on the battle map).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from rules.dice import Dice, Step, roll_steps
+from rules.events import Event
+from rules.systems.cortex.traits import TraitBook, plot_point_die
+
+LADDER = (3, 7, 11, 15, 19, 23, 27, 31)  # RULES-NOTES: Easy ... Impossible
+
+
+def maneuver_attribute(pilot_agility: Step, vehicle_agility: Step, opened_up: bool = False) -> Step:
+    """seed 000: the lower of the pilot's and the vehicle's Agility, unless the pilot opened it up."""
+    if opened_up:
+        return pilot_agility
+    return min(pilot_agility, vehicle_agility)
+
+
+def thrust_difficulty(pilot_agility: Step, vehicle_agility: Step) -> int | None:
+    """seed 000: a Difficulty step equal to the number of steps between the two Agilities
+    (1 step: Easy 3, 2: Average 7 ...); None when the pilot's die is not higher."""
+    gap = pilot_agility.index - vehicle_agility.index
+    if gap <= 0:
+        return None
+    return LADDER[min(gap, len(LADDER)) - 1]
+
+
+@dataclass
+class ThrustResult:
+    success: bool
+    difficulty: int
+    attribute: Step           # the die the pilot uses for the rest of the scene
+    mechanical_damage: str | None
+    event: Event
+
+
+def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
+                   damage_choice: str = "maintenance", actor: str = "pilot") -> ThrustResult:
+    """seed 000: Intelligence + Mechanical Engineering to use the pilot's full Agility.
+
+    On a failure the pilot keeps the lower die for the scene and the ship takes mechanical
+    damage: `maintenance` (+10% monthly maintenance) or `repair` (a later repair check at
+    the same Difficulty)."""
+    if damage_choice not in ("maintenance", "repair"):
+        raise ValueError("damage_choice must be 'maintenance' or 'repair'")
+    pa = stats["attributes"]["agility"]
+    diff = thrust_difficulty(pa, vehicle_agility)
+    if diff is None:
+        raise ValueError("the pilot's Agility is not higher than the vehicle's: nothing to open up")
+    intel = stats["attributes"]["intelligence"]
+    me = max(stats["skills"].get("mechanical_engineering", Step(0)),
+             *(v for k, v in stats["skills"].items() if k.startswith("mechanical_engineering/")), Step(0))
+    r = roll_steps(dice, (intel, me), "open up the thrust")
+    ok = r.total >= diff and not r.botch
+    ev = {"type": "roll", "actor": actor, "purpose": "open up the thrust",
+          "pool": f"Intelligence {intel} + Mechanical Engineering {me}",
+          "dice": [list(f) for f in r.faces], "total": r.total, "difficulty": diff, "success": ok}
+    return ThrustResult(ok, diff, pa if ok else min(pa, vehicle_agility),
+                        None if ok else damage_choice, ev)
+
+
+def maneuver_roll(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Mapping[str, Any]],
+                  vehicle_agility: Step, vehicle_type: str, difficulty: int, dice: Dice,
+                  opened_up: bool = False, plot_points: int = 0, actor: str = "pilot") -> tuple[bool, int, Event]:
+    """A maneuver: maneuver attribute + the Pilot skill (+ Born Behind the Wheel's d4)."""
+    attr = maneuver_attribute(stats["attributes"]["agility"], vehicle_agility, opened_up)
+    ctx = {"piloting", vehicle_type}
+    mods = book.modifiers(traits, ctx, "agility")
+    skill = max(stats["skills"].get("pilot", Step(0)),
+                *(v for k, v in stats["skills"].items() if k.startswith("pilot/")), Step(0))
+    pool = [attr, skill, *mods.bonus_dice]
+    if plot_points:
+        bonus = book.modifiers(traits, ctx | {"plot_points"}, "agility").plot_point_bonus
+        pool.append(plot_point_die(plot_points + bonus))
+    r = roll_steps(dice, pool, "maneuver")
+    ok = r.total >= difficulty and not r.botch
+    ev = {"type": "roll", "actor": actor, "purpose": "maneuver", "pool": " + ".join(str(p) for p in pool),
+          "dice": [list(f) for f in r.faces], "total": r.total, "difficulty": difficulty, "success": ok}
+    return ok, r.total, ev
+
+
+def pulse_drive_start(fuel_hours: float, start_cost: float = 50) -> float:
+    """seed 000: turning on the Pulse Drive burns 50 hours of fuel."""
+    if fuel_hours < start_cost:
+        raise ValueError(f"not enough fuel to start the Pulse Drive ({fuel_hours} < {start_cost} hours)")
+    return fuel_hours - start_cost
+
+
+def fuel_used(hours: float, full_burn: bool = False, rate: float = 2.0) -> float:
+    """Fuel (in hours) for `hours` of flight; Full Burn uses fuel at double rate."""
+    return hours * (rate if full_burn else 1.0)
+
+
+def full_burn_cost(hours: float = 100) -> float:
+    """seed 000: Full Burn costs 100 hours to travel at maximum speed."""
+    return hours
+
+
+def maintenance_after_damage(monthly_cost: float, increase: float = 0.10) -> float:
+    """seed 000: mechanical damage may raise monthly maintenance by 10%."""
+    return round(monthly_cost * (1 + increase), 2)
