@@ -75,23 +75,25 @@ class CombatMixin:
     def attack_dice(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str = ""
                     ) -> tuple[str, Step, str, Step] | None:
         """(attribute name, attribute die, skill name, skill die) for this attack now, or None."""
+        band = 0
+        if option == "throw":
+            band = self._ranged_band(state, a, t, w, 10.0)
+        elif w.ranged:
+            band = self._ranged_band(state, a, t, w)
+        if band is None:
+            return None
         e = state.economy
-        steps = -e["actions"]
+        key = (a.id, w.name, option, band, e["actions"], e["rise_penalty"])
+        cache = self._pool_cache
+        hit = cache.get(key, cache)
+        if hit is not cache:
+            return hit
+        steps = -e["actions"] + band
         if e["rise_penalty"]:
             steps -= 1
         if "impaired" in a.conditions:
             steps += int(self.called["impaired_steps"])
         attr = w.attribute
-        if option == "throw":
-            band = self._ranged_band(state, a, t, w, 10.0)
-            if band is None:
-                return None
-            steps += band
-        elif w.ranged:
-            band = self._ranged_band(state, a, t, w)
-            if band is None:
-                return None
-            steps += band
         if w.x("improvised"):
             pen = int(w.x("penalty", 0))
             suited = w.x("suited") or ()
@@ -104,9 +106,9 @@ class CombatMixin:
             steps += int(self.modes[option]["attack_steps"])
         sname, sk = self.weapon_skill(a, w, option)
         p = make_pool(a, attr, sk, steps, self.attr_steps(a, attr, {"attack"}))
-        if p is None:
-            return None
-        return attr, p[0], sname, p[1]
+        res = None if p is None else (attr, p[0], sname, p[1])
+        cache[key] = res
+        return res
 
     def rounds_for(self, a: Combatant, w: Weapon, option: str, shots_taken: int) -> int:
         """Rounds a shot uses (seed 000, Trigger Happy; fire mode numbers are assumptions)."""
@@ -439,6 +441,16 @@ class CombatMixin:
         """The defender's dice for a block or dodge (None if impossible)."""
         if steps is None:
             steps = -state.economy.get("actions", 0) if state.actor is d else 0
+        key = ("defence", d.id, mode, steps)
+        hit = self._pool_cache.get(key, key)
+        if hit is not key:
+            return hit
+        res = self._defence_pool(state, d, mode, steps)
+        self._pool_cache[key] = res
+        return res
+
+    def _defence_pool(self, state: BattleState, d: Combatant, mode: str, steps: int
+                      ) -> tuple[Step, Step, str] | None:
         if "impaired" in d.conditions:
             steps += int(self.called["impaired_steps"])
         if mode == "dodge":

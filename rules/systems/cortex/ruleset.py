@@ -79,6 +79,10 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
         }
         self._units_cache: dict[tuple, tuple] = {}
         self._actions: dict[tuple, Action] = {}
+        # attack dice by (actor, weapon, option, range band, actions used, rise penalty); valid
+        # only within one legal_actions or apply call, cleared at the start of each
+        self._pool_cache: dict[tuple, Any] = {}
+        self._move_cache: dict[tuple, tuple] = {}
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
@@ -298,10 +302,20 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
             return {}
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
         reach = state.grid.reachable(a.pos, budget, blockers)
-        occ = state.occupied()
-        return {c: u for c, u in reach.items() if u <= budget and c not in occ}
+        occ = tuple(sorted(c.pos for c in state.combatants if not c.down and c.pos in reach))
+        key = (id(reach), budget, occ)
+        hit = self._move_cache.get(key)
+        if hit is not None and hit[0] is reach:
+            return hit[1]
+        if len(self._move_cache) > 4096:
+            self._move_cache.clear()
+        occs = set(occ)
+        res = {c: u for c, u in reach.items() if u <= budget and c not in occs}
+        self._move_cache[key] = (reach, res)
+        return res
 
     def legal_actions(self, state: BattleState) -> list[Action]:
+        self._pool_cache.clear()
         a = state.actor
         e = state.economy
         acts = [END_TURN]
@@ -347,6 +361,7 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
 
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
+        self._pool_cache.clear()
         a = state.actor
         k = action.kind
         e = state.economy

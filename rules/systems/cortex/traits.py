@@ -33,6 +33,7 @@ class TraitBook:
 
     def __init__(self, table: Mapping[str, Any]) -> None:
         self.table = dict(table)
+        self._cache: dict[tuple, tuple] = {}
 
     def normalise(self, raw: Iterable[Any], source: str | None, field_: str) -> tuple[dict, ...]:
         """Scenario trait entries (`name`, or `{name, major, ...options}`) as dicts."""
@@ -74,7 +75,19 @@ class TraitBook:
 
     def modifiers(self, traits: Iterable[Mapping[str, Any]], context: Iterable[str], attr: str | None
                   ) -> Mods:
-        ctx = set(context)
+        """The sum of the modifiers that apply (cached; the result must not be changed)."""
+        ctx = frozenset(context)
+        key = (id(traits), ctx, attr)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is traits:
+            return hit[1]
+        mods = self._modifiers(traits, ctx, attr)
+        if len(self._cache) > 50_000:
+            self._cache.clear()
+        self._cache[key] = (traits, mods)
+        return mods
+
+    def _modifiers(self, traits: Iterable[Mapping[str, Any]], ctx: frozenset, attr: str | None) -> Mods:
         mods = Mods()
         for name, m in self.entries(traits):
             when = m.get("when")
