@@ -197,8 +197,13 @@ class Grid:
         return True
 
     # -- cover ----------------------------------------------------------------------
-    def cover(self, defender: int, attacker: int) -> int:
-        """Cover level (0-4) the figure in `defender` has against one in `attacker`."""
+    def cover(self, defender: int, attacker: int, melee: bool = False) -> int:
+        """Cover level (0-4) the figure in `defender` has against one in `attacker`.
+
+        `melee`: a hand-to-hand attacker stands next to the defender, so cells next to it
+        count (the corner a defender shelters behind)."""
+        if melee:
+            return self.cover_source(defender, attacker, melee=True)[0]
         key = defender * self.n + attacker
         v = self._cover.get(key)
         if v is None:
@@ -209,7 +214,7 @@ class Grid:
     def _compute_cover(self, d: int, a: int) -> int:
         return self.cover_source(d, a)[0]
 
-    def cover_source(self, d: int, a: int) -> tuple[int, int | None]:
+    def cover_source(self, d: int, a: int, melee: bool = False) -> tuple[int, int | None]:
         """(cover level, the cell giving it) for a figure in d against one in a (uncached)."""
         if d == a:
             return 0, None
@@ -224,7 +229,7 @@ class Grid:
             if c <= best:
                 continue
             jx, jy = self.xy(j)
-            if max(abs(jx - ax), abs(jy - ay)) <= 1:
+            if j == a or (not melee and max(abs(jx - ax), abs(jy - ay)) <= 1):
                 continue  # next to the attacker: the attacker's own cover
             nx, ny = jx - dx0, jy - dy0
             dot = nx * vx + ny * vy

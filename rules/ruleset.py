@@ -96,6 +96,20 @@ class Ruleset(ABC):
     def health(self, c: Combatant) -> tuple[float, float]:
         """(remaining, maximum) health of a figure in the system's own units."""
 
+    def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
+        """For an attack-like action: {'p_hit', 'exp_damage', ...} in the system's health units.
+
+        Policies weigh options with it; None when the action is not an attack."""
+        return None
+
+    def reach_m(self, c: Combatant) -> float:
+        """The longest distance (metres) at which the figure can attack now (0 if it cannot)."""
+        return 0.0
+
+    def ammo_frac(self, c: Combatant) -> float:
+        """Fraction of ammunition left in the figure's main ranged weapon (1 when none is needed)."""
+        return 1.0
+
     def describe(self, c: Combatant) -> str:
         """A one-line summary of a figure for GMs."""
         hp, mx = self.health(c)

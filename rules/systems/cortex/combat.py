@@ -578,7 +578,8 @@ class CombatMixin:
             diff, ev = self.innate(state, d, dice, cb, melee=False)
             return diff, info, evs + ev
         # hand-to-hand: cover only when sheltering and not attacking (seed 000)
-        cb = self.cover_table[cover] if cover and not d.res["attacked_last"] else 0
+        cover = g.cover(d.pos, a.pos, melee=True) if not d.res["attacked_last"] else 0
+        cb = self.cover_table[cover]
         if not can_react:
             diff = self.diff["easy"] + cb
             evs.append(event("defence", actor=d.id, mode="helpless", difficulty=diff, cover_bonus=cb))

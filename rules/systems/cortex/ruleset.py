@@ -374,7 +374,8 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
             opt = action.option
             all_out = opt.startswith("all_out_")
             mode = opt[len("all_out_"):] if all_out else opt
-            pen = -e["actions"]
+            pen = -e["actions"] - (1 if e["rise_penalty"] else 0)
+            e["rise_penalty"] = False
             e["actions"] += 1
             a.res["stance"] = {"mode": mode, "steps": pen + (2 if all_out else 0), "rolls": 0,
                                "all_out": all_out}
@@ -480,6 +481,32 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
             "reaction_debt": float(a.res["reaction_debt"]),
             "impaired": float("impaired" in a.conditions),
         }
+
+    def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
+        from rules.systems.cortex.odds import attack_odds
+        self._pool_cache.clear()
+        return attack_odds(self, state, actor, action)
+
+    def reach_m(self, c: Combatant) -> float:
+        best = 0.0
+        for w in self.usable_weapons(c):
+            if w.kind == "explosive":
+                r = w.range_ft * self.bands[-1]["upto"] * FEET
+            elif w.ranged:
+                if w.magazine and c.res["ammo"].get(w.name, 0) <= 0:
+                    continue
+                r = w.range_ft * self.bands[-1]["upto"] * FEET
+            else:
+                r = 1.5 * 1.5  # next cell, diagonals included
+            best = max(best, r)
+        return best
+
+    def ammo_frac(self, c: Combatant) -> float:
+        ranged = [w for w in self.weapons_of(c) if w.ranged and w.magazine]
+        if not ranged:
+            return 1.0
+        w = ranged[0]
+        return c.res["ammo"].get(w.name, 0) / max(1, w.magazine)
 
     # -- afflictions ----------------------------------------------------------------
     def sync_afflictions(self, c: Combatant) -> None:

@@ -28,7 +28,7 @@ class SpecialsMixin:
     def grapple_dice(self, state: BattleState, a: Combatant) -> tuple[Step, Step, str] | None:
         sname, sk = self.unarmed_skill(a, ("wrestling", "krav_maga", "brawling", "capoeira",
                                             "offensive_martial_arts", "defensive_martial_arts"))
-        steps = -state.economy["actions"]
+        steps = -state.economy["actions"] - (1 if state.economy["rise_penalty"] else 0)
         if "impaired" in a.conditions:
             steps += int(self.called["impaired_steps"])
         p = make_pool(a, "agility", sk, steps, self.attr_steps(a, "agility", {"attack"}))
@@ -97,6 +97,7 @@ class SpecialsMixin:
     def grapple(self, state: BattleState, a: Combatant, t: Combatant, dice: Dice) -> list[Event]:
         attr, sk, sname = self.grapple_dice(state, a)
         state.economy["actions"] += 1
+        state.economy["rise_penalty"] = False
         extra = self.take_pp_bonus(state, a, {"attack"})
         r = roll_steps(dice, (attr, sk, *extra), "grapple")
         evs = [event("roll", actor=a.id, purpose="grapple", pool=f"Agility {attr} + {sname} {sk}",

@@ -1,0 +1,154 @@
+"""Exact odds of Cortex rolls, for policies that weigh their options (no dice are rolled).
+
+`pmf(sizes)` is the distribution of the sum of dice; `attack_odds` mirrors the ruleset's
+attack resolution in expectation: the chance to hit (a botch always misses), to hit
+extraordinarily, and the expected damage after armour.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from rules.actions import Action
+from rules.dice import Step
+from rules.state import BattleState, Combatant
+
+
+@lru_cache(maxsize=4096)
+def pmf(sizes: tuple[int, ...]) -> tuple[float, ...]:
+    """P(sum = k) for k = 0 .. sum(sizes) when rolling dice with these side counts."""
+    dist = [1.0]
+    for s in sizes:
+        new = [0.0] * (len(dist) + s)
+        p = 1.0 / s
+        for k, q in enumerate(dist):
+            if q:
+                for f in range(1, s + 1):
+                    new[k + f] += q * p
+        dist = new
+    return tuple(dist)
+
+
+def steps_sizes(steps) -> tuple[int, ...]:
+    out: list[int] = []
+    for st in steps:
+        out.extend(st.dice)
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=65536)
+def hit_stats(att: tuple[int, ...], dfn: tuple[int, ...], dfn_add: int, floor: int, extra: int, xmargin: int
+              ) -> tuple[float, float, float]:
+    """(P(hit), E[margin | hit], P(extraordinary)) for attack dice vs defence dice + dfn_add.
+
+    The defence total is max(defence roll, floor) + dfn_add + extra; a botch (all ones) misses."""
+    pa = pmf(att)
+    pd = pmf(dfn) if dfn else (1.0,)
+    botch_total = len(att)
+    p_botch = 1.0
+    for s in att:
+        p_botch /= s
+    p_hit = 0.0
+    e_margin = 0.0
+    p_x = 0.0
+    for d, qd in enumerate(pd):
+        if not qd:
+            continue
+        diff = max(d, floor) + dfn_add + extra
+        for a in range(max(diff, 0), len(pa)):
+            q = pa[a]
+            if not q:
+                continue
+            if a == botch_total and att:
+                q -= p_botch
+                if q <= 0:
+                    continue
+            w = qd * q
+            p_hit += w
+            e_margin += w * (a - diff)
+            if a - diff >= xmargin:
+                p_x += w
+    return p_hit, (e_margin / p_hit if p_hit > 0 else 0.0), p_x
+
+
+def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> dict[str, float] | None:
+    """Chance to hit and expected damage of an attack action for the acting figure now."""
+    if action.kind not in ("attack", "grapple") or action.target is None:
+        return None
+    t = state.by_id[action.target]
+    if action.kind == "grapple":
+        if action.option:
+            return None
+        d = rs.grapple_dice(state, a)
+        if d is None:
+            return None
+        att = steps_sizes(d[:2])
+        w = rs.weapons["unarmed"]
+        option = ""
+    else:
+        w = rs.weapon_named(a, action.weapon)
+        option = action.option or ""
+        dd = rs.attack_dice(state, a, t, w, option)
+        if dd is None:
+            return None
+        att = steps_sizes((dd[1], dd[3]))
+    g = state.grid
+    ranged = w.ranged or option == "throw"
+    extra = 0
+    if option.startswith("called:"):
+        extra = int(rs.called["areas"][option[7:]]["difficulty"])
+    cover = g.cover(t.pos, a.pos)
+    dfn: tuple[int, ...] = ()
+    add = 0
+    floor = 0
+    st = t.res["stance"]
+    if w.kind == "explosive":
+        dfn, add = (), int(rs.expl["throw_difficulty"])
+    elif "incapacitated" in t.conditions:
+        add = rs.diff["easy"] + (rs.cover_table[cover] if ranged or not t.res["attacked_last"] else 0)
+    elif ranged:
+        cb = rs.cover_table[cover]
+        if "prone" in t.conditions:
+            add = rs.diff["easy"] + max(rs.cover_table[1], cb)
+        elif st is not None and st["mode"] == "dodge" and g.cover_near(t.pos):
+            p = rs.defence_pool(state, t, "dodge", rs.stance_steps(t))
+            dfn = steps_sizes(p[:2]) if p else ()
+        elif rs.declines_innate(t):
+            add = rs.diff["easy"] + cb
+        else:
+            agi = Step(max(1, t.stats["attributes"]["agility"].index + rs.attr_steps(t, "agility")))
+            dfn, add = tuple(agi.dice), cb
+    else:
+        cb = rs.cover_table[g.cover(t.pos, a.pos, melee=True)] if not t.res["attacked_last"] else 0
+        if t.res["grappled_by"] == a.id:
+            add = int(rs.data["grapple"]["held_difficulty"])
+        elif st is not None and (p := rs.defence_pool(state, t, st["mode"], rs.stance_steps(t))) is not None:
+            dfn, add = steps_sizes(p[:2]), cb
+        else:
+            floor = 5 if rs.has_style(t, "capoeira") else 0
+            if rs.declines_innate(t) and not floor:
+                add = rs.diff["easy"] + cb
+            else:
+                agi = Step(max(1, t.stats["attributes"]["agility"].index + rs.attr_steps(t, "agility")))
+                dfn, add = tuple(agi.dice), cb
+    p_hit, e_margin, p_x = hit_stats(att, dfn, add, floor, extra, rs.xmargin)
+    if option in ("trip", "disarm", "takedown") or action.kind == "grapple":
+        return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
+    die = w.damage
+    if option in ("burst", "autofire"):
+        die = die + int(rs.modes[option]["damage_steps"])
+    if option.startswith("called:"):
+        col = rs.called["areas"][option[7:]]["wound" if w.dtype == "W" else "stun_basic"]
+        die = die + int(col.get("damage_steps", 0))
+    if w.kind == "explosive":
+        n = max(0, int(w.x("blast_dice", 1)) - g.cover(t.pos, t.pos))
+        e_total = n * w.damage.mean
+        return {"p_hit": p_hit, "p_extraordinary": 0.0, "exp_damage": e_total, "exp_margin": 0.0}
+    stun, wound = rs.split(int(round(e_margin)), w.dtype, int(round(die.mean)))
+    aw = sum(x.W for x in t.armour)
+    as_ = sum(x.S for x in t.armour)
+    dmg = max(0.0, wound - aw) + max(0.0, stun - as_)
+    strikes = 2 if option == "double" else 1
+    return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": strikes * p_hit * dmg, "exp_margin": e_margin,
+            "damage_if_hit": dmg}
