@@ -98,6 +98,8 @@ class Grid:
         self._ring: list[tuple[int, ...]] = [self._ring8(i) for i in range(self.n)]
         self._los: dict[int, bool] = {}
         self._cover: dict[int, int] = {}
+        self._vis: dict[int, object] = {}
+        self.static_layers = None  # built by envs.encoding on first use
         self._reach: dict[tuple, dict[int, int]] = {}
         self.reach_cap = 0  # rulesets raise it to their largest move so one search serves all
         self.move_actions: list = []  # per-cell move actions, built by rulesets on first use
@@ -195,6 +197,16 @@ class Grid:
             if (x, y) != (x1, y1) and opaque[y * w + x]:
                 return False
         return True
+
+    def visible_row(self, a: int):
+        """A read-only numpy bool array: which cells a figure in cell a can see (cached)."""
+        row = self._vis.get(a)
+        if row is None:
+            import numpy as np
+            row = np.fromiter((self.los(a, b) for b in range(self.n)), dtype=bool, count=self.n)
+            row.flags.writeable = False
+            self._vis[a] = row
+        return row
 
     # -- cover ----------------------------------------------------------------------
     def cover(self, defender: int, attacker: int, melee: bool = False) -> int:

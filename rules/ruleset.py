@@ -106,6 +106,10 @@ class Ruleset(ABC):
         """The longest distance (metres) at which the figure can attack now (0 if it cannot)."""
         return 0.0
 
+    def weapon_slots(self, c: Combatant) -> list[str]:
+        """The figure's weapons in a stable order (the env's weapon slots)."""
+        return []
+
     def ammo_frac(self, c: Combatant) -> float:
         """Fraction of ammunition left in the figure's main ranged weapon (1 when none is needed)."""
         return 1.0

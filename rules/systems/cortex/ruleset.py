@@ -501,6 +501,9 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
             best = max(best, r)
         return best
 
+    def weapon_slots(self, c: Combatant) -> list[str]:
+        return [w.name for w in self.weapons_of(c)]
+
     def ammo_frac(self, c: Combatant) -> float:
         ranged = [w for w in self.weapons_of(c) if w.ranged and w.magazine]
         if not ranged:

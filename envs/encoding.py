@@ -1,0 +1,402 @@
+"""Observation features and the flat action layout, derived from a ruleset's declarations.
+
+Nothing here knows a rule: it reads `Ruleset.supported_actions`, `economy_features`,
+`weapon_slots`, `reach_m`, `ammo_frac`, `health`, the map and the state, and turns them
+into arrays (and back, for actions). One `Layout` serves a ruleset at a padded map size
+and a number of unit slots, so one policy can play many maps.
+
+Action layout (one flat `Discrete`), in order:
+
+| block | size | meaning |
+|---|---|---|
+| end turn | 1 | end the acting figure's turn |
+| move | H x W | move to cell (x, y) of the padded map: index 1 + y * W + x |
+| enemy options | E x T_e | option t (kind, weapon slot, option) against enemy slot e |
+| self options | T_s | options on oneself (defend, reload a weapon slot, prone, stand, use ..., pick up from the own or a next cell) |
+| ally options | A x T_a | options towards ally slot a (first aid ...) |
+
+Observation (`spaces.Dict`):
+
+- `grid` (C x H x W, 0..1): the channels of `GRID_CHANNELS`.
+- `cover` (E x 2, 0..1): per enemy slot, the cover the enemy has against the acting
+  figure and the cover the acting figure has against it (level / 4).
+- `economy` (ECON_LEN): the ruleset's named action-economy numbers, padded with zeros.
+- `units` (1 + A + E slots x `UNIT_FEATURES`): slot 0 is the acting figure, then allies,
+  then enemies, in scenario order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rules.actions import END_TURN, Action
+from rules.ruleset import Ruleset
+from rules.state import BattleState, Combatant
+
+GRID_CHANNELS = ("in_map", "impassable", "blocks_sight", "cover", "difficult", "actor", "allies", "enemies",
+                 "ally_health", "enemy_health", "prone", "down", "reachable", "line_of_sight", "threat",
+                 "objects")
+CONDITION_FEATURES = ("prone", "grappled", "grappling", "stunned", "impaired", "incapacitated", "unconscious",
+                      "dying", "dead", "knocked_out", "suppressed", "aiming", "holding_action")
+UNIT_FEATURES = ("present", "is_self", "is_ally", "is_enemy", "dx", "dy", "distance", "health", "down",
+                 "reach", "ammo", "in_sight", "cover_vs_actor", "actor_cover_vs") + CONDITION_FEATURES
+ECON_LEN = 32
+WEAPON_SLOTS = 4
+RING = ((0, 0), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
+
+ENEMY_KINDS = ("attack", "grapple", "feint", "disarm")
+ALLY_KINDS = ("first_aid",)
+WEAPON_KINDS = ("attack", "reload", "ready")
+CELL_KINDS = ("pick_up",)
+NON_SELF = ("end_turn", "move") + ENEMY_KINDS + ALLY_KINDS + CELL_KINDS
+
+
+def _opt(o: str | None) -> str:
+    return o or ""
+
+
+@dataclass
+class Layout:
+    """The action layout and observation shapes for one ruleset, map size and slot counts."""
+
+    ruleset: Ruleset
+    height: int
+    width: int
+    n_enemy: int
+    n_ally: int
+    enemy_templates: list[tuple[str, int, str]] = field(default_factory=list)
+    self_templates: list[tuple[str, int, str]] = field(default_factory=list)
+    ally_templates: list[tuple[str, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        sa = self.ruleset.supported_actions
+        for kind in ENEMY_KINDS:
+            if kind not in sa:
+                continue
+            opts = sa[kind] or ("",)
+            slots = range(WEAPON_SLOTS) if kind in WEAPON_KINDS else (-1,)
+            for ws in slots:
+                for o in opts:
+                    self.enemy_templates.append((kind, ws, o))
+        for kind, opts in sa.items():
+            if kind in NON_SELF:
+                continue
+            opts = opts or ("",)
+            slots = range(WEAPON_SLOTS) if kind in WEAPON_KINDS else (-1,)
+            for ws in slots:
+                for o in opts:
+                    self.self_templates.append((kind, ws, o))
+        if "pick_up" in sa:
+            for k in range(len(RING)):
+                self.self_templates.append(("pick_up", k, ""))
+        for kind in ALLY_KINDS:
+            if kind in sa:
+                for o in sa[kind] or ("",):
+                    self.ally_templates.append((kind, o))
+        self.n_move = self.height * self.width
+        self.off_enemy = 1 + self.n_move
+        self.off_self = self.off_enemy + self.n_enemy * len(self.enemy_templates)
+        self.off_ally = self.off_self + len(self.self_templates)
+        self.n_actions = self.off_ally + self.n_ally * len(self.ally_templates)
+        self._enemy_index = {t: i for i, t in enumerate(self.enemy_templates)}
+        self._self_index = {t: i for i, t in enumerate(self.self_templates)}
+        self._ally_index = {t: i for i, t in enumerate(self.ally_templates)}
+        self.n_units = 1 + self.n_ally + self.n_enemy
+        self.econ_names = tuple(self.ruleset.economy_features)[:ECON_LEN]
+
+    # -- identity -------------------------------------------------------------------
+    def fingerprint(self) -> dict[str, Any]:
+        """What a trained policy must match: ruleset, version, shapes and the action layout."""
+        return {"ruleset": self.ruleset.name, "version": self.ruleset.version, "height": self.height,
+                "width": self.width, "n_enemy": self.n_enemy, "n_ally": self.n_ally,
+                "n_actions": self.n_actions, "grid_channels": list(GRID_CHANNELS),
+                "unit_features": list(UNIT_FEATURES), "economy": list(self.econ_names),
+                "enemy_templates": [list(t) for t in self.enemy_templates],
+                "self_templates": [list(t) for t in self.self_templates],
+                "ally_templates": [list(t) for t in self.ally_templates]}
+
+    # -- slots ----------------------------------------------------------------------
+    def slots(self, state: BattleState, team: str) -> tuple[list[Combatant], list[Combatant]]:
+        """(ally slots, enemy slots) for a team, in scenario order (fixed for a fight)."""
+        allies = [c for c in state.combatants if c.team == team]
+        enemies = [c for c in state.combatants if c.team != team]
+        return allies, enemies
+
+    # -- actions --------------------------------------------------------------------
+    def describe(self, index: int) -> str:
+        """An action index in words."""
+        if index == 0:
+            return "end turn"
+        if index < self.off_enemy:
+            y, x = divmod(index - 1, self.width)
+            return f"move to ({x}, {y})"
+        if index < self.off_self:
+            e, t = divmod(index - self.off_enemy, len(self.enemy_templates))
+            kind, ws, o = self.enemy_templates[t]
+            return f"{kind}{f' with weapon slot {ws}' if ws >= 0 else ''}{f' [{o}]' if o else ''} -> enemy slot {e}"
+        if index < self.off_ally:
+            kind, ws, o = self.self_templates[index - self.off_self]
+            if kind == "pick_up":
+                return f"pick up from {'own cell' if ws == 0 else f'next cell {RING[ws]}'}"
+            return f"{kind}{f' weapon slot {ws}' if ws >= 0 else ''}{f' [{o}]' if o else ''}"
+        if index < self.n_actions:
+            a, t = divmod(index - self.off_ally, len(self.ally_templates))
+            kind, o = self.ally_templates[t]
+            return f"{kind}{f' [{o}]' if o else ''} -> ally slot {a}"
+        return f"invalid action {index}"
+
+    def encode(self, state: BattleState, actor: Combatant, action: Action) -> int | None:
+        """The index of a concrete action, or None when the layout cannot express it."""
+        k = action.kind
+        if k == "end_turn":
+            return 0
+        g = state.grid
+        if k == "move":
+            x, y = g.xy(action.cell)
+            if x >= self.width or y >= self.height:
+                return None
+            return 1 + y * self.width + x
+        allies, enemies = self.slots(state, actor.team)
+        if k in ENEMY_KINDS:
+            e = next((i for i, c in enumerate(enemies) if c.id == action.target), None)
+            if e is None or e >= self.n_enemy:
+                return None
+            ws = -1
+            if k in WEAPON_KINDS:
+                names = self.ruleset.weapon_slots(actor)
+                if action.weapon not in names:
+                    return None
+                ws = names.index(action.weapon)
+                if ws >= WEAPON_SLOTS:
+                    return None
+            t = self._enemy_index.get((k, ws, _opt(action.option)))
+            return None if t is None else self.off_enemy + e * len(self.enemy_templates) + t
+        if k in ALLY_KINDS:
+            others = [c for c in allies if c.id != actor.id]
+            a = next((i for i, c in enumerate(others) if c.id == action.target), None)
+            t = self._ally_index.get((k, _opt(action.option)))
+            if a is None or t is None or a >= self.n_ally:
+                return None
+            return self.off_ally + a * len(self.ally_templates) + t
+        if k == "pick_up":
+            ax, ay = g.xy(actor.pos)
+            cx, cy = g.xy(action.cell)
+            try:
+                ring = RING.index((cx - ax, cy - ay))
+            except ValueError:
+                return None
+            return self.off_self + self._self_index[("pick_up", ring, "")]
+        ws = -1
+        if k in WEAPON_KINDS:
+            names = self.ruleset.weapon_slots(actor)
+            if action.weapon not in names or names.index(action.weapon) >= WEAPON_SLOTS:
+                return None
+            ws = names.index(action.weapon)
+        t = self._self_index.get((k, ws, _opt(action.option)))
+        return None if t is None else self.off_self + t
+
+    def legal_map(self, state: BattleState, actor: Combatant, legal: list[Action]) -> dict[int, Action]:
+        """index -> the legal action it stands for (the first, when several share an index)."""
+        g = state.grid
+        gw, W, H = g.width, self.width, self.height
+        allies, enemies = self.slots(state, actor.team)
+        eslot = {c.id: i for i, c in enumerate(enemies) if i < self.n_enemy}
+        aslot = {c.id: i for i, c in enumerate(c for c in allies if c is not actor) if i < self.n_ally}
+        wslot = {n: i for i, n in enumerate(self.ruleset.weapon_slots(actor)) if i < WEAPON_SLOTS}
+        ne = len(self.enemy_templates)
+        na = len(self.ally_templates)
+        eidx, sidx, aidx = self._enemy_index, self._self_index, self._ally_index
+        ax, ay = g.xy(actor.pos)
+        out: dict[int, Action] = {}
+        for a in legal:
+            k = a.kind
+            i = None
+            if k == "move":
+                x, y = a.cell % gw, a.cell // gw
+                if x < W and y < H:
+                    i = 1 + y * W + x
+            elif k == "end_turn":
+                i = 0
+            elif k in ENEMY_KINDS:
+                e = eslot.get(a.target)
+                if e is not None:
+                    ws = wslot.get(a.weapon, -2) if k in WEAPON_KINDS else -1
+                    t = eidx.get((k, ws, a.option or ""))
+                    if t is not None:
+                        i = self.off_enemy + e * ne + t
+            elif k in ALLY_KINDS:
+                s_ = aslot.get(a.target)
+                t = aidx.get((k, a.option or ""))
+                if s_ is not None and t is not None:
+                    i = self.off_ally + s_ * na + t
+            elif k == "pick_up":
+                cx, cy = g.xy(a.cell)
+                d = (cx - ax, cy - ay)
+                if d in RING:
+                    i = self.off_self + sidx[("pick_up", RING.index(d), "")]
+            else:
+                ws = wslot.get(a.weapon, -2) if k in WEAPON_KINDS else -1
+                t = sidx.get((k, ws, a.option or ""))
+                if t is not None:
+                    i = self.off_self + t
+            if i is not None and i not in out:
+                out[i] = a
+        if not out:
+            out[0] = END_TURN
+        return out
+
+    def mask(self, legal_map: dict[int, Action]) -> np.ndarray:
+        m = np.zeros(self.n_actions, dtype=np.int8)
+        m[list(legal_map)] = 1
+        return m
+
+    # -- observations ---------------------------------------------------------------
+    def spaces(self):
+        from gymnasium import spaces
+        return spaces.Dict({
+            "grid": spaces.Box(0.0, 1.0, (len(GRID_CHANNELS), self.height, self.width), np.float32),
+            "cover": spaces.Box(0.0, 1.0, (self.n_enemy, 2), np.float32),
+            "economy": spaces.Box(-100.0, 100.0, (ECON_LEN,), np.float32),
+            "units": spaces.Box(-1.0, 1.0, (self.n_units, len(UNIT_FEATURES)), np.float32),
+        })
+
+    def _static(self, state: BattleState) -> np.ndarray:
+        g = state.grid
+        layers = g.static_layers
+        if layers is not None and layers.shape[1:] == (self.height, self.width):
+            return layers
+        H, W = self.height, self.width
+        st = np.zeros((5, H, W), dtype=np.float32)
+        st[1, :, :] = 1.0  # padding is impassable
+        for i in range(g.n):
+            x, y = g.xy(i)
+            if x >= W or y >= H:
+                continue
+            t = g.terrain[i]
+            st[0, y, x] = 1.0
+            st[1, y, x] = float(t.blocks_move)
+            st[2, y, x] = float(t.blocks_sight)
+            st[3, y, x] = t.cover / 4.0
+            st[4, y, x] = float(t.difficult)
+        st.flags.writeable = False
+        g.static_layers = st
+        return st
+
+    def observe(self, state: BattleState, actor: Combatant | None, team: str,
+                reachable: dict[int, int] | None = None) -> dict[str, np.ndarray]:
+        """The observation of `team` with `actor` acting (actor None: a neutral view)."""
+        rs = self.ruleset
+        g = state.grid
+        H, W = self.height, self.width
+        C = len(GRID_CHANNELS)
+        grid = np.zeros((C, H, W), dtype=np.float32)
+        grid[:5] = self._static(state)
+        allies, enemies = self.slots(state, team)
+        gw = g.width
+        gh = g.height
+        for c in state.combatants:
+            x, y = c.pos % gw, c.pos // gw
+            if x >= W or y >= H:
+                continue
+            hp, mx = rs.health(c)
+            frac = hp / mx if mx else 0.0
+            if c is actor:
+                grid[5, y, x] = 1.0
+            elif c.team == team:
+                grid[6, y, x] = 1.0
+            else:
+                grid[7, y, x] = 1.0
+            if c.team == team:
+                grid[8, y, x] = frac
+            else:
+                grid[9, y, x] = frac
+            if "prone" in c.conditions:
+                grid[10, y, x] = 1.0
+            if c.down:
+                grid[11, y, x] = 1.0
+        if actor is not None:
+            for cell in (reachable or ()):
+                x, y = cell % gw, cell // gw
+                if x < W and y < H:
+                    grid[12, y, x] = 1.0
+            vis = g.visible_row(actor.pos).reshape(gh, gw)
+            grid[13, :min(gh, H), :min(gw, W)] = vis[:H, :W]
+        live_enemies = [c for c in enemies if not c.down]
+        if live_enemies:
+            threat = np.zeros(g.n, dtype=np.float32)
+            for c in live_enemies:
+                threat += g.visible_row(c.pos)
+            threat /= len(live_enemies)
+            grid[14, :min(gh, H), :min(gw, W)] = threat.reshape(gh, gw)[:H, :W]
+        for cell, items in state.objects.items():
+            if items:
+                x, y = cell % gw, cell // gw
+                if x < W and y < H:
+                    grid[15, y, x] = 1.0
+        cover = np.zeros((self.n_enemy, 2), dtype=np.float32)
+        nf = len(UNIT_FEATURES)
+        rows = [[0.0] * nf for _ in range(self.n_units)]
+        diag = max(1.0, float(np.hypot(W, H)))
+        slots: list[tuple[int, Combatant]] = []
+        if actor is not None:
+            slots.append((0, actor))
+        others = [c for c in allies if c is not actor][: self.n_ally]
+        slots += [(1 + i, c) for i, c in enumerate(others)]
+        slots += [(1 + self.n_ally + i, c) for i, c in enumerate(enemies[: self.n_enemy])]
+        span = max(1.0, max(H, W) * g.cell_m)
+        if actor is not None:
+            rx, ry = actor.pos % gw, actor.pos // gw
+        for row, c in slots:
+            u = rows[row]
+            hp, mx = rs.health(c)
+            enemy = c.team != team
+            u[0] = 1.0
+            u[1] = float(c is actor)
+            u[2] = float(not enemy and c is not actor)
+            u[3] = float(enemy)
+            cx, cy = c.pos % gw, c.pos // gw
+            if actor is not None:
+                u[4] = (cx - rx) / W
+                u[5] = (cy - ry) / H
+                u[6] = min(1.0, ((cx - rx) ** 2 + (cy - ry) ** 2) ** 0.5 / diag)
+                u[11] = float(g.los(actor.pos, c.pos))
+                if enemy:
+                    cv = g.cover(c.pos, actor.pos) / 4.0
+                    av = g.cover(actor.pos, c.pos) / 4.0
+                    u[12], u[13] = cv, av
+                    cover[row - 1 - self.n_ally] = (cv, av)
+            else:
+                u[4], u[5] = cx / W, cy / H
+            u[7] = hp / mx if mx else 0.0
+            down = c.down
+            u[8] = float(down)
+            if not down:
+                u[9] = min(1.0, rs.reach_m(c) / span)
+                u[10] = rs.ammo_frac(c)
+            conds = c.conditions
+            if conds:
+                for j, name in enumerate(CONDITION_FEATURES):
+                    if name in conds:
+                        u[14 + j] = 1.0
+        units = np.array(rows, dtype=np.float32)
+        econ = np.zeros(ECON_LEN, dtype=np.float32)
+        if actor is not None and state.actor is actor:
+            ev = rs.economy(state)
+            for i, name in enumerate(self.econ_names):
+                econ[i] = ev.get(name, 0.0)
+            np.clip(econ, -100.0, 100.0, out=econ)
+        return {"grid": grid, "cover": cover, "economy": econ, "units": units}
+
+
+_LAYOUTS: dict[tuple, Layout] = {}
+
+
+def layout_for(ruleset: Ruleset, height: int, width: int, n_enemy: int, n_ally: int) -> Layout:
+    key = (ruleset.name, ruleset.version, height, width, n_enemy, n_ally)
+    lay = _LAYOUTS.get(key)
+    if lay is None:
+        lay = _LAYOUTS[key] = Layout(ruleset, height, width, n_enemy, n_ally)
+    return lay

@@ -1,0 +1,254 @@
+"""`SkirmishEnv`: a tabletop skirmish under real rules as a single-agent Gymnasium env."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Policy, make_policy
+from envs.encoding import GRID_CHANNELS, Layout, layout_for
+from rules.actions import Action
+from rules.battle import Battle
+from rules.dice import Dice
+from rules.errors import TacticaError
+from rules.ruleset import get_ruleset
+from rules.scenario import ScenarioSpec, load_scenario, new_battle
+from rules.state import BattleState
+
+DEFAULT_REWARD = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.0, "damage_taken": 0.0,
+                  "illegal": -1.0}
+
+
+class SkirmishEnv(gym.Env):
+    """A tabletop-RPG skirmish: one team is the agent, the other teams are played by a policy.
+
+    ## Description
+    Two or more teams fight on a square-grid battle map under one rule system (`cortex` ...)
+    until one team is left standing or the round limit passes. Each step is one decision of
+    the agent team's acting figure; the opponents' turns are played inside `step` by the
+    opponent policy (a registry name such as `tactical`, or a `Policy` object).
+
+    ## Action space
+    One flat `Discrete(n)`, laid out from the ruleset's declared actions (see
+    `envs.encoding`): 0 ends the turn; `1 + y * W + x` moves to padded cell (x, y); then each
+    (kind, weapon slot, option) template against each enemy slot; then options on oneself;
+    then options towards each ally slot. `describe_action(i)` says what an index means. The
+    mask is exact: `action_masks()` (for sb3-contrib MaskablePPO) and `info["action_mask"]`
+    (int8) mark the indices that stand for a legal action now.
+
+    ## Observation space
+    A `Dict`: `grid` (channels x H x W: map, cover, figures, health, prone, down, reachable
+    cells, line of sight, threat, objects), `cover` (per enemy slot, its cover against the
+    acting figure and the acting figure's against it), `economy` (the ruleset's named
+    action-economy numbers, `economy_names`), `units` (slot 0 the acting figure, then allies,
+    then enemies: position relative to the acting figure, health, conditions, reach, ammo,
+    line of sight). Maps smaller than `map_size` are padded.
+
+    ## Rewards
+    +1 when the agent team wins, -1 when it loses, 0 for a draw (the `reward` argument
+    changes them); optional shaping per step: `damage_dealt` x (enemy health lost / enemy
+    health at the start) and `damage_taken` x (own health lost / own health at the start),
+    both 0 by default. An illegal action gives `reward["illegal"]` (-1) and ends the episode.
+
+    ## Episode end
+    Terminated when a side is out (or after an illegal action, with `info["illegal_action"]`);
+    truncated when the fight reaches its round limit. Stepping after the end raises an error.
+
+    ## Arguments
+    `ruleset` (default: the scenario's), `scenario` (a bundled name, a file, or "generated"
+    with `generator` settings), `opponent` (policy name or object, default `tactical`),
+    `agent_team` (default: the first team), `reward` (a dict updating `DEFAULT_REWARD`),
+    `map_size` ((H, W) to pad to), `max_enemies` / `max_allies` (unit slots),
+    `render_mode` (`ansi` or `rgb_array`).
+
+    ## Registered configurations
+    `tactica/Skirmish-v{N}` (generic: pass `ruleset` and `scenario`) and one id per bundled
+    scenario, e.g. `tactica/CortexWarehouse-v{N}`, where N is the ruleset's version.
+
+    ## Version history
+    - v1: first release (cortex ruleset version 1).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, ruleset: str | None = None, scenario: str | Mapping[str, Any] = "cortex/warehouse",
+                 opponent: str | Policy = "tactical", agent_team: str | None = None,
+                 reward: Mapping[str, float] | None = None, map_size: tuple[int, int] | None = None,
+                 max_enemies: int | None = None, max_allies: int | None = None,
+                 generator: Mapping[str, Any] | None = None, render_mode: str | None = None) -> None:
+        super().__init__()
+        self.scenario_arg = scenario
+        self.generator_args = dict(generator or {})
+        if scenario == "generated":
+            if ruleset is None:
+                raise TacticaError("a generated scenario needs a ruleset", field="ruleset", expected="a ruleset name")
+            spec = self._generate(0)
+        else:
+            spec, _ = load_scenario(scenario)
+        if ruleset is not None and ruleset != spec.ruleset:
+            raise TacticaError(f"scenario {spec.name} is a {spec.ruleset} scenario, not {ruleset}",
+                               field="ruleset", expected=spec.ruleset)
+        self.ruleset_name = spec.ruleset
+        self.rs = get_ruleset(spec.ruleset)
+        self.spec0 = spec
+        teams = [t.name for t in spec.teams]
+        self.agent_team = agent_team or teams[0]
+        if self.agent_team not in teams:
+            raise TacticaError(f"no team {self.agent_team!r}", field="agent_team", expected=" or ".join(teams))
+        rows = spec.map.rows
+        if map_size is None:
+            gs = self.generator_args.get("size", (len(rows), len(rows[0])))
+            map_size = (max(len(rows), int(gs[0])), max(len(rows[0]), int(gs[1])))
+        self.map_size = (int(map_size[0]), int(map_size[1]))
+        n_team = {t.name: len(t.combatants) for t in spec.teams}
+        n_enemy = max_enemies or sum(v for k, v in n_team.items() if k != self.agent_team)
+        n_ally = max_allies if max_allies is not None else max(0, n_team[self.agent_team] - 1)
+        self.layout: Layout = layout_for(self.rs, self.map_size[0], self.map_size[1], n_enemy, n_ally)
+        self.observation_space = self.layout.spaces()
+        self.action_space = gym.spaces.Discrete(self.layout.n_actions)
+        self.opponent_arg = opponent
+        self.reward_cfg = {**DEFAULT_REWARD, **(reward or {})}
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise TacticaError(f"render mode {render_mode!r}", field="render_mode", expected="ansi or rgb_array")
+        self.render_mode = render_mode
+        self.battle: Battle | None = None
+        self._done = True
+        self._legal: dict[int, Action] = {0: Action("end_turn")}
+        self._opponent: Policy | None = None
+
+    # -- helpers --------------------------------------------------------------------
+    @property
+    def economy_names(self) -> tuple[str, ...]:
+        return self.layout.econ_names
+
+    @property
+    def grid_channels(self) -> tuple[str, ...]:
+        return GRID_CHANNELS
+
+    def describe_action(self, index: int) -> str:
+        return self.layout.describe(int(index))
+
+    def _generate(self, seed: int) -> ScenarioSpec:
+        from envs.generators import generate_scenario
+        args = dict(self.generator_args)
+        args.setdefault("ruleset", self.ruleset_name if hasattr(self, "ruleset_name") else None)
+        spec, _ = load_scenario(generate_scenario(seed=seed, **{k: v for k, v in args.items() if v is not None}))
+        return spec
+
+    def _team_health(self, state: BattleState) -> tuple[float, float]:
+        own = other = 0.0
+        for c in state.combatants:
+            h = self.rs.health(c)[0]
+            if c.team == self.agent_team:
+                own += h
+            else:
+                other += h
+        return own, other
+
+    def _advance_opponents(self) -> None:
+        b = self.battle
+        s = b.state
+        while not s.over and s.actor is not None and s.actor.team != self.agent_team:
+            b.step(self._opponent.act(s, s.actor), check=False)
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        s = self.battle.state
+        actor = s.actor if (not s.over and s.actor is not None and s.actor.team == self.agent_team) else None
+        if actor is not None:
+            legal = self.rs.legal_actions(s)
+            self._legal = self.layout.legal_map(s, actor, legal)
+            reach = [a.cell for a in legal if a.kind == "move"]
+        else:
+            self._legal = {0: Action("end_turn")}
+            reach = []
+        return self.layout.observe(s, actor, self.agent_team, reach)
+
+    def _info(self) -> dict[str, Any]:
+        s = self.battle.state
+        return {"action_mask": self.layout.mask(self._legal), "round": s.round,
+                "actor": s.actor.id if s.actor is not None and not s.over else None}
+
+    # -- gymnasium API ----------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self.scenario_arg == "generated":
+            spec = self._generate(int(rng.integers(0, 1_000_000)))
+        else:
+            spec = self.spec0
+        dice = Dice(np.random.default_rng(int(rng.integers(0, 2**63 - 1))))
+        self.battle = new_battle(spec, dice, record=False)
+        if isinstance(self.opponent_arg, Policy):
+            self._opponent = self.opponent_arg
+        else:
+            self._opponent = make_policy(self.opponent_arg, int(rng.integers(0, 2**63 - 1)))
+        self.battle.start()
+        self._advance_opponents()
+        s = self.battle.state
+        self._start_health = self._team_health(s)
+        self._last_health = self._start_health
+        self._done = False
+        obs = self._observe()
+        return obs, self._info()
+
+    def step(self, action):
+        if self.battle is None or self._done:
+            raise TacticaError("step() called on a finished episode", field="action",
+                               expected="reset() before stepping again")
+        a = int(action)
+        if not 0 <= a < self.layout.n_actions:
+            raise TacticaError(f"action {action!r} is outside the action space", field="action",
+                               expected=f"0 <= action < {self.layout.n_actions}")
+        s = self.battle.state
+        if a not in self._legal:
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            info["illegal_reason"] = f"{self.describe_action(a)} is not legal now"
+            return self._observe(), float(self.reward_cfg["illegal"]), True, False, info
+        self.battle.step(self._legal[a], check=False)
+        self._advance_opponents()
+        own, other = self._team_health(s)
+        lo, lt = self._last_health
+        so, st = self._start_health
+        reward = 0.0
+        if self.reward_cfg["damage_dealt"]:
+            reward += self.reward_cfg["damage_dealt"] * (lt - other) / max(1e-9, st)
+        if self.reward_cfg["damage_taken"]:
+            reward -= self.reward_cfg["damage_taken"] * (lo - own) / max(1e-9, so)
+        self._last_health = (own, other)
+        terminated = truncated = False
+        if s.over:
+            self._done = True
+            if s.winner == self.agent_team:
+                reward += self.reward_cfg["win"]
+                terminated = True
+            elif s.winner is None:
+                reward += self.reward_cfg["draw"]
+                if s.end_reason == "round limit":
+                    truncated = True
+                else:
+                    terminated = True
+            else:
+                reward += self.reward_cfg["loss"]
+                terminated = True
+        obs = self._observe()
+        info = self._info()
+        if s.over:
+            info["winner"] = s.winner
+        return obs, float(reward), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal-action mask as booleans (sb3-contrib MaskablePPO)."""
+        return self.layout.mask(self._legal).astype(bool)
+
+    # -- rendering ------------------------------------------------------------------
+    def render(self):
+        if self.render_mode is None or self.battle is None:
+            return None
+        from envs.render import render_ansi, render_rgb
+        if self.render_mode == "ansi":
+            return render_ansi(self.battle.state, self.rs, self.agent_team)
+        return render_rgb(self.battle.state, self.rs, self.agent_team, self.map_size)

@@ -1,0 +1,180 @@
+"""Conformance of the environments over every registered id and every ruleset.
+
+Gymnasium's and stable-baselines3's env checkers, a same-seed double rollout, pickling,
+both render modes, exact masks, illegal actions and the PettingZoo API and seed tests.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import envs  # noqa: F401  (registers the ids)
+from envs.encoding import layout_for
+from envs.multiagent import SkirmishAEC
+from envs.registration import registered_ids
+from envs.skirmish import SkirmishEnv
+from rules.errors import TacticaError
+from rules.ruleset import available_rulesets, get_ruleset
+from rules.scenario import bundled_scenarios, load_scenario
+
+IDS = sorted(registered_ids())
+OPP = "aggressive"  # a fast opponent keeps the suite short; the default (tactical) is tested once
+
+
+def first_scenario(ruleset: str) -> str:
+    return next(s for s in bundled_scenarios() if load_scenario(s)[0].ruleset == ruleset)
+
+
+def make(env_id: str, **kw) -> gym.Env:
+    kw.setdefault("opponent", OPP)
+    if env_id == "tactica/Skirmish-v0":
+        kw.setdefault("scenario", "cortex/duel")
+    return gym.make(env_id, disable_env_checker=True, **kw).unwrapped
+
+
+def rollout(env: gym.Env, seed: int, steps: int = 60):
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    out = [(obs, 0.0)]
+    for _ in range(steps):
+        legal = np.flatnonzero(env.action_masks())
+        obs, r, term, trunc, info = env.step(int(rng.choice(legal)))
+        out.append((obs, r))
+        if term or trunc:
+            obs, info = env.reset()
+            out.append((obs, 0.0))
+    return out
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_gymnasium_and_sb3_env_checkers(env_id):
+    from gymnasium.utils.env_checker import check_env as gym_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gym_check(make(env_id), skip_render_check=True)
+        sb3_check(make(env_id), warn=False)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_same_seed_same_rollout_and_pickle_and_render(env_id):
+    a = rollout(make(env_id), 7)
+    b = rollout(make(env_id), 7)
+    assert len(a) == len(b)
+    for (oa, ra), (ob, rb) in zip(a, b):
+        assert ra == rb
+        for k in oa:
+            np.testing.assert_array_equal(oa[k], ob[k])
+    env = make(env_id, render_mode="ansi")
+    env.reset(seed=3)
+    env.step(int(np.flatnonzero(env.action_masks())[-1]))
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.render() == env.render()
+    assert "round" in env.render()
+    img = make(env_id, render_mode="rgb_array")
+    img.reset(seed=1)
+    frame = img.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3 and frame.std() > 0
+
+
+@pytest.mark.parametrize("ruleset", available_rulesets())
+def test_every_ruleset_has_an_env_and_a_generic_id(ruleset):
+    env = gym.make("tactica/Skirmish-v0", scenario=first_scenario(ruleset), opponent=OPP,
+                   disable_env_checker=True).unwrapped
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert len(env.economy_names) == len(get_ruleset(ruleset).economy_features[:32])
+
+
+def test_mask_is_exact():
+    """Every masked index stands for a legal action and every expressible legal action is masked."""
+    env = SkirmishEnv(scenario="cortex/saloon", opponent=OPP)
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    for _ in range(150):
+        s = env.battle.state
+        actor = s.actor
+        legal = env.rs.legal_actions(s)
+        mask = env.action_masks()
+        idx = {env.layout.encode(s, actor, a) for a in legal} - {None}
+        assert set(np.flatnonzero(mask)) == idx
+        for i in np.flatnonzero(mask):
+            assert env._legal[int(i)] in legal
+            assert env.describe_action(int(i))
+        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        np.testing.assert_array_equal(info["action_mask"].astype(bool), env.action_masks())
+        if term or trunc:
+            env.reset()
+
+
+def test_illegal_action_ends_episode_without_corrupting_state_and_step_after_end_fails():
+    env = SkirmishEnv(scenario="cortex/duel", opponent=OPP)
+    env.reset(seed=0)
+    before = repr(env.battle.state.combatants)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, r, term, trunc, info = env.step(illegal)
+    assert term and not trunc and r == -1.0 and info["illegal_action"]
+    assert repr(env.battle.state.combatants) == before
+    with pytest.raises(TacticaError):
+        env.step(0)
+    with pytest.raises(TacticaError):
+        SkirmishEnv(scenario="cortex/duel", opponent=OPP).step(0)
+
+
+def test_win_reward_and_truncation():
+    env = SkirmishEnv(scenario="cortex/duel", opponent="random", reward={"damage_dealt": 0.5})
+    rng = np.random.default_rng(1)
+    outcomes = set()
+    for ep in range(6):
+        env.reset(seed=ep)
+        done = False
+        total = 0.0
+        while not done:
+            m = env.action_masks()
+            attacks = [i for i in np.flatnonzero(m) if i >= env.layout.off_enemy]
+            a = int(rng.choice(attacks)) if attacks else int(rng.choice(np.flatnonzero(m)))
+            _, r, term, trunc, info = env.step(a)
+            total += r
+            done = term or trunc
+        s = env.battle.state
+        if s.winner == env.agent_team:
+            assert term and total >= 1.0
+        elif s.winner is None:
+            assert trunc == (s.end_reason == "round limit")
+        else:
+            assert term and total <= 0.5 - 1.0 + 1e-9
+        outcomes.add(s.winner)
+    assert env.agent_team in outcomes
+
+
+def test_action_layout_is_derived_from_the_ruleset():
+    rs = get_ruleset("cortex")
+    lay = layout_for(rs, 10, 12, 3, 2)
+    assert lay.n_actions == 1 + 120 + 3 * len(lay.enemy_templates) + len(lay.self_templates) \
+        + 2 * len(lay.ally_templates)
+    assert ("attack", 0, "called:head") in lay.enemy_templates
+    assert ("defend", -1, "block") in lay.self_templates
+    assert lay.describe(0) == "end turn" and lay.describe(1 + 12 * 2 + 5) == "move to (5, 2)"
+    assert "enemy slot 2" in lay.describe(lay.off_enemy + 2 * len(lay.enemy_templates))
+
+
+def test_default_opponent_is_tactical():
+    env = gym.make("tactica/CortexDuel-v1", disable_env_checker=True).unwrapped
+    env.reset(seed=0)
+    assert env._opponent.name == "tactical"
+
+
+@pytest.mark.parametrize("scenario", ["cortex/duel", "cortex/saloon"])
+def test_pettingzoo_api_and_seed(scenario):
+    from pettingzoo.test import api_test, seed_test
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(SkirmishAEC(scenario=scenario), num_cycles=60)
+        seed_test(lambda: SkirmishAEC(scenario=scenario), num_cycles=30)
