@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.actions import END_TURN, Action
+from rules.actions import END_TURN, KINDS, WEAPON_KINDS, Action, target_of
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
@@ -47,11 +47,9 @@ ECON_LEN = 32
 WEAPON_SLOTS = 4
 RING = ((0, 0), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 
-ENEMY_KINDS = ("attack", "grapple", "feint", "disarm")
-ALLY_KINDS = ("first_aid",)
-WEAPON_KINDS = ("attack", "reload", "ready")
-CELL_KINDS = ("pick_up",)
-NON_SELF = ("end_turn", "move") + ENEMY_KINDS + ALLY_KINDS + CELL_KINDS
+ENEMY_KINDS = tuple(k for k in KINDS if target_of(k) == "enemy")
+ALLY_KINDS = tuple(k for k in KINDS if target_of(k) == "ally")
+NON_SELF = ("end_turn",) + tuple(k for k in KINDS if target_of(k) != "self")
 
 
 def _opt(o: str | None) -> str:

@@ -26,8 +26,27 @@ KINDS: dict[str, str] = {
     "ready": "ready, draw or unjam a weapon",
     "pick_up": "pick up an object",
     "use": "use an item or device",
-    "delay": "hold the action for later",
+    "delay": "hold the action for later (option: a trigger)",
+    "feint": "feint against a target",
+    "suppress": "lay down suppressive fire on a target's area",
+    "turn": "turn to a new facing (option: the direction)",
+    "posture": "change posture (option: stand, kneel, sit, lie)",
+    "heal": "heal or repair a figure",
 }
+
+#: what each kind is aimed at, for encoders and UIs: an enemy figure, an ally figure
+#: (another figure of the actor's team), a map cell, or the actor itself.
+KIND_TARGET: dict[str, str] = {
+    "end_turn": "self", "move": "cell", "attack": "enemy", "grapple": "enemy", "feint": "enemy",
+    "suppress": "enemy", "first_aid": "ally", "heal": "ally", "pick_up": "cell",
+}
+#: kinds that name one of the actor's weapons
+WEAPON_KINDS: frozenset[str] = frozenset({"attack", "reload", "ready", "suppress"})
+
+
+def target_of(kind: str) -> str:
+    """'enemy', 'ally', 'cell' or 'self' (the default for kinds not listed)."""
+    return KIND_TARGET.get(kind, "self")
 
 
 @dataclass(frozen=True, slots=True)
