@@ -17,6 +17,7 @@ from rules.ruleset import get_ruleset
 from rules.scenario import ScenarioSpec, load_scenario, new_battle
 from rules.state import BattleState
 
+HELD_OUT_SEED = 1_000_000  # generated maps: training seeds below, held-out evaluation seeds from here
 DEFAULT_REWARD = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.0, "damage_taken": 0.0,
                   "illegal": -1.0}
 
@@ -73,42 +74,63 @@ class SkirmishEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, ruleset: str | None = None, scenario: str | Mapping[str, Any] = "cortex/warehouse",
-                 opponent: str | Policy = "tactical", agent_team: str | None = None,
+    def __init__(self, ruleset: str | None = None, scenario: str | Mapping[str, Any] | list = "cortex/warehouse",
+                 opponent: str | Policy | list = "tactical", agent_team: str | None = None,
                  reward: Mapping[str, float] | None = None, map_size: tuple[int, int] | None = None,
                  max_enemies: int | None = None, max_allies: int | None = None,
                  generator: Mapping[str, Any] | None = None, render_mode: str | None = None) -> None:
         super().__init__()
-        self.scenario_arg = scenario
+        self.scenarios = list(scenario) if isinstance(scenario, (list, tuple)) else [scenario]
+        if not self.scenarios:
+            raise TacticaError("no scenario", field="scenario", expected="a scenario or a list of them")
+        self.scenario_arg = self.scenarios[0]
         self.generator_args = dict(generator or {})
-        if scenario == "generated":
-            if ruleset is None:
-                raise TacticaError("a generated scenario needs a ruleset", field="ruleset", expected="a ruleset name")
-            spec = self._generate(0)
-        else:
-            spec, _ = load_scenario(scenario)
+        self.ruleset_name = ruleset
+        self._specs: dict[int, ScenarioSpec] = {}
+        for i, sc in enumerate(self.scenarios):
+            if sc == "generated":
+                if ruleset is None:
+                    raise TacticaError("a generated scenario needs a ruleset", field="ruleset",
+                                       expected="a ruleset name")
+                self._specs[i] = self._generate(0)
+            else:
+                self._specs[i] = load_scenario(sc)[0]
+        spec = self._specs[0]
         if ruleset is not None and ruleset != spec.ruleset:
             raise TacticaError(f"scenario {spec.name} is a {spec.ruleset} scenario, not {ruleset}",
                                field="ruleset", expected=spec.ruleset)
         self.ruleset_name = spec.ruleset
         self.rs = get_ruleset(spec.ruleset)
         self.spec0 = spec
-        teams = [t.name for t in spec.teams]
-        self.agent_team = agent_team or teams[0]
-        if self.agent_team not in teams:
-            raise TacticaError(f"no team {self.agent_team!r}", field="agent_team", expected=" or ".join(teams))
-        rows = spec.map.rows
+        self._agent_team_arg = agent_team
+        for sp in self._specs.values():
+            teams = [t.name for t in sp.teams]
+            if agent_team is not None and agent_team not in teams:
+                raise TacticaError(f"no team {agent_team!r} in {sp.name}", field="agent_team",
+                                   expected=" or ".join(teams))
+        self.agent_team = agent_team or spec.teams[0].name
+        for sp in self._specs.values():
+            if sp.ruleset != self.ruleset_name:
+                raise TacticaError(f"scenario {sp.name} is a {sp.ruleset} scenario", field="scenario",
+                                   expected=f"{self.ruleset_name} scenarios only")
         if map_size is None:
-            gs = self.generator_args.get("size", (len(rows), len(rows[0])))
-            map_size = (max(len(rows), int(gs[0])), max(len(rows[0]), int(gs[1])))
+            gs = self.generator_args.get("size", (0, 0))
+            map_size = (max([len(sp.map.rows) for sp in self._specs.values()] + [int(gs[0])]),
+                        max([len(sp.map.rows[0]) for sp in self._specs.values()] + [int(gs[1])]))
         self.map_size = (int(map_size[0]), int(map_size[1]))
-        n_team = {t.name: len(t.combatants) for t in spec.teams}
-        n_enemy = max_enemies or sum(v for k, v in n_team.items() if k != self.agent_team)
-        n_ally = max_allies if max_allies is not None else max(0, n_team[self.agent_team] - 1)
+        def own(sp: ScenarioSpec) -> str:
+            return agent_team or sp.teams[0].name
+
+        n_enemy = max_enemies or max(sum(len(t.combatants) for t in sp.teams if t.name != own(sp))
+                                     for sp in self._specs.values())
+        n_ally = max_allies if max_allies is not None else max(
+            max(0, sum(len(t.combatants) for t in sp.teams if t.name == own(sp)) - 1)
+            for sp in self._specs.values())
         self.layout: Layout = layout_for(self.rs, self.map_size[0], self.map_size[1], n_enemy, n_ally)
         self.observation_space = self.layout.spaces()
         self.action_space = gym.spaces.Discrete(self.layout.n_actions)
-        self.opponent_arg = opponent
+        self.opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
+        self.opponent_arg = self.opponents[0]
         self.reward_cfg = {**DEFAULT_REWARD, **(reward or {})}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise TacticaError(f"render mode {render_mode!r}", field="render_mode", expected="ansi or rgb_array")
@@ -132,8 +154,8 @@ class SkirmishEnv(gym.Env):
 
     def _generate(self, seed: int) -> ScenarioSpec:
         from envs.generators import generate_scenario
-        args = dict(self.generator_args)
-        args.setdefault("ruleset", self.ruleset_name if hasattr(self, "ruleset_name") else None)
+        args = {k: v for k, v in self.generator_args.items() if k != "held_out"}
+        args.setdefault("ruleset", self.ruleset_name)
         spec, _ = load_scenario(generate_scenario(seed=seed, **{k: v for k, v in args.items() if v is not None}))
         return spec
 
@@ -174,16 +196,21 @@ class SkirmishEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         rng = self.np_random
-        if self.scenario_arg == "generated":
-            spec = self._generate(int(rng.integers(0, 1_000_000)))
+        k = int(rng.integers(0, len(self.scenarios))) if len(self.scenarios) > 1 else 0
+        if self.scenarios[k] == "generated":
+            lo = HELD_OUT_SEED if self.generator_args.get("held_out") else 0
+            spec = self._generate(int(rng.integers(lo, lo + HELD_OUT_SEED)))
         else:
-            spec = self.spec0
+            spec = self._specs[k]
         dice = Dice(np.random.default_rng(int(rng.integers(0, 2**63 - 1))))
+        self.agent_team = self._agent_team_arg or spec.teams[0].name
         self.battle = new_battle(spec, dice, record=False)
-        if isinstance(self.opponent_arg, Policy):
-            self._opponent = self.opponent_arg
+        opp = self.opponents[int(rng.integers(0, len(self.opponents)))] if len(self.opponents) > 1 else self.opponents[0]
+        pseed = int(rng.integers(0, 2**63 - 1))
+        if isinstance(opp, Policy):
+            self._opponent = opp
         else:
-            self._opponent = make_policy(self.opponent_arg, int(rng.integers(0, 2**63 - 1)))
+            self._opponent = make_policy(opp, pseed)
         self.battle.start()
         self._advance_opponents()
         s = self.battle.state
@@ -239,6 +266,10 @@ class SkirmishEnv(gym.Env):
         if s.over:
             info["winner"] = s.winner
         return obs, float(reward), terminated, truncated, info
+
+    def set_opponents(self, opponents: list) -> None:
+        """Change the opponent pool (used by training curricula); takes effect at the next reset."""
+        self.opponents = list(opponents)
 
     def action_masks(self) -> np.ndarray:
         """The legal-action mask as booleans (sb3-contrib MaskablePPO)."""

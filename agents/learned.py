@@ -1,0 +1,176 @@
+"""Learned policies that run with numpy alone: `NumpyPolicy` reads a `.npz` exported by
+`training.export` (no torch, no pickle), builds the observation with `envs.encoding`, and
+picks a masked action. It refuses a file whose layout fingerprint does not match.
+
+Registry names: `ppo` (the shipped policy of the scenario's ruleset, from
+`tactica/policies/<ruleset>.npz`) and any path to a `.npz` file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Policy
+from envs.encoding import Layout, layout_for
+from rules.actions import END_TURN, Action
+from rules.errors import TacticaError
+from rules.ruleset import get_ruleset
+from rules.state import BattleState, Combatant
+
+FORMAT = "tactica-policy"
+
+
+def _fp_hash(fp: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def shipped_policy_path(ruleset: str) -> Path:
+    return Path(str(resources.files("tactica"))) / "policies" / f"{ruleset}.npz"
+
+
+def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: tuple[int, int], pad: tuple[int, int]) -> np.ndarray:
+    """x (N, C, H, W), w (O, C, kh, kw) -> (N, O, H', W') as torch.nn.Conv2d."""
+    if pad[0] or pad[1]:
+        x = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    kh, kw = w.shape[2], w.shape[3]
+    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))  # N C H' W' kh kw
+    win = win[:, :, ::stride[0], ::stride[1]]
+    out = np.einsum("nchwij,ocij->nohw", win, w, optimize=True)
+    return out + b[None, :, None, None]
+
+
+class NumpyPolicy(Policy):
+    """An exported actor network, run with numpy."""
+
+    name = "ppo"
+
+    def __init__(self, path: str | Path | None = None, seed=None, deterministic: bool = True) -> None:
+        super().__init__(seed)
+        self.path = Path(path) if path is not None else None
+        self.deterministic = deterministic
+        self.meta: dict[str, Any] | None = None
+        self.w: dict[str, np.ndarray] = {}
+        self.layout: Layout | None = None
+        self.last_probs: list[tuple[float, Action]] = []
+        if self.path is not None:
+            self.load(self.path)
+
+    # -- loading --------------------------------------------------------------------
+    def load(self, path: Path) -> None:
+        src = str(path)
+        if not path.exists():
+            raise TacticaError("policy file not found", source=src, field="(file)", expected="an exported .npz policy")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except Exception as e:  # zipfile/format errors: a damaged file
+            raise TacticaError(f"cannot read policy: {e.__class__.__name__}", source=src, field="(file)",
+                               expected="an .npz written by `tactica export-policy`") from None
+        if "__meta__" not in arrays:
+            raise TacticaError("no __meta__ record", source=src, field="__meta__", expected="a Tactica policy file")
+        try:
+            meta = json.loads(str(arrays.pop("__meta__")))
+        except ValueError:
+            raise TacticaError("metadata is not JSON", source=src, field="__meta__", expected="JSON") from None
+        if meta.get("format") != FORMAT:
+            raise TacticaError(f"format {meta.get('format')!r}", source=src, field="__meta__.format",
+                               expected=repr(FORMAT))
+        fp = meta.get("fingerprint") or {}
+        if _fp_hash(fp) != meta.get("fingerprint_hash"):
+            raise TacticaError("the fingerprint does not match its hash", source=src, field="__meta__.fingerprint",
+                               expected="an unmodified export")
+        try:
+            rs = get_ruleset(fp["ruleset"])
+        except TacticaError as e:
+            raise e.at(src, "__meta__.fingerprint.ruleset")
+        lay = layout_for(rs, int(fp["height"]), int(fp["width"]), int(fp["n_enemy"]), int(fp["n_ally"]))
+        if lay.fingerprint() != fp:
+            raise TacticaError(f"the policy was trained for {fp['ruleset']} v{fp['version']} with another "
+                               f"observation/action layout", source=src, field="__meta__.fingerprint",
+                               expected=f"the layout of {rs.name} v{rs.version} (retrain or re-export)")
+        for part in ("grid", "vec", "trunk"):
+            for layer in meta["architecture"][part]:
+                if layer["op"] in ("conv2d", "linear"):
+                    for suf in (".w", ".b"):
+                        if layer["name"] + suf not in arrays:
+                            raise TacticaError(f"missing weights {layer['name'] + suf}", source=src,
+                                               field="(arrays)", expected="every layer's weights")
+        self.meta, self.w, self.layout = meta, arrays, lay
+
+    def check_env(self, layout: Layout) -> None:
+        """Refuse an env whose layout differs from the one the policy was trained for."""
+        if self.layout is None or layout.fingerprint() != self.layout.fingerprint():
+            raise TacticaError("the policy does not match this environment's layout", field="policy",
+                               expected="a policy exported for this ruleset, map size and slot counts")
+
+    # -- forward --------------------------------------------------------------------
+    def _run(self, layers: list[dict], x: np.ndarray) -> np.ndarray:
+        w = self.w
+        for L in layers:
+            op = L["op"]
+            if op == "conv2d":
+                x = _conv2d(x, w[L["name"] + ".w"], w[L["name"] + ".b"], tuple(L["stride"]), tuple(L["padding"]))
+            elif op == "linear":
+                x = x @ w[L["name"] + ".w"].T + w[L["name"] + ".b"]
+            elif op == "relu":
+                x = np.maximum(x, 0)
+            elif op == "tanh":
+                x = np.tanh(x)
+            elif op == "flatten":
+                x = x.reshape(x.shape[0], -1)
+        return x
+
+    def logits(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """Action logits for a batch of observations (arrays with a leading batch axis)."""
+        arch = self.meta["architecture"]
+        g = self._run(arch["grid"], obs["grid"].astype(np.float32))
+        n = obs["grid"].shape[0]
+        v = np.concatenate([obs["cover"].reshape(n, -1), obs["economy"].reshape(n, -1),
+                            obs["units"].reshape(n, -1)], axis=1).astype(np.float32)
+        v = self._run(arch["vec"], v)
+        return self._run(arch["trunk"], np.concatenate([g, v], axis=1))
+
+    def action_probs(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        """Masked softmax over actions for a batch (as MaskablePPO's distribution)."""
+        lg = self.logits(obs).astype(np.float64)
+        lg = np.where(mask.astype(bool), lg, -1e8)
+        lg -= lg.max(axis=1, keepdims=True)
+        p = np.exp(lg)
+        return p / p.sum(axis=1, keepdims=True)
+
+    # -- Policy ---------------------------------------------------------------------
+    def _ensure(self, state: BattleState) -> None:
+        if self.meta is None:
+            p = shipped_policy_path(state.ruleset)
+            if not p.exists():
+                raise TacticaError(f"no shipped policy for {state.ruleset}", source=str(p), field="policy",
+                                   expected="a trained policy (train one with `tactica train`)")
+            self.load(p)
+
+    def act(self, state: BattleState, actor: Combatant) -> Action:
+        self._ensure(state)
+        lay = self.layout
+        rs = get_ruleset(state.ruleset)
+        legal = rs.legal_actions(state)
+        lmap = lay.legal_map(state, actor, legal)
+        reach = [a.cell for a in legal if a.kind == "move"]
+        obs = lay.observe(state, actor, actor.team, reach)
+        batch = {k: v[None] for k, v in obs.items()}
+        mask = lay.mask(lmap)[None]
+        p = self.action_probs(batch, mask)[0]
+        if self.deterministic:
+            i = int(np.argmax(p))
+        else:
+            i = int(np.searchsorted(np.cumsum(p), self.uniform() * p.sum()))
+            i = min(i, len(p) - 1)
+        top = np.argsort(-p)[:3]
+        self.last_probs = [(float(p[j]), lmap.get(int(j), END_TURN)) for j in top if p[j] > 0]
+        action = lmap.get(i, END_TURN)
+        self.last_reason = "learned policy: " + ", ".join(f"{a} {q:.0%}" for q, a in self.last_probs)
+        return action

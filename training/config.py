@@ -1,0 +1,113 @@
+"""The training configuration: a typed dataclass, loadable from YAML, with clear errors."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from rules.errors import ScenarioError
+
+
+@dataclass
+class PPOConfig:
+    """MaskablePPO hyperparameters (sb3-contrib names)."""
+
+    learning_rate: float = 3e-4
+    n_steps: int = 256          #: rollout length per env
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+
+@dataclass
+class Stage:
+    """One curriculum stage: until `until_steps` total steps, train against these opponents."""
+
+    until_steps: int
+    opponents: list[str] = field(default_factory=lambda: ["aggressive"])
+    scenarios: list[str] | None = None  #: overrides the run's scenarios in this stage
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs; `training/configs/<ruleset>.yaml` holds one per ruleset."""
+
+    ruleset: str = "cortex"
+    #: bundled scenario names or files; "generated" draws a new procedural map each episode
+    scenarios: list[str] = field(default_factory=lambda: ["generated"])
+    #: generator settings for "generated" (size, team_size, mirrored ...)
+    generator: dict[str, Any] = field(default_factory=lambda: {"size": [14, 14], "team_size": 2, "mirrored": True})
+    map_size: list[int] = field(default_factory=lambda: [14, 14])   #: [H, W] every map is padded to
+    max_enemies: int = 4
+    max_allies: int = 3
+    #: scripted opponents by name, and "self" for past checkpoints of this run (self-play)
+    opponents: list[str] = field(default_factory=lambda: ["aggressive", "tactical"])
+    curriculum: list[Stage] = field(default_factory=list)
+    reward: dict[str, float] = field(default_factory=lambda: {"damage_dealt": 0.2, "damage_taken": 0.2})
+    n_envs: int = 4
+    total_steps: int = 200_000
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    features: str = "cnn"        #: "cnn" (convolutions over grid + MLP) or "mlp" (everything flattened)
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    seed: int = 0
+    eval_interval: int = 20_000  #: steps between evaluations (0: none)
+    eval_episodes: int = 40
+    eval_opponents: list[str] = field(default_factory=lambda: ["tactical"])
+    checkpoint_interval: int = 20_000
+    out_dir: str = "runs"
+    run_name: str | None = None
+    vec_env: str = "subproc"     #: "subproc" or "dummy"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
+    if not isinstance(data, Mapping):
+        raise ScenarioError(f"{type(data).__name__}", source=source, field=prefix or "(top level)",
+                            expected="a mapping")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = set(data) - set(fields)
+    if unknown:
+        raise ScenarioError(f"unknown field(s) {sorted(unknown)}", source=source, field=prefix or "(top level)",
+                            expected=", ".join(fields))
+    kwargs = {}
+    for k, v in data.items():
+        f = fields[k]
+        path = f"{prefix}.{k}" if prefix else k
+        if k == "ppo":
+            kwargs[k] = _build(PPOConfig, v, source, path)
+        elif k == "curriculum":
+            if not isinstance(v, list):
+                raise ScenarioError("not a list", source=source, field=path, expected="a list of stages")
+            kwargs[k] = [_build(Stage, s, source, f"{path}[{i}]") for i, s in enumerate(v)]
+        else:
+            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            if isinstance(default, bool) and not isinstance(v, bool):
+                raise ScenarioError(f"{v!r}", source=source, field=path, expected="true or false")
+            if isinstance(default, (int, float)) and not isinstance(default, bool):
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise ScenarioError(f"{v!r}", source=source, field=path, expected="a number")
+                v = type(default)(v) if not (isinstance(default, int) and isinstance(v, float) and v != int(v)) else v
+            if isinstance(default, list) and not isinstance(v, list):
+                raise ScenarioError(f"{v!r}", source=source, field=path, expected="a list")
+            kwargs[k] = v
+    return cls(**kwargs)
+
+
+def load_config(path: str | Path | Mapping[str, Any]) -> TrainConfig:
+    """A TrainConfig from a YAML file (or a mapping); errors name the file and the field."""
+    if isinstance(path, Mapping):
+        return _build(TrainConfig, path, "<config>", "")
+    from rules.scenario import read_document
+    doc = read_document(path)
+    return _build(TrainConfig, doc, str(path), "")

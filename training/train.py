@@ -1,0 +1,278 @@
+"""`train(config)`: MaskablePPO on `SkirmishEnv`, with evaluation, checkpoints and resume.
+
+A run folder (`<out_dir>/<run_name>`) holds `config.yaml` (the resolved config),
+`tb/` (TensorBoard logs), `eval.csv` (evaluation win rates), `learning_curve.png`,
+`checkpoints/latest.zip` + `checkpoints/latest.json` (written atomically every
+`checkpoint_interval` steps, so a killed run loses at most one interval) and
+`policy.npz` (the exported actor, refreshed at every checkpoint; also the self-play
+opponent).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import yaml
+
+from agents.base import Policy
+from rules.errors import TacticaError
+from training.config import TrainConfig
+from training.export import export_model, fingerprint_hash
+
+
+class SelfPlayOpponent(Policy):
+    """The run's latest exported actor as an opponent (reloaded when the file changes)."""
+
+    name = "self"
+
+    def __init__(self, path: str, fallback: str = "aggressive", seed=None) -> None:
+        super().__init__(seed)
+        self.path = Path(path)
+        self._mtime = None
+        self._inner: Policy | None = None
+        self._fallback_name = fallback
+
+    def act(self, state, actor):
+        from agents.base import make_policy
+        from agents.learned import NumpyPolicy
+        if self.path.exists():
+            m = self.path.stat().st_mtime
+            if m != self._mtime:
+                try:
+                    self._inner = NumpyPolicy(self.path, seed=int(self.rng.integers(2**31)), deterministic=False)
+                    self._mtime = m
+                except TacticaError:
+                    self._inner = None
+        if self._inner is None:
+            self._inner = make_policy(self._fallback_name, int(self.rng.integers(2**31)))
+        return self._inner.act(state, actor)
+
+
+def _resolve_opponents(names: list[str], run_dir: Path) -> list:
+    return [SelfPlayOpponent(str(run_dir / "policy.npz")) if n == "self" else n for n in names]
+
+
+def make_env_fn(cfg: TrainConfig, run_dir: Path, opponents: list[str], held_out: bool = False,
+                seed: int = 0) -> Callable:
+    def _thunk():
+        from envs.skirmish import SkirmishEnv
+        gen = dict(cfg.generator)
+        gen["held_out"] = held_out
+        env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=_resolve_opponents(opponents, run_dir),
+                          reward=cfg.reward, map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies,
+                          max_allies=cfg.max_allies, generator=gen)
+        env.reset(seed=seed)
+        return env
+    return _thunk
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def run_dir_for(cfg: TrainConfig) -> Path:
+    name = cfg.run_name or f"{cfg.ruleset}__{cfg.features}__s{cfg.seed}__{datetime.now():%Y%m%d-%H%M%S}"
+    return Path(cfg.out_dir) / name
+
+
+def _stage_opponents(cfg: TrainConfig, steps: int) -> list[str]:
+    for st in cfg.curriculum:
+        if steps < st.until_steps:
+            return list(st.opponents)
+    return list(cfg.opponents)
+
+
+def evaluate_win_rate(model, cfg: TrainConfig, run_dir: Path, opponent: str, episodes: int, seed: int) -> float:
+    """Win rate with masks (sb3-contrib's maskable evaluate_policy) on held-out maps."""
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    venv = DummyVecEnv([make_env_fn(cfg, run_dir, [opponent], held_out=True, seed=seed)])
+    wins = []
+
+    def cb(locals_: dict, globals_: dict) -> None:
+        if locals_["done"]:
+            info = locals_["info"]
+            wins.append(1.0 if info.get("winner") == venv.envs[0].agent_team else 0.0)
+
+    evaluate_policy(model, venv, n_eval_episodes=episodes, deterministic=True, callback=cb, warn=False)
+    venv.close()
+    return float(np.mean(wins)) if wins else 0.0
+
+
+def _plot(run_dir: Path) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # the plot is optional (report extra)
+        return
+    rows = list(csv.DictReader(open(run_dir / "eval.csv")))
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for opp in sorted({r["opponent"] for r in rows}):
+        pts = [(int(r["step"]), float(r["win_rate"])) for r in rows if r["opponent"] == opp]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"vs {opp}")
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("win rate (held-out maps)")
+    ax.set_ylim(0, 1)
+    ax.axhline(0.5, color="grey", lw=0.5)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(run_dir / "learning_curve.png", dpi=100)
+    plt.close(fig)
+
+
+def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
+          on_eval: Callable[[int, str, float], None] | None = None) -> Path:
+    """Train (or resume) a run; return its folder."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    from training.features import SkirmishExtractor
+
+    run_dir = run_dir_for(cfg)
+    ckpt_dir = run_dir / "checkpoints"
+    latest = ckpt_dir / "latest.zip"
+    latest_meta = ckpt_dir / "latest.json"
+    if resume and not latest.exists():
+        raise TacticaError("no checkpoint to resume", source=str(latest), field="--resume",
+                           expected="a run folder with checkpoints/latest.zip")
+    if not resume and latest.exists():
+        raise TacticaError("the run folder already has checkpoints", source=str(run_dir), field="run_name",
+                           expected="a new run name, or --resume")
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    _atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False).encode())
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(1)
+
+    opponents = _stage_opponents(cfg, 0)
+    fns = [make_env_fn(cfg, run_dir, opponents, seed=cfg.seed * 1000 + i) for i in range(cfg.n_envs)]
+    venv = SubprocVecEnv(fns, start_method="spawn") if cfg.vec_env == "subproc" and cfg.n_envs > 1 else DummyVecEnv(fns)
+    venv = VecMonitor(venv)
+    probe = make_env_fn(cfg, run_dir, ["random"])()
+    layout_fp = probe.layout.fingerprint()
+    env_id = f"tactica/Skirmish-v0?ruleset={cfg.ruleset}"
+    fp_hash = fingerprint_hash(layout_fp)
+    if resume:
+        try:
+            meta = json.loads(latest_meta.read_text())
+        except (OSError, ValueError):
+            raise TacticaError("checkpoint metadata is missing or damaged", source=str(latest_meta), field="(file)",
+                               expected="the JSON written beside latest.zip") from None
+        if meta.get("fingerprint_hash") != fp_hash or meta.get("ruleset") != cfg.ruleset:
+            raise TacticaError("the checkpoint was made for another ruleset or layout", source=str(latest),
+                               field="fingerprint", expected=f"{cfg.ruleset} with this config's map size and slots")
+        try:
+            model = MaskablePPO.load(str(latest), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb"))
+        except Exception as e:  # zip/pickle errors from a damaged file
+            raise TacticaError(f"cannot load checkpoint: {e.__class__.__name__}", source=str(latest),
+                               field="(file)", expected="a checkpoint written by `tactica train`") from None
+    else:
+        p = cfg.ppo
+        model = MaskablePPO(
+            "MultiInputPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+            n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+            ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
+            tensorboard_log=str(run_dir / "tb"),
+            policy_kwargs={"features_extractor_class": SkirmishExtractor,
+                           "features_extractor_kwargs": {"mode": cfg.features},
+                           "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}})
+    csv_path = run_dir / "eval.csv"
+    if not csv_path.exists():
+        csv_path.write_text("step,opponent,win_rate,episodes\n")
+
+    def checkpoint(step: int) -> None:
+        fd, tmp = tempfile.mkstemp(dir=ckpt_dir, suffix=".zip")
+        os.close(fd)
+        model.save(tmp)
+        os.replace(tmp, latest)
+        _atomic_write(latest_meta, json.dumps({"step": step, "ruleset": cfg.ruleset,
+                                               "fingerprint_hash": fp_hash}).encode())
+        export_model(model, run_dir / "policy.npz", layout_fp, env_id, {"steps": step, "config": cfg.to_dict()})
+
+    class Loop(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_ckpt = ((model.num_timesteps // cfg.checkpoint_interval) + 1) * cfg.checkpoint_interval \
+                if cfg.checkpoint_interval else None
+            self.next_eval = ((model.num_timesteps // cfg.eval_interval) + 1) * cfg.eval_interval \
+                if cfg.eval_interval else None
+            self.stage = opponents
+            self.t0 = time.perf_counter()
+            self.s0 = model.num_timesteps
+            self.last_wr = float("nan")
+            self.prog = None
+            self.task = None
+
+        def _on_training_start(self) -> None:
+            if progress:
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+                self.prog = Progress(TextColumn("[bold]train[/] {task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), TextColumn("{task.fields[sps]:.0f} steps/s"),
+                                     TextColumn("win {task.fields[wr]}"), TimeRemainingColumn())
+                self.prog.start()
+                self.task = self.prog.add_task(cfg.ruleset, total=cfg.total_steps, completed=model.num_timesteps,
+                                               sps=0.0, wr="-")
+
+        def _on_step(self) -> bool:
+            n = self.num_timesteps
+            st = _stage_opponents(cfg, n)
+            if st != self.stage:
+                self.training_env.env_method("set_opponents", _resolve_opponents(st, run_dir))
+                self.stage = st
+            if self.next_ckpt is not None and n >= self.next_ckpt:
+                checkpoint(n)
+                self.next_ckpt += cfg.checkpoint_interval
+            if self.next_eval is not None and n >= self.next_eval:
+                for opp in cfg.eval_opponents:
+                    wr = evaluate_win_rate(model, cfg, run_dir, opp, cfg.eval_episodes, seed=cfg.seed + n)
+                    with open(csv_path, "a") as f:
+                        f.write(f"{n},{opp},{wr:.4f},{cfg.eval_episodes}\n")
+                    self.logger.record(f"eval/win_rate_vs_{opp}", wr)
+                    self.last_wr = wr
+                    if on_eval:
+                        on_eval(n, opp, wr)
+                _plot(run_dir)
+                self.next_eval += cfg.eval_interval
+            if self.prog is not None and n % 64 == 0:
+                sps = (n - self.s0) / max(1e-9, time.perf_counter() - self.t0)
+                self.prog.update(self.task, completed=n, sps=sps,
+                                 wr="-" if self.last_wr != self.last_wr else f"{self.last_wr:.0%}")
+            return True
+
+        def _on_training_end(self) -> None:
+            if self.prog is not None:
+                self.prog.stop()
+
+    remaining = cfg.total_steps - model.num_timesteps
+    try:
+        if remaining > 0:
+            model.learn(total_timesteps=remaining, callback=Loop(), reset_num_timesteps=not resume,
+                        tb_log_name="ppo")
+        checkpoint(model.num_timesteps)
+        _plot(run_dir)
+    finally:
+        venv.close()
+    return run_dir
+
+
+def config_dict(cfg: TrainConfig) -> dict[str, Any]:
+    return asdict(cfg)
