@@ -43,7 +43,7 @@ def check_policies(spec: ScenarioSpec, policies: Mapping[str, str]) -> dict[str,
     """Every team gets a policy (default for unnamed teams); unknown teams are errors."""
     teams = [t.name for t in spec.teams]
     for t in policies:
-        if t not in teams:
+        if t != "*" and t not in teams:
             raise TacticaError(f"no team {t!r} in {spec.name}", field="--policy",
                                expected="TEAM=POLICY with TEAM one of " + ", ".join(teams))
     return {t: policies.get(t, policies.get("*", "aggressive")) for t in teams}

@@ -32,6 +32,7 @@ KINDS: dict[str, str] = {
     "turn": "turn to a new facing (option: the direction)",
     "posture": "change posture (option: stand, kneel, sit, lie)",
     "heal": "heal or repair a figure",
+    "drop": "drop a weapon or item the figure carries (it lies on the figure's cell)",
 }
 
 #: what each kind is aimed at, for encoders and UIs: an enemy figure, an ally figure
@@ -41,7 +42,7 @@ KIND_TARGET: dict[str, str] = {
     "suppress": "enemy", "first_aid": "ally", "heal": "ally", "pick_up": "cell",
 }
 #: kinds that name one of the actor's weapons
-WEAPON_KINDS: frozenset[str] = frozenset({"attack", "reload", "ready", "suppress"})
+WEAPON_KINDS: frozenset[str] = frozenset({"attack", "reload", "ready", "suppress", "drop"})
 
 
 def target_of(kind: str) -> str:
@@ -68,7 +69,8 @@ class Action:
         return d
 
     @staticmethod
-    def from_dict(d: Mapping[str, Any], width: int | None = None, field: str = "action") -> "Action":
+    def from_dict(d: Mapping[str, Any], width: int | None = None, field: str = "action",
+                  height: int | None = None) -> "Action":
         """Parse `{type: attack, target: x, weapon: pistol}`; a cell may be [x, y]."""
         if isinstance(d, str):
             d = {"type": d}
@@ -85,10 +87,15 @@ class Action:
                                      expected="type, target, cell, weapon, option")
         cell = d.get("cell")
         if isinstance(cell, (list, tuple)):
-            if width is None or len(cell) != 2 or not all(isinstance(v, int) for v in cell):
+            if (width is None or len(cell) != 2
+                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)):
                 raise IllegalActionError(f"bad cell {cell!r}", field=f"{field}.cell",
                                          expected="[x, y] integers")
-            cell = cell[1] * width + cell[0]
+            x, y = cell
+            if not 0 <= x < width or (height is not None and not 0 <= y < height) or y < 0:
+                raise IllegalActionError(f"cell {list(cell)} is off the map", field=f"{field}.cell",
+                                         expected=f"0 <= x < {width}" + (f", 0 <= y < {height}" if height else ""))
+            cell = y * width + x
         elif cell is not None and (isinstance(cell, bool) or not isinstance(cell, int)):
             raise IllegalActionError(f"bad cell {cell!r}", field=f"{field}.cell", expected="[x, y]")
         for k in ("target", "weapon", "option"):

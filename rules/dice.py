@@ -135,14 +135,14 @@ class Step:
             sizes = []
         if len(sizes) != len(parts) or not sizes:
             raise ValueError(f"not a die step: {text!r}")
-        first = sizes[0]
-        if first not in _BASE[1:]:
+        if any(sz not in _BASE[1:] for sz in sizes):
             raise ValueError(f"not a die step: {text!r}")
         if len(sizes) == 1:
-            return Step(_BASE.index(first))
-        if first != 12 or len(sizes) != 2 or sizes[1] not in _BASE[1:]:
+            return Step(_BASE.index(sizes[0]))
+        # d12 + d12 ... + dX: every die but the last is a d12
+        if any(sz != 12 for sz in sizes[:-1]):
             raise ValueError(f"not a die step: {text!r}")
-        return Step(6 + _BASE.index(sizes[1]))
+        return Step(6 * (len(sizes) - 1) + _BASE.index(sizes[-1]))
 
     @property
     def dice(self) -> tuple[int, ...]:

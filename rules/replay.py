@@ -91,7 +91,9 @@ def run_replay(path: str | Path | Mapping[str, Any], base_dir: Path | None = Non
             spec, ssrc = load_scenario(scen)
     except TacticaError as e:
         if isinstance(scen, Mapping):
-            raise e.at(src, "scenario") if e.source in (None, "<scenario>") else e
+            if e.source == "<scenario>":
+                e.source = None
+            raise e.at(src, "scenario")
         raise
     if isinstance(scen, Mapping):
         ssrc = src
@@ -99,7 +101,10 @@ def run_replay(path: str | Path | Mapping[str, Any], base_dir: Path | None = Non
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ScenarioError(f"seed {seed!r}", source=src, field="seed", expected="a whole number")
     dice = Dice(seed)
-    battle = new_battle(spec, dice, ssrc)
+    try:
+        battle = new_battle(spec, dice, ssrc)
+    except TacticaError as e:
+        raise e.at(src, "scenario") if isinstance(scen, Mapping) else e
     steps = doc.get("steps", [])
     if not isinstance(steps, list):
         raise ScenarioError("steps must be a list", source=src, field="steps", expected="a list of steps")
@@ -126,7 +131,8 @@ def run_replay(path: str | Path | Mapping[str, Any], base_dir: Path | None = Non
             raise IllegalActionError(f"it is {actor.id}'s turn, not {st.get('actor')!r}'s", source=src,
                                      field=f"{f}.actor", expected=actor.id)
         try:
-            action = Action.from_dict(st.get("action", "end_turn"), s.grid.width, field=f"{f}.action")
+            action = Action.from_dict(st.get("action", "end_turn"), s.grid.width, field=f"{f}.action",
+                                      height=s.grid.height)
         except TacticaError as e:
             raise e.at(src)
         if "dice" in st:
@@ -135,7 +141,7 @@ def run_replay(path: str | Path | Mapping[str, Any], base_dir: Path | None = Non
             battle.ruleset.check_legal(s, action)
         except IllegalActionError as e:
             dice.clear_forced()
-            legal = ", ".join(str(a) for a in battle.legal_actions()[:12])
+            legal = ", ".join(_show(a, s) for a in battle.legal_actions()[:12])
             raise IllegalActionError(f"{action} is not legal for {actor.id} now", source=src,
                                      field=f"{f}.action", expected=f"one of: {legal} ...") from None
         snapshot = s.clone()
@@ -146,6 +152,14 @@ def run_replay(path: str | Path | Mapping[str, Any], base_dir: Path | None = Non
             raise e.at(src, f"{f}.dice")
         _check_used(dice, src, f"{f}.dice")
     return battle
+
+
+def _show(a: Action, state: BattleState) -> str:
+    """An action as a replay author would write it (cells as [x, y])."""
+    d = a.to_dict()
+    if a.cell is not None:
+        d["cell"] = list(state.grid.xy(a.cell))
+    return "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"
 
 
 def _check_used(dice: Dice, src: str, field: str) -> None:

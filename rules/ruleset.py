@@ -48,6 +48,11 @@ class Ruleset(ABC):
         """Whether `item` can lie on the map (scenario `objects`)."""
         return False
 
+    def check_settings(self, settings: Mapping[str, Any], teams: list[str], ids: list[str],
+                       source: str | None) -> None:
+        """Raise `ScenarioError` naming `source` and the field when scenario `settings` are bad
+        (called when a scenario is loaded, so `tactica validate` finds it)."""
+
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Anything done once when a fight starts (after the figures are placed)."""
         return []
@@ -129,6 +134,9 @@ class Ruleset(ABC):
 
 _FACTORIES: dict[str, str | Callable[[], Ruleset]] = {
     "cortex": "rules.systems.cortex:CortexRuleset",
+    "cybergeneration": "rules.systems.cybergeneration:CybergenerationRuleset",
+    "cortex_hu": "rules.systems.cortex_hu:CortexHuRuleset",
+    "metalface": "rules.systems.metalface:MetalfaceRuleset",
 }
 _INSTANCES: dict[str, Ruleset] = {}
 

@@ -218,6 +218,7 @@ def build_state(spec: ScenarioSpec, source: str | None = None) -> BattleState:
             seen_ids[cid] = team.name
             taken[cell] = cid
             order += 1
+    rs.check_settings(spec.settings, team_names, list(seen_ids), source)
     objects: dict[int, list] = {}
     for oi, ob in enumerate(spec.objects):
         f = f"objects[{oi}]"

@@ -4,6 +4,8 @@ seed 000 headings implemented here: Attributes for Attacking; Defense, Melee Com
 Defense, Ranged Combat; Extraordinary Success in Combat; Called Shots; Cover and
 Explosions; Getting out of Harm's Way; Melee Combat (Improvised Weapons, Tripping,
 Unarmed); burst and autofire with Trigger Happy; Plot Points spent against damage.
+The Basic split, armour, applying damage, the Endurance roll and innate defence are the
+common Cortex base (rules/systems/cortex_common/mechanics.py), shared with `cortex_hu`.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ class CombatMixin:
             if option in suited or (option == "" and "strike" in suited):
                 pen = min(0, pen + 1)
             steps += pen
-        if option == "trip":
+        if option in ("trip", "throw"):
             attr = "agility"
         elif option in ("burst", "autofire"):
             steps += int(self.modes[option]["attack_steps"])
@@ -228,7 +230,7 @@ class CombatMixin:
                 break
             evs += self.strike(state, a, t, w, option, attr_name, attr, sname, skill, extra, dice)
             extra = []
-        if option == "throw" and w.name in self.weapons:
+        if option == "throw" and not any(e.get("broke") == w.name for e in evs):
             evs += self.drop_object(state, a, w.name, t.pos, verb="lands")
         return evs
 
@@ -259,7 +261,7 @@ class CombatMixin:
             evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="miss", total=r.total,
                              difficulty=diff, botch=r.botch, option=option))
             if r.botch and w.x("improvised"):
-                evs += self.break_check(state, a, w, dice)
+                evs += self.break_check(state, a, w, dice, t.pos if option == "throw" else None)
             if r.botch and option == "trip":
                 evs += self.fall_or_drop(state, a, w, "botched trip")
             if info.get("mode") == "block":
@@ -305,7 +307,7 @@ class CombatMixin:
             extra_die = Step.parse("d6")  # seed 000, Krav Maga: an assault rifle adds d6 Basic
         evs += self.damage(state, a, t, w, margin, dice, bypass, die_steps=die_steps, extra_basic=extra_die)
         if w.x("improvised"):
-            evs += self.break_check(state, a, w, dice)
+            evs += self.break_check(state, a, w, dice, t.pos if option == "throw" else None)
         if area and not t.dead:
             evs += self.called_shot_effect(state, a, t, w, area, bypass, dice)
         if extraordinary and not bypass and not area and not t.down:
@@ -354,8 +356,11 @@ class CombatMixin:
             evs += self.fall_or_drop(state, a, w, "trip reversed")
         return evs
 
-    def break_check(self, state: BattleState, a: Combatant, w: Weapon, dice: Dice) -> list[Event]:
-        """seed 000, Improvised Weapons: a chance of breaking after a hit or a botched attack."""
+    def break_check(self, state: BattleState, a: Combatant, w: Weapon, dice: Dice,
+                    thrown_to: int | None = None) -> list[Event]:
+        """seed 000, Improvised Weapons: a chance of breaking after a hit or a botched attack.
+
+        A thrown object that breaks leaves what is left of it where it landed."""
         chance = float(w.x("break", 0) or 0)
         if chance <= 0:
             return []
@@ -366,28 +371,14 @@ class CombatMixin:
             return evs
         self.remove_weapon(a, w.name)
         broken = w.x("broken")
-        if broken:
+        if broken and thrown_to is not None:
+            state.objects.setdefault(thrown_to, []).append(broken)
+        elif broken:
             a.res["gained"].append(broken)
             a.res["held"] = broken
-        evs.append(event("effect", target=a.id, effect=f"the {w.name} breaks" + (f" into a {broken}" if broken else "")))
+        evs.append(event("effect", target=a.id, effect=f"the {w.name} breaks" + (f" into a {broken}" if broken else ""),
+                         broke=w.name))
         return evs
-
-    def remove_weapon(self, c: Combatant, name: str) -> None:
-        if name in c.res["gained"]:
-            c.res["gained"].remove(name)
-        else:
-            c.res["lost"].append(name)
-        if c.res["held"] == name:
-            c.res["held"] = None
-
-    def drop_object(self, state: BattleState, c: Combatant, name: str, cell: int, verb: str = "is dropped"
-                    ) -> list[Event]:
-        if name == "unarmed":
-            return []
-        self.remove_weapon(c, name)
-        state.objects.setdefault(cell, []).append(name)
-        return [event("effect", target=c.id, effect=f"the {name} {verb}", item=name,
-                      at=list(state.grid.xy(cell)))]
 
     def block_effect(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, bw: Weapon,
                      dice: Dice) -> list[Event]:
@@ -433,7 +424,9 @@ class CombatMixin:
         margin = r.total - diff
         evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="hit", total=r.total,
                          difficulty=diff, margin=margin))
-        return evs + self.damage(state, d, a, w, margin, dice, False)
+        rifle = any(x.name == "assault_rifle" for x in self.usable_weapons(d))
+        return evs + self.damage(state, d, a, w, margin, dice, False,
+                                 extra_basic=Step.parse("d6") if rifle else None)
 
     # -- defence --------------------------------------------------------------------
     def defence_pool(self, state: BattleState, d: Combatant, mode: str, steps: int | None = None
@@ -500,30 +493,10 @@ class CombatMixin:
                 return cell, int(row["steps"]), g.path(d.pos, cell, far, blockers)
         return None
 
-    def declines_innate(self, d: Combatant) -> bool:
-        pref = d.stats["decline_innate"]
-        if pref == "always":
-            return True
-        if pref == "never":
-            return False
-        agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
-        return agi.mean < self.diff["easy"]
-
     def innate(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int, melee: bool
                ) -> tuple[int, list[Event]]:
         floor = 5 if melee and self.has_style(d, "capoeira") else 0  # seed 000, Capoeira
-        if self.declines_innate(d) and not floor:
-            diff = self.diff["easy"] + cover_bonus
-            return diff, [event("defence", actor=d.id, mode="declined innate", difficulty=diff,
-                                cover_bonus=cover_bonus)]
-        agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
-        r = roll_steps(dice, (agi,), "innate defence")
-        base = max(r.total, floor)
-        diff = base + cover_bonus
-        return diff, [event("roll", actor=d.id, purpose="innate defence", pool=f"Agility {agi}",
-                            dice=_faces(r), total=r.total),
-                      event("defence", actor=d.id, mode="innate" + (" (capoeira 5)" if floor and r.total < floor else ""),
-                            difficulty=diff, cover_bonus=cover_bonus)]
+        return self.innate_defence(d, dice, cover_bonus, floor, " (capoeira 5)")
 
     def stance_steps(self, d: Combatant) -> int:
         """The step modifier of the next defensive roll in the stance (each further roll is one lower)."""
@@ -561,7 +534,9 @@ class CombatMixin:
                                          pool=f"Agility {p[0]} + Athletics/Dodge {p[1]}", dice=_faces(r),
                                          total=r.total, **({"botch": True} if r.botch else {})))
                         if r.botch:
-                            half = path[(len(path) - 1) // 2] if path else d.pos
+                            occ = state.occupied() - {d.pos}
+                            steps_ = path[: (len(path) - 1) // 2 + 1] if path else [d.pos]
+                            half = next((c for c in reversed(steps_) if c not in occ), d.pos)
                             evs += self.dive(state, d, half, "stumble")
                             d.res["no_move_round"] = state.round
                             diff = self.diff["easy"]
@@ -628,16 +603,6 @@ class CombatMixin:
                       metres=round(g.distance_m(frm, cell), 3), mode=mode)]
 
     # -- damage ---------------------------------------------------------------------
-    def endurance(self, c: Combatant, dice: Dice, difficulty: int, purpose: str, blunt: bool = False,
-                  context: frozenset[str] = frozenset({"endurance", "injury"})) -> tuple[bool, Event]:
-        ctx = set(context) | ({"unarmed_or_bludgeoning"} if blunt else set())
-        vit = Step(max(1, c.stats["attributes"]["vitality"].index + self.attr_steps(c, "vitality", ctx)))
-        wil = c.stats["attributes"]["willpower"]
-        r = roll_steps(dice, (vit, wil), purpose)
-        ok = r.total >= difficulty and not r.botch
-        return ok, event("roll", actor=c.id, purpose=purpose, pool=f"Vitality {vit} + Willpower {wil}",
-                         dice=_faces(r), total=r.total, difficulty=difficulty, success=ok)
-
     def damage(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, margin: int, dice: Dice,
                bypass: bool, weapon_only: bool = False, die_steps: int = 0, extra_basic: Step | None = None
                ) -> list[Event]:
@@ -655,31 +620,10 @@ class CombatMixin:
         stun, wound = self.split(basic, w.dtype, r.total)
         return evs + self.take_damage(state, t, stun, wound, dice, w.name, bypass, self.blunt(w))
 
-    @staticmethod
-    def split(basic: int, dtype: str, die_total: int) -> tuple[int, int]:
-        """Basic splits half Stun, half Wound, the odd point to Stun (data.yaml basic_split)."""
-        stun = basic - basic // 2
-        wound = basic // 2
-        if dtype == "S":
-            stun += die_total
-        elif dtype == "W":
-            wound += die_total
-        else:
-            stun += die_total - die_total // 2
-            wound += die_total // 2
-        return stun, wound
-
     def take_damage(self, state: BattleState, t: Combatant, stun: int, wound: int, dice: Dice, source: str,
                     bypass: bool = False, blunt: bool = False) -> list[Event]:
         """Armour, then Plot Points against a hit that would take the figure down, then apply."""
-        absorbed = 0
-        if t.armour and not bypass:
-            aw = sum(x.W for x in t.armour)
-            as_ = sum(x.S for x in t.armour)
-            dw, ds = min(wound, aw), min(stun, as_)
-            wound -= dw
-            stun -= ds
-            absorbed = dw + ds
+        stun, wound, absorbed = self.absorb_armour(t, stun, wound, bypass)
         evs: list[Event] = []
         L = t.stats["life"]
         if t.res["pp"] > 0 and (stun or wound) and t.res["stun"] + t.res["wound"] + stun + wound >= L:
@@ -696,46 +640,6 @@ class CombatMixin:
             evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage", pool=str(die),
                              dice=_faces(r), total=r.total))
         return evs + self.apply_damage(state, t, stun, wound, dice, source=source, absorbed=absorbed, blunt=blunt)
-
-    def apply_damage(self, state: BattleState, t: Combatant, stun: int, wound: int, dice: Dice,
-                     source: str = "", absorbed: int = 0, check: bool = True, blunt: bool = False) -> list[Event]:
-        """Add damage, convert Stun overflow, and settle consciousness, dying and death."""
-        L = t.stats["life"]
-        stun = max(0, stun)
-        wound = max(0, wound)
-        new_stun = t.res["stun"] + stun
-        if new_stun > L:
-            wound += new_stun - L
-            stun -= new_stun - L
-            new_stun = L
-        t.res["stun"] = new_stun
-        t.res["wound"] += wound
-        ev = event("damage", target=t.id, stun=stun, wound=wound, source=source)
-        if absorbed:
-            ev["absorbed"] = absorbed
-        evs = [ev]
-        if stun == 0 and wound == 0:
-            return evs
-        was_down = t.down
-        W = t.res["wound"]
-        if W >= 2 * L:
-            if "dead" not in t.conditions:
-                t.conditions.discard("dying")
-                t.conditions.add("dead")
-                evs.append(event("dead", target=t.id))
-        elif W >= L:
-            if "dying" not in t.conditions:
-                t.conditions.add("dying")
-                evs.append(event("down", target=t.id, reason="dying"))
-        elif check and t.res["stun"] + W >= L and "unconscious" not in t.conditions:
-            ok, ev2 = self.endurance(t, dice, self.diff["average"], "Endurance to stay conscious", blunt=blunt)
-            evs.append(ev2)
-            if not ok:
-                t.conditions.add("unconscious")
-                evs.append(event("down", target=t.id, reason="unconscious"))
-        if t.down and not was_down:
-            self.release_grapple(state, t)
-        return evs
 
     # -- called shots ---------------------------------------------------------------
     def called_shot_effect(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, area: str,
@@ -829,7 +733,32 @@ class CombatMixin:
                 x["effect"].replace("_", " ") for x in pending)))
             if was_down and not c.down:
                 evs.append(event("condition", target=c.id, condition="down", on=False))
+                evs += self.make_room(state, c)
         return evs
+
+    def make_room(self, state: BattleState, c: Combatant) -> list[Event]:
+        """A figure getting up where another now stands shifts to the nearest free cell."""
+        g = state.grid
+        others = {o.pos for o in state.combatants if o is not c and not o.down}
+        if c.pos not in others:
+            return []
+        seen = {c.pos}
+        frontier = [c.pos]
+        while frontier:
+            nxt = []
+            for cell in frontier:
+                for j in g._ring[cell]:
+                    if j in seen or not g.passable[j]:
+                        continue
+                    seen.add(j)
+                    if j not in others:
+                        frm = c.pos
+                        c.pos = j
+                        return [event("move", actor=c.id, **{"from": list(g.xy(frm))}, to=list(g.xy(j)),
+                                      metres=round(g.distance_m(frm, j), 3), mode="shift")]
+                    nxt.append(j)
+            frontier = sorted(nxt)
+        return []
 
     # -- explosions -----------------------------------------------------------------
     def throw_explosive(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, attr_name: str,
@@ -880,7 +809,7 @@ class CombatMixin:
             d = g.distance_m(c.pos, centre)
             if d > radius:
                 continue
-            level, src = g.cover_source(c.pos, centre) if c.pos != centre else (0, None)
+            level, src = g.cover_source(c.pos, centre, melee=True) if c.pos != centre else (0, None)
             n = n_dice - level
             if "prone" in c.conditions and d > near:
                 n -= int(self.expl["prone_dice"])

@@ -10,6 +10,8 @@ Rules and where they come from (seed 000 headings; base rules from RULES-NOTES.m
 - Called Shots, Cover and Explosions, Getting out of Harm's Way, Improvised Weapons,
   Tripping, Unarmed specialties, Plot Points, Second Wind - `combat.py` and `specials.py`.
 - Traits - `traits.py`; Vehicles and Spaceships - `vehicles.py`.
+The Cortex base shared with `cortex_hu` (Difficulty ladder, stat blocks, Life Points, damage,
+armour, dying, innate defence, initiative order) is `rules/systems/cortex_common/`.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from rules.actions import END_TURN, Action
-from rules.dice import Dice, Step, roll_steps
-from rules.errors import ScenarioError, UnknownNameError
+from rules.dice import Dice, Step
+from rules.errors import UnknownNameError
 from rules.events import Event, event
 from rules.grid import FEET
 from rules.ruleset import Ruleset
@@ -30,6 +32,7 @@ from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, 
                                         load_data, skill_die)
 from rules.systems.cortex.specials import SpecialsMixin
 from rules.systems.cortex.traits import TraitBook
+from rules.systems.cortex_common.mechanics import CortexBase
 
 DATA = Path(__file__).with_name("data.yaml")
 
@@ -37,7 +40,7 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
                          "crawl_only")
 
 
-class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
+class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"
@@ -92,11 +95,7 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
                         source: str | None, field: str) -> Combatant:
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field)
         st["traits"] = self.traitbook.normalise(st["traits"], source, f"{field}.traits")
-        life = st["life_points"]
-        if life is None:
-            life = st["attributes"]["vitality"].maximum + st["attributes"]["willpower"].maximum
-            life += int(self.traitbook.value(st["traits"], "life_points", 0) or 0)
-        st["life"] = max(1, int(life))
+        st["life"] = self.life_points(st, int(self.traitbook.value(st["traits"], "life_points", 0) or 0))
         st["flags"] = self.traitbook.flags(st["traits"])
         st["second_winds"] = int(self.traitbook.value(st["traits"], "second_wind_per_day", 0)
                                  or self.data["second_wind"]["per_day"])
@@ -116,35 +115,13 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
 
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Plot Points from the scenario (`settings.plot_points: {team: n}`)."""
-        pp = state.settings.get("plot_points") or {}
-        if not isinstance(pp, Mapping):
-            raise ScenarioError("plot_points must map team names to numbers", field="settings.plot_points",
-                                expected="{team: n}")
-        for team, n in pp.items():
-            if team not in state.teams or isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise ScenarioError(f"plot_points {team}: {n!r}", field=f"settings.plot_points.{team}",
-                                    expected="a team of the scenario and a whole number >= 0")
-            for c in state.combatants:
-                if c.team == team:
-                    c.res["pp"] = max(c.res["pp"], n)
+        self.give_plot_points(state)
         return []
 
     def validate_object(self, item: str) -> bool:
         return item in self.weapons
 
     # -- helpers --------------------------------------------------------------------
-    def health(self, c: Combatant) -> tuple[float, float]:
-        L = c.stats["life"]
-        return float(max(0, L - c.res["stun"] - c.res["wound"])), float(L)
-
-    def action(self, kind: str, target: str | None = None, cell: int | None = None, weapon: str | None = None,
-               option: str | None = None) -> Action:
-        key = (kind, target, cell, weapon, option)
-        a = self._actions.get(key)
-        if a is None:
-            a = self._actions[key] = Action(kind, target, cell, weapon, option)
-        return a
-
     def speed_factor(self, c: Combatant) -> float:
         legs = sum(1 for a in c.res["afflictions"] if a["effect"] in ("lose_leg",))
         f = 0.5 ** legs
@@ -171,16 +148,6 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
         lost = sum(1 for a in c.res["afflictions"] if a["effect"] in ("lose_arm", "lose_hand"))
         return max(0, 2 - lost)
 
-    def weapons_of(self, c: Combatant) -> list[Weapon]:
-        lost = c.res["lost"]
-        ws = [w for n, w in c.weapons.items() if n not in lost]
-        seen = {w.name for w in ws}
-        for n in c.res["gained"]:
-            if n not in seen and n not in lost:
-                ws.append(self.weapons[n])
-                seen.add(n)
-        return ws
-
     def usable_weapons(self, c: Combatant) -> list[Weapon]:
         arms = self.arms_usable(c)
         out = []
@@ -191,27 +158,6 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
                 continue
             out.append(w)
         return out
-
-    def held_weapon(self, c: Combatant) -> Weapon | None:
-        h = c.res["held"]
-        ws = self.weapons_of(c)
-        for w in ws:
-            if w.name == h:
-                return w
-        for w in ws:
-            if w.name != "unarmed":
-                return w
-        return None
-
-    def base_attr_steps(self, c: Combatant, attr: str) -> int:
-        """Step modifiers on an attribute die from wounds and armour."""
-        s = 0
-        if c.res["wound"] > 0 and c.res["wound"] * 2 >= c.stats["life"]:
-            s -= 2
-        if attr == "agility":
-            for a in c.armour:
-                s += a.agility_steps
-        return s
 
     def attr_steps(self, c: Combatant, attr: str, context: frozenset | set = frozenset()) -> int:
         """Step modifiers on an attribute die from wounds, armour and traits."""
@@ -227,23 +173,15 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
                  if not c.down or (c.conditions.isdisjoint({"unconscious", "dying", "dead"})
                                    and any(a["until"] == "endurance" for a in c.res["afflictions"]))]
         if state.settings.get("initiative") == "fixed":
-            order = [c.id for c in alive]
-            return order, [event("initiative", round=state.round, order=order, mode="fixed")]
-        evs: list[Event] = []
-        keyed = []
+            return self.fixed_order(state, alive)
+        entries = []
         for c in alive:
             agi = Step(max(1, c.stats["attributes"]["agility"].index + self.attr_steps(c, "agility", {"initiative"})))
             ale = Step(max(1, c.stats["attributes"]["alertness"].index
                            + (self.traitbook.modifiers(c.traits, {"initiative"}, "alertness").attr_steps
                               if c.traits else 0)))
-            r = roll_steps(dice, (agi, ale), "initiative")
-            evs.append(event("roll", actor=c.id, purpose="initiative", pool=f"Agility {agi} + Alertness {ale}",
-                             dice=[list(f) for f in r.faces], total=r.total))
-            keyed.append((-r.total, -agi.index, c.order, c.id))
-        keyed.sort()
-        order = [k[3] for k in keyed]
-        evs.append(event("initiative", round=state.round, order=order))
-        return order, evs
+            entries.append((c, agi, ale))
+        return self.rolled_order(state, dice, entries)
 
     def _fresh_economy(self, state: BattleState, actor: Combatant) -> None:
         debt = min(actor.res["reaction_debt"], self.max_actions)
@@ -262,23 +200,11 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
 
     def upkeep_down(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
         """seed 000, Called Shots: one Endurance roll each turn in initiative order, no action."""
-        evs = self.recovery_roll(state, actor, dice)
-        if not actor.down:
-            actor.res["stance"] = None
-            actor.res["attacked_last"] = False
-            self._fresh_economy(state, actor)
-        return evs
+        return self.recovery_roll(state, actor, dice)  # start_turn follows when it recovers
 
     def end_round(self, state: BattleState, dice: Dice) -> list[Event]:
         """Dying figures roll Endurance each round (data.yaml assumption `dying`)."""
-        evs: list[Event] = []
-        for c in state.combatants:
-            if "dying" in c.conditions and "dead" not in c.conditions:
-                ok, ev = self.endurance(c, dice, self.diff["average"], "Endurance (dying)")
-                evs.append(ev)
-                if not ok:
-                    evs += self.apply_damage(state, c, 0, 1, dice, source="bleeding", check=False)
-        return evs
+        return self.dying_upkeep(state, dice)
 
     # -- legal actions ----------------------------------------------------------------
     def move_options(self, state: BattleState, a: Combatant) -> dict[int, int]:
@@ -402,12 +328,6 @@ class CortexRuleset(CombatMixin, SpecialsMixin, Ruleset):
                 evs.append(event("effect", target=a.id, effect="off balance: -1 step on the next combat action"))
             return evs
         return self.apply_special(state, a, action, dice)
-
-    def weapon_named(self, a: Combatant, name: str | None) -> Weapon:
-        for w in self.weapons_of(a):
-            if w.name == name:
-                return w
-        return self.weapons["unarmed"]
 
     def _move(self, state: BattleState, a: Combatant, cell: int) -> list[Event]:
         e = state.economy

@@ -174,7 +174,9 @@ class SpecialsMixin:
                     context: Iterable[str], dice: Dice, plot_points: int = 0) -> CheckResult:
         """seed 000, Traits: a skill check whose trait modifiers depend on its context."""
         if isinstance(c, Combatant):
+            impaired = int(self.called["impaired_steps"]) if "impaired" in c.conditions else 0
             return skill_check(self.traitbook, c.stats, c.traits, attribute, skill, difficulty, context, dice,
-                               actor=c.id, conditions=c.conditions, plot_points=plot_points)
+                               actor=c.id, conditions=c.conditions, plot_points=plot_points,
+                               skill_steps=impaired)
         return skill_check(self.traitbook, c, c.get("traits", ()), attribute, skill, difficulty, context, dice,
                            plot_points=plot_points)

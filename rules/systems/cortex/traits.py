@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 from rules.dice import Dice, Step, roll_steps
 from rules.errors import ScenarioError, UnknownNameError
 from rules.events import Event, event
+from rules.systems.cortex_common.model import plot_point_die  # noqa: F401  (shared; imported from here too)
 
 
 @dataclass
@@ -144,11 +145,6 @@ class TraitBook:
         return out
 
 
-def plot_point_die(points: int) -> Step:
-    """RULES-NOTES: 1 Plot Point adds a d2, each further point steps that die up."""
-    return Step(points) if points > 0 else Step(0)
-
-
 @dataclass
 class CheckResult:
     total: int
@@ -161,7 +157,7 @@ class CheckResult:
 def skill_check(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Mapping[str, Any]],
                 attribute: str, skill: str | None, difficulty: int, context: Iterable[str], dice: Dice,
                 actor: str = "figure", conditions: Iterable[str] = (), plot_points: int = 0,
-                extra_dice: Iterable[Step] = ()) -> CheckResult:
+                extra_dice: Iterable[Step] = (), skill_steps: int = 0) -> CheckResult:
     """The general Cortex skill check: attribute + skill (+ bonus dice) against a Difficulty.
 
     The context (e.g. {"social", "parting_with_money"}) selects the trait modifiers that apply."""
@@ -173,7 +169,7 @@ def skill_check(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Mapp
     if skill:
         base = skill.partition("/")[0]
         sk = max(stats["skills"].get(skill, Step(0)), stats["skills"].get(base, Step(0)))
-    sk = sk + mods.skill_steps
+    sk = sk + (mods.skill_steps + skill_steps)
     pool = [attr, sk, *mods.bonus_dice, *extra_dice]
     if plot_points:
         ppb = book.modifiers(traits, ctx | {"plot_points"}, attribute).plot_point_bonus

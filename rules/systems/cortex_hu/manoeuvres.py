@@ -1,0 +1,281 @@
+"""Movement, aiming, feints and grappling under seed 002 (`cortex_hu`).
+
+seed 002 rules implemented here:
+- free actions and movement: walking 4.5 m is free, jogging 9 m is an action, running
+  covers 9 m + an Agility roll + an Athletics/Running roll (in metres) and gives -2 steps
+  on the following actions (data.yaml assumptions jog, run, prone_movement);
+- Célzás: aiming, +1 step a round up to 3, no movement or non-free action meanwhile;
+- Csel: the feint (Alertness + melee against Intelligence + Perception/Intuition);
+- Megragadás/leszorítás: grapple, escape (Agility + Strength), holding is free, choking
+  (an attack option), and the released figure lying prone until it stands.
+"""
+
+from __future__ import annotations
+
+from rules.dice import Dice, Step, roll_steps
+from rules.events import Event, event
+from rules.state import BattleState, Combatant
+from rules.systems.cortex_common.mechanics import faces
+from rules.systems.cortex_common.model import roll_pool, skill_die
+from rules.systems.cortex_hu.combat import named_skill
+from rules.systems.cortex_hu.ladder import ladder_pool, step_pool
+
+
+class ManoeuvresHu:
+    """Movement, aim, feint and grapple for `CortexHuRuleset`."""
+
+    # -- movement -------------------------------------------------------------------------
+    def units(self, state: BattleState) -> tuple[int, int, int]:
+        """(walk, jog, crawl) allowances in half-cell units on this map."""
+        g = state.grid
+        u = self._units_cache.get(g.cell_m)
+        if u is None:
+            u = (g.budget_units(self.mv["walk"]), g.budget_units(self.mv["jog"]), g.budget_units(self.mv["crawl"]))
+            self._units_cache[g.cell_m] = u
+        return u
+
+    def run_pool(self, state: BattleState, a: Combatant) -> tuple[Step, Step] | None:
+        """Agility + Athletics/Running at the ladder step of the movement action (the jog's, if any)."""
+        e = state.economy
+        slot = e["move_slot"] if e["mode"] == "jog" else e["actions"]
+        return ladder_pool(a, "agility", skill_die(a.stats, "athletics", "running"), -slot,
+                           self.attr_steps(a, "agility"))
+
+    def move_cap(self, state: BattleState, a: Combatant) -> int:
+        """The most half-cell units the figure's movement may total this turn (0: none)."""
+        e = state.economy
+        if e["ran"] or e["aimed"] or a.res["grappled_by"] is not None:
+            return 0
+        walk, jog, crawl = self.units(state)
+        if "prone" in a.conditions:
+            return crawl
+        if e["full_defence"]:
+            return walk
+        cap = walk
+        if e["mode"] == "jog" or e["actions"] < self.max_actions:
+            cap = jog
+        p = self.run_pool(state, a)
+        if p is not None:
+            cap = max(cap, state.grid.budget_units(self.mv["run_base"] + p[0].maximum + p[1].maximum))
+        return cap
+
+    def move_options(self, state: BattleState, a: Combatant) -> dict[int, int]:
+        """Free cells the figure may move to now -> path cost in half-cell units."""
+        budget = self.move_cap(state, a) - state.economy["move_units"]
+        if budget <= 0:
+            return {}
+        g = state.grid
+        if g.reach_cap < budget:
+            g.reach_cap = budget
+        blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
+        reach = g.reachable(a.pos, budget, blockers)
+        occ = self.taken_cells(state)
+        return {c: u for c, u in reach.items() if u <= budget and c not in occ}
+
+    @staticmethod
+    def taken_cells(state: BattleState, but: Combatant | None = None) -> set[int]:
+        """Cells no figure may end a move on: those of standing figures and of knocked-out
+        ones, which will get up there (the unconscious, dying and dead may be stepped over)."""
+        return {c.pos for c in state.combatants if c is not but and (
+            not c.down or ("knocked_out" in c.conditions
+                           and c.conditions.isdisjoint({"unconscious", "dying", "dead"})))}
+
+    def move(self, state: BattleState, a: Combatant, cell: int, dice: Dice) -> list[Event]:
+        e = state.economy
+        g = state.grid
+        budget = self.move_cap(state, a) - e["move_units"]
+        cost = self.move_options(state, a)[cell]
+        walk, jog, _ = self.units(state)
+        total = e["move_units"] + cost
+        evs: list[Event] = []
+        self.lose_aim(a)
+        dest = cell
+        if "prone" in a.conditions:
+            mode = "crawl"
+        elif total <= walk:
+            mode = "walk"
+        elif total <= jog:
+            mode = "jog"
+            if e["mode"] != "jog":
+                e["move_slot"] = e["actions"]
+                self.spend(state, a)
+        else:
+            mode = "run"
+            pool = self.run_pool(state, a)
+            if e["mode"] != "jog":
+                e["move_slot"] = e["actions"]
+                self.spend(state, a)
+            r, ev = roll_pool(dice, a.id, "run (metres beyond 9)", "agility", pool[0],
+                              named_skill(a, "athletics", "running")[0], pool[1], extra={"steps": -e["move_slot"]})
+            evs.append(ev)
+            allowed = g.budget_units(self.mv["run_base"] + r.total)
+            blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
+            reach = g.reachable(a.pos, budget, blockers)
+            occ = self.taken_cells(state, but=a)
+            dest = a.pos
+            for c in g.path(a.pos, cell, budget, blockers)[1:]:
+                if e["move_units"] + reach[c] > allowed:
+                    break
+                if c not in occ:
+                    dest = c
+            cost = reach[dest]
+            total = e["move_units"] + cost
+            e["ran"] = True
+            e["run_penalty"] = int(self.mv["run_penalty_steps"])
+            allowed_m = self.mv["run_base"] + r.total
+            evs.append(event("effect", target=a.id, effect=f"runs: {self.mv['run_base']:g} + {r.total} m this turn; "
+                             f"{e['run_penalty']} steps on the following actions", allowed_m=allowed_m))
+        if mode in ("jog", "run"):
+            e["mode"] = mode
+        e["move_units"] = total
+        frm = a.pos
+        a.pos = dest
+        evs.append(event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(dest)),
+                         metres=round(g.units_to_m(cost), 3), mode=mode))
+        if a.res["grappling"] is not None and dest != frm:
+            evs += self.let_go(state, a)
+        return evs
+
+    # -- aiming ---------------------------------------------------------------------------
+    def can_aim(self, state: BattleState, a: Combatant) -> bool:
+        """seed 002, Célzás: before anything else this turn, with a ranged weapon ready."""
+        e = state.economy
+        if (e["acted"] or e["move_units"] or e["aimed"] or e["full_defence"] or a.res["grappled_by"] is not None
+                or a.res["aim"] >= int(self.aim_rules["max_rounds"])):
+            return False
+        return any(w.ranged and (not w.magazine or a.res["ammo"].get(w.name, 0) > 0) for w in self.usable_weapons(a))
+
+    def aim(self, state: BattleState, a: Combatant) -> list[Event]:
+        state.economy["aimed"] = True
+        a.res["aim"] += 1
+        a.conditions.add("aiming")
+        steps = a.res["aim"] * int(self.aim_rules["steps_per_round"])
+        return [event("stance", actor=a.id, stance="aim", steps=steps, rounds=a.res["aim"])]
+
+    def lose_aim(self, c: Combatant) -> None:
+        c.res["aim"] = 0
+        c.conditions.discard("aiming")
+
+    # -- feint ----------------------------------------------------------------------------
+    def feint_pool(self, state: BattleState, a: Combatant) -> tuple[Step, Step, str] | None:
+        sname, sk = self.melee_skill(a)
+        p = ladder_pool(a, "alertness", sk, self.turn_steps(state, a), self.attr_steps(a, "alertness"))
+        return None if p is None else (p[0], p[1], sname)
+
+    def can_feint(self, state: BattleState, a: Combatant, t: Combatant) -> bool:
+        holder = a.res["grappled_by"]
+        return (t.team != a.team and not t.down and state.grid.adjacent(a.pos, t.pos)
+                and (holder is None or holder == t.id) and t.id not in state.economy["feints"]
+                and self.feint_pool(state, a) is not None)
+
+    def feint(self, state: BattleState, a: Combatant, t: Combatant, dice: Dice) -> list[Event]:
+        """seed 002, Csel: if the feinter rolls higher, t may use only innate defence against its next attack."""
+        attr, sk, sname = self.feint_pool(state, a)
+        steps = self.turn_steps(state, a)
+        self.spend(state, a)
+        ra, ea = roll_pool(dice, a.id, "feint", "alertness", attr, sname, sk, extra={"steps": steps})
+        intel = self.attr_die(t, "intelligence")
+        pname, per = named_skill(t, "perception", "intuition")
+        rt, et = roll_pool(dice, t.id, "see through the feint", "intelligence", intel, pname, per)
+        ok = ra.total > rt.total and not ra.botch
+        ea["difficulty"] = rt.total
+        ea["success"] = ok
+        evs = [ea, et]
+        if ok:
+            state.economy["feints"].append(t.id)
+            evs.append(event("effect", target=t.id, effect=f"is fooled by {a.id}'s feint: innate defence only "
+                             "against its next attack", by=a.id))
+        return evs
+
+    # -- grappling ------------------------------------------------------------------------
+    def grapple_pool(self, state: BattleState, a: Combatant) -> tuple[Step, Step, str] | None:
+        sname, sk = named_skill(a, "unarmed_combat", "grappling")
+        steps = self.turn_steps(state, a) + (self.all_out_steps if state.economy["all_out"] else 0)
+        p = ladder_pool(a, "agility", sk, steps, self.attr_steps(a, "agility"))
+        return None if p is None else (p[0], p[1], sname)
+
+    def can_grapple(self, state: BattleState, a: Combatant, t: Combatant) -> bool:
+        return (a.res["grappling"] is None and a.res["grappled_by"] is None and t.team != a.team and not t.down
+                and t.res["grappled_by"] is None and t.res["grappling"] is None
+                and state.grid.adjacent(a.pos, t.pos) and self.grapple_pool(state, a) is not None)
+
+    def grapple(self, state: BattleState, a: Combatant, t: Combatant, dice: Dice) -> list[Event]:
+        """seed 002, Megragadás: Agility + Unarmed Combat against t's defence, as an unarmed attack."""
+        e = state.economy
+        attr, sk, sname = self.grapple_pool(state, a)
+        steps = self.turn_steps(state, a) + (self.all_out_steps if e["all_out"] else 0)
+        feinted = t.id in e["feints"]
+        if feinted:
+            e["feints"].remove(t.id)
+        self.spend(state, a)
+        r, ev = roll_pool(dice, a.id, "grapple", "agility", attr, sname, sk, extra={"steps": steps})
+        w = self.weapons["unarmed"]
+        diff, _, dev = self.resolve_defence(state, a, t, w, "grapple", -1 if r.botch else r.total, dice,
+                                            innate_only=feinted)
+        ev["difficulty"] = diff
+        evs = [ev] + dev
+        if r.botch or r.total < diff:
+            evs.append(event("attack", actor=a.id, target=t.id, weapon="grapple", result="miss", total=r.total,
+                             difficulty=diff))
+            return evs
+        a.res["grappling"] = t.id
+        t.res["grappled_by"] = a.id
+        t.res["grip"] = r.total
+        a.conditions.add("grappling")
+        t.conditions.add("grappled")
+        self.lose_aim(t)
+        evs.append(event("attack", actor=a.id, target=t.id, weapon="grapple", result="hit", total=r.total,
+                         difficulty=diff, margin=r.total - diff))
+        evs.append(event("condition", target=t.id, condition="grappled", on=True, by=a.id))
+        return evs
+
+    def escape_pool(self, state: BattleState, a: Combatant) -> tuple[Step, Step] | None:
+        """Agility + Strength, the Strength die on the ladder (assumption two_attribute_actions)."""
+        return step_pool(self.attr_die(a, "agility"), self.attr_die(a, "strength"), self.turn_steps(state, a))
+
+    def escape(self, state: BattleState, a: Combatant, dice: Dice) -> list[Event]:
+        """seed 002: the held figure breaks free with Agility + Strength (against the grapple roll)."""
+        agi, st = self.escape_pool(state, a)
+        steps = self.turn_steps(state, a)
+        self.spend(state, a)
+        r = roll_steps(dice, (agi, st), "escape")
+        grip = a.res["grip"]
+        ok = r.total >= grip and not r.botch
+        evs = [event("roll", actor=a.id, purpose="escape (Agility + Strength)", pool=f"Agility {agi} + Strength {st}",
+                     dice=faces(r), total=r.total, difficulty=grip, success=ok, steps=steps)]
+        if ok:
+            evs += self.release_grapple(state, a)
+        return evs
+
+    def release_grapple(self, state: BattleState, c: Combatant) -> list[Event]:
+        """End any grapple c takes part in (as holder or held); nobody falls."""
+        evs: list[Event] = []
+        tid = c.res.get("grappling")
+        if tid is not None:
+            t = state.by_id[tid]
+            t.res["grappled_by"] = None
+            t.conditions.discard("grappled")
+            c.res["grappling"] = None
+            c.conditions.discard("grappling")
+            evs.append(event("condition", target=t.id, condition="grappled", on=False))
+        hid = c.res.get("grappled_by")
+        if hid is not None:
+            h = state.by_id[hid]
+            h.res["grappling"] = None
+            h.conditions.discard("grappling")
+            c.res["grappled_by"] = None
+            c.conditions.discard("grappled")
+            evs.append(event("condition", target=c.id, condition="grappled", on=False))
+        return evs
+
+    def let_go(self, state: BattleState, holder: Combatant) -> list[Event]:
+        """seed 002: released, the figure lies on the ground until it stands up (-2 steps meanwhile)."""
+        t = state.by_id[holder.res["grappling"]]
+        evs = self.release_grapple(state, holder)
+        if "prone" not in t.conditions and not t.down:
+            t.conditions.add("prone")
+            evs.append(event("condition", target=t.id, condition="prone", on=True, cause="released"))
+        return evs
+
+
+__all__ = ["ManoeuvresHu"]

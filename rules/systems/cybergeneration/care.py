@@ -1,0 +1,156 @@
+"""Wounds over time: the stun modifier, waking, bleeding, first aid, falls and healing (seed 004).
+
+- "At the start of your turn every round, your stun modifier moves one point closer to 0."
+- "If your character has passed out with >0 Wounds remaining then every turn they may make
+  a stun save to regain consciousness ... If they succeed, they may move, but not perform an
+  action. You can spend a round trying to wake them up, in which case they get another roll
+  with +3."
+- "If your character has -1 -> -4 hits ... Every other round they take another wound as they
+  bleed to death. Every round they may make a stabilisation check, which is a BODY check."
+- First aid: "TECH + schooling at DC 20. Success allows the downed person to make another body
+  save with a bonus equal to the amount of success"; 15 on the cyber-evolved.
+- Falling: "DC 3 for a 3m fall, and goes up 1DC per 3m."
+- "Cyberevolved without medical attention heal at 2HP per day."
+"""
+
+from __future__ import annotations
+
+from rules.actions import Action
+from rules.dice import Dice
+from rules.events import Event, event
+from rules.state import BattleState, Combatant
+from rules.systems.cybergeneration.checks import skill_check
+
+
+class CareMixin:
+    """Recovery rolls, first aid, falls and healing for `CybergenerationRuleset`."""
+
+    def recover_stun_mod(self, c: Combatant, state: BattleState) -> list[Event]:
+        if c.res["recovered_round"] == state.round:
+            return []
+        c.res["recovered_round"] = state.round
+        m = c.res["stun_mod"]
+        if m == 0:
+            return []
+        c.res["stun_mod"] = m + 1 if m < 0 else m - 1
+        return [event("effect", target=c.id, effect=f"stun modifier recovers to {c.res['stun_mod']}",
+                      stun_modifier=c.res["stun_mod"])]
+
+    def fallen_rolls(self, state: BattleState, c: Combatant, dice: Dice) -> list[Event]:
+        """A fallen figure's rolls at its turn: stabilise and bleed while dying, else try to wake."""
+        if c.dead:
+            return []
+        if "dying" in c.conditions:
+            ok, ev = self.body_check(c, dice, c.res["aid_bonus"], "stabilise (BODY check)")
+            c.res["aid_bonus"] = 0
+            evs = [ev]
+            if ok:
+                evs += self.stabilise(c)
+                return evs
+            since = state.round - c.res["dying_round"]
+            if since > 0 and since % 2 == 0:
+                evs.append(event("effect", target=c.id, effect="bleeds: one more Wound"))
+                evs += self.wound(state, c, 1, dice, armour=False, save=False, source="bleeding")
+            return evs
+        if self.remaining(c) > 0 and c.conditions & {"unconscious", "stunned", "incapacitated"}:
+            return self.wake_roll(state, c, dice, 0, "stun save to come round")
+        return []
+
+    def body_check(self, c: Combatant, dice: Dice, bonus: int, purpose: str) -> tuple[bool, Event]:
+        body = c.stats["stats"]["body"]
+        r = dice.roll(10, purpose)
+        ok = r <= body + bonus
+        return ok, event("roll", actor=c.id, purpose=purpose, pool=f"d10 at or under BODY {body}"
+                         + (f" + first aid {bonus}" if bonus else ""), dice=[[10, r]], total=r,
+                         difficulty=body + bonus, success=ok)
+
+    def stabilise(self, c: Combatant) -> list[Event]:
+        c.res["stable"] = True
+        c.conditions.discard("dying")
+        return [event("condition", target=c.id, condition="dying", on=False, cause="stabilised")]
+
+    def wake_roll(self, state: BattleState, c: Combatant, dice: Dice, bonus: int, purpose: str) -> list[Event]:
+        ok, ev = self.save_roll(c, dice, bonus, purpose)
+        evs = [ev]
+        if ok:
+            for cond in ("unconscious", "stunned", "incapacitated"):
+                if cond in c.conditions:
+                    c.conditions.discard(cond)
+                    evs.append(event("condition", target=c.id, condition=cond, on=False, cause="comes round"))
+            c.res["woke_round"] = state.round
+        return evs
+
+    # -- first aid ----------------------------------------------------------------------------
+    def first_aid_actions(self, state: BattleState, a: Combatant, option: str) -> list[Action]:
+        g = state.grid
+        out: list[Action] = []
+        for t in state.combatants:
+            if t.team != a.team or t is a or t.dead or not g.adjacent(a.pos, t.pos) and t.pos != a.pos:
+                continue
+            if option == "" and "dying" in t.conditions and "first_aid_kit" in a.res["items"]:
+                out.append(self.action("first_aid", target=t.id))
+            if (option == "wake" and "dying" not in t.conditions and self.remaining(t) > 0
+                    and t.conditions & {"unconscious", "stunned", "incapacitated"}):
+                out.append(self.action("first_aid", target=t.id, option="wake"))
+        return out
+
+    def first_aid(self, state: BattleState, a: Combatant, t: Combatant, option: str, dice: Dice) -> list[Event]:
+        e = state.economy
+        if option == "wake":  # seed 004: 'spend a round trying to wake them up ... another roll with +3'
+            e["move"] = "used"
+            e["actions"] = e["max_actions"]
+            evs = [event("effect", target=a.id, effect=f"spends the round trying to wake {t.id}")]
+            return evs + self.wake_roll(state, t, dice, self.mod["wake_help"], "stun save to come round (helped)")
+        e["actions"] += 1
+        tech, sch = self.stat(a, "tech"), self.skill(a, "schooling")
+        pen = self.mod["two_actions"] if e["two"] else 0
+        diff = self.chk["first_aid"] - (self.chk["evolved_medical_reduction"] if self.is_type(t, "evolved") else 0)
+        r = skill_check(dice, tech + sch + pen, "first aid")
+        ok = r.total >= diff
+        evs = [self.roll_event(a, f"first aid on {t.id}", f"TECH {tech} + schooling {sch}"
+                               + (f" {pen} two actions" if pen else ""), r, difficulty=diff, success=ok)]
+        if not ok:
+            return evs
+        bonus = r.total - diff
+        ok2, ev = self.body_check(t, dice, bonus, "stabilise after first aid (BODY check)")
+        evs.append(ev)
+        if ok2:
+            evs += self.stabilise(t)
+        return evs
+
+    # -- outside the turn structure ------------------------------------------------------------
+    def fall(self, state: BattleState, c: Combatant, metres: float, dice: Dice) -> list[Event]:
+        """seed 004, falling: DC 3 for 3 m, +1 DC per further 3 m; armour does not help (assumption falling)."""
+        fb = self.data["falling"]
+        steps = int(metres // float(fb["per_m"]))
+        if steps < 1 or c.dead:
+            return [event("effect", target=c.id, effect=f"falls {metres:g} m without harm")]
+        dc = int(fb["base_dc"]) + steps - 1
+        r = dice.roll(10, "falling damage")
+        raw = self.table.wounds(dc, r)
+        evs = [event("roll", actor=c.id, purpose=f"falling damage DC{dc} ({metres:g} m)", dice=[[10, r]], total=r,
+                     wounds=raw)]
+        return evs + self.wound(state, c, raw, dice, armour=False, source=f"fall of {metres:g} m",
+                                save=not c.down)
+
+    def heal_days(self, c: Combatant, days: int) -> list[Event]:
+        """seed 004: the cyber-evolved heal 2 Wounds a day up to BODY; others need treatment."""
+        if days < 0:
+            raise ValueError("days must be 0 or more")
+        if not self.is_type(c, "evolved") or c.dead:
+            return []
+        healed = min(c.res["wound"], int(self.data["healing"]["evolved_per_day"]) * days)
+        if healed <= 0:
+            return []
+        c.res["wound"] -= healed
+        evs = [event("damage", target=c.id, stun=0, wound=-healed, source=f"cyber-evolved healing, {days} day(s)")]
+        if self.remaining(c) > 0:
+            for cond in ("dying", "unconscious", "stunned", "incapacitated"):
+                if cond in c.conditions:
+                    c.conditions.discard(cond)
+                    evs.append(event("condition", target=c.id, condition=cond, on=False, cause="healed"))
+            c.res["stable"] = False
+        elif self.remaining(c) >= 0 and "dying" in c.conditions:
+            c.conditions.discard("dying")
+        evs += self.sync_wounds(c, 0)
+        return evs

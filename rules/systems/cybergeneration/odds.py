@@ -1,0 +1,152 @@
+"""Exact odds of seed 004 attacks for policies (no dice are rolled, nothing changes).
+
+`attack_odds` mirrors the resolution in `combat.py` and `grapple.py` in expectation: the
+chance to hit (d10 with criticals: a natural 10 adds a d10, a natural 1 subtracts one) and
+the expected Wounds after armour, in the health units of `health()` (Wounds).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.actions import Action
+from rules.state import BattleState, Combatant
+from rules.systems.cybergeneration.checks import crit_pmf, p_at_least, p_beat
+
+
+def after_armour(rs: Any, t: Combatant, raw: int, ap: bool, head: bool = False, no_armour: bool = False) -> int:
+    piece = None if no_armour else (rs.head_armour(t) if head else rs.body_armour(t))
+    sp = piece.sp if piece is not None else 0
+    if ap:
+        sp //= 2
+    after = max(0, raw - sp)
+    if raw > 0 and after == 0 and piece is not None and piece.sp < rs.stop_all_sp:
+        after = 1
+    return after
+
+
+def mean_hit(rs: Any, t: Combatant, dc: int, mod: int, ap: bool, head: bool = False, no_armour: bool = False) -> float:
+    return sum(after_armour(rs, t, rs.table.wounds(dc, f + mod), ap, head, no_armour) for f in range(1, 11)) / 10.0
+
+
+def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> dict[str, float] | None:
+    if action.kind not in ("attack", "grapple") or action.target is None:
+        return None
+    t = state.by_id.get(action.target)
+    if t is None or t.dead:
+        return None
+    turn = rs.turn_mods(state) if state.actor is a and state.economy else {}
+    option = action.option or ""
+    if action.kind == "grapple":
+        return grapple_odds(rs, state, a, t, option, turn)
+    w = rs.has_weapon(a, action.weapon)
+    if w is None:
+        return None
+    pre = 1.0
+    if rs.in_grapple(a) and rs.needs_preliminary(state, a, t, w, option):
+        p = rs.partners(state, a)
+        if p:
+            pre = opposed_p(rs, state, a, p[0], turn)
+    if w.no_roll:
+        d = mean_hit(rs, t, w.dc, 0, w.ap)
+        return _out(pre, d)
+    if w.kind in ("melee", "special") and option != "throw":
+        mod = rs.melee_mod(a, w)
+        if t.down:
+            d = after_armour(rs, t, rs.table.wounds(w.dc, 10 + mod), w.ap)
+            return _out(pre, float(d))
+        ref = rs.stat(a, "ref")
+        _, sk = rs.attack_skill(a, w, t)
+        parts = rs.attack_parts(state, a, t, w, option, turn, melee=True) + rs.opposed_bonus(state, a, t)
+        base = ref + sk + w.accuracy + sum(v for _, v in parts)
+        dbase, _ = rs.defence_base(state, t, a)
+        p = p_beat(base, dbase)
+        if option in ("knockdown", "stun"):
+            d = mean_hit(rs, t, 1, 0, False)
+        elif option == "disarm":
+            d = 0.0
+        elif option == "called:gap":
+            d = mean_hit(rs, t, w.dc, mod, w.ap)  # the spot roll is not weighed
+        else:
+            d = mean_hit(rs, t, w.dc, mod, w.ap, head=option == "called:head")
+        return _out(pre * p, d)
+    g = state.grid
+    throw = option == "throw"
+    if w.kind == "grenade":
+        diff = rs.range_difficulty(g, a, a.pos, t.pos, w, throw=True)
+        if diff is None:
+            return None
+        parts = rs.attack_parts(state, a, t, w, "", turn, melee=False, throw=True)
+        base = rs.stat(a, "ref") + rs.skill(a, "athletics") + sum(v for _, v in parts)
+        p = p_at_least(base, diff)
+        return _out(pre * p, mean_hit(rs, t, w.dc, 0, w.ap))
+    dd = rs.difficulty(state, a, t, w, throw=throw)
+    if dd is None:
+        return None
+    diff = dd[0]
+    if w.kind == "genius":
+        skill = int(w.x("missile_skill", 15))
+        p = sum(1 for f in range(1, 11) if skill + f >= diff) / 10.0
+        if option == "scribble":
+            dc = int(w.x("scribble_dc", 5))
+            radius = float(w.x("scribble_radius_m", 3))
+            n = 1 + sum(1 for o in state.combatants if o is not t and not o.down
+                        and g.distance_m(o.pos, t.pos) <= radius + 1e-6 and g.los(t.pos, o.pos))
+            d = sum(after_armour(rs, t, rs.table.wounds(dc, f) // n + rs.table.wounds(dc, f) % n, w.ap)
+                    for f in range(1, 11)) / 10.0
+        else:
+            d = mean_hit(rs, t, int(option.split(":")[1]), 0, w.ap)
+        return _out(pre * p, d)
+    _, sk = rs.attack_skill(a, w, t, throw)
+    parts = rs.attack_parts(state, a, t, w, option, turn, melee=False, throw=throw)
+    base = rs.stat(a, "ref") + sk + (0 if throw else w.accuracy) + sum(v for _, v in parts)
+    head = option == "called:head"
+    if option == "full_auto":
+        p = 0.0
+        total_d = 0.0
+        for v, q in crit_pmf():
+            margin = base + v - diff
+            if margin < 0:
+                continue
+            p += q
+            for f in range(1, 11):
+                val = f + margin
+                hits = []
+                while val > 10:
+                    hits.append(10)
+                    val -= 10
+                hits.append(val)
+                total_d += q * 0.1 * sum(after_armour(rs, t, rs.table.wounds(w.dc, h), w.ap, head) for h in hits)
+        p *= pre
+        return {"p_hit": p, "exp_damage": pre * total_d, "damage_if_hit": total_d * pre / p if p > 0 else 0.0}
+    p = p_at_least(base, diff)
+    mod = rs.body_mod(a) if w.bow else 0
+    return _out(pre * p, mean_hit(rs, t, w.dc, mod, w.ap, head))
+
+
+def opposed_p(rs: Any, state: BattleState, x: Combatant, y: Combatant, turn: dict, extra: int = 0) -> float:
+    sf = rs.skill(x, "streetfighting")
+    if rs.kid_vs_adult(x, y):
+        sf //= 2
+    if turn.get("two"):
+        extra += rs.mod["two_actions"]
+    base = rs.stat(x, "ref") + sf + extra + sum(v for _, v in rs.opposed_bonus(state, x, y))
+    dbase, _ = rs.defence_base(state, y, x, dodge=False)
+    return p_beat(base, dbase)
+
+
+def grapple_odds(rs: Any, state: BattleState, a: Combatant, t: Combatant, option: str, turn: dict
+                 ) -> dict[str, float] | None:
+    if option in ("break", "escape"):
+        return {"p_hit": opposed_p(rs, state, a, t, turn), "exp_damage": 0.0, "damage_if_hit": 0.0}
+    if option == "":
+        p = opposed_p(rs, state, a, t, turn, extra=-int(t.res["dodge"]))
+        return _out(p, mean_hit(rs, t, 1, 0, False))
+    p = opposed_p(rs, state, a, t, turn)
+    hand = next((w for w in rs.weapons_of(a) if w.special == "cybercrush"), None)
+    d = mean_hit(rs, t, hand.dc, rs.melee_mod(a, hand), hand.ap) if hand else mean_hit(rs, t, 2, rs.body_mod(a), False)
+    return _out(p, d)
+
+
+def _out(p: float, d: float) -> dict[str, float]:
+    return {"p_hit": p, "exp_damage": p * d, "damage_if_hit": d}

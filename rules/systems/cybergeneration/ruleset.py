@@ -1,0 +1,765 @@
+"""The `cybergeneration` ruleset: seed 004 (a house-ruled Cybergeneration combat chapter).
+
+Rules and where they are (seed 004 headings; base rules from RULES-NOTES.md; every decided
+gap is an `assumptions` entry of data.yaml, see docs/cybergeneration.md):
+- Your Turn / the Facedown (initiative), the round of one move and one action, moves,
+  actions, delaying and held actions (interrupts) - this module and `timing.py`.
+- Ranged combat, point blank, cover, full automatic, suppression, the genius gun, bows,
+  shotguns, thrown objects, grenades, called shots, melee, knockdown, disarm, stun
+  attacks, criticals, damage, armour, stun saves - `combat.py`.
+- Grappling and holds - `grapple.py`.
+- Wounds, bleeding, first aid, waking, falling, cyber-evolved healing - `care.py`.
+- Exact hit chances and expected Wounds for policies - `odds.py`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from rules.actions import END_TURN, Action
+from rules.dice import Dice
+from rules.errors import IllegalActionError
+from rules.events import Event, event
+from rules.ruleset import Ruleset
+from rules.state import BattleState, Combatant
+from rules.systems.cybergeneration.care import CareMixin
+from rules.systems.cybergeneration.combat import CombatMixin
+from rules.systems.cybergeneration.grapple import GrappleMixin
+from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, build_armour, build_stat_block,
+                                                 build_weapons, load_data)
+from rules.systems.cybergeneration.timing import TimingMixin
+
+DATA = Path(__file__).with_name("data.yaml")
+
+TRIGGERS = ("on_move", "on_attack", "on_draw")
+READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
+
+
+class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, Ruleset):
+    """Cybergeneration (Interlock) with the seed 004 house rules."""
+
+    name = "cybergeneration"
+    description = ("Cybergeneration house rules (seed 004, Interlock family): d10 + stat + skill, "
+                   "one move and one action")
+    default_cell_m = 1.5
+    economy_features = ("move_used", "action_used", "actions_left", "walk_left_m", "move_left_m", "can_run", "ran",
+                        "two_action_mode", "held_action", "held_trigger_move", "held_trigger_attack",
+                        "held_trigger_draw", "delays_left", "resumed", "steadied", "aiming_bonus", "dodging",
+                        "stun_modifier", "wounds_left", "impaired", "prone", "knocked", "grappling", "holding",
+                        "held", "suppressed", "suppression_passed", "jammed", "weapon_drawn", "ammo_frac", "woke")
+
+    def __init__(self, data_path: Path = DATA) -> None:
+        self.data = load_data(data_path)
+        self.version = int(self.data.get("version", 1))
+        self.table = DamageTable(self.data["dc_table"])
+        self.weapons: dict[str, Weapon] = build_weapons(self.data["weapons"], self.table)
+        self.armours: dict[str, Armour] = build_armour(self.data["armour"])
+        self.items = dict(self.data.get("items") or {})
+        self.bestiary = self.data["bestiary"]
+        self.bands = [(int(b["max"]), int(b["mod"])) for b in self.data["body_bands"]]
+        self.cover_table = {int(k): int(v) for k, v in self.data["cover_bonus"].items()}
+        self.ranges = {k: [(float(b["upto"]), int(b["difficulty"])) for b in v]
+                       for k, v in self.data["range_classes"].items()}
+        self.pb = int(self.data["point_blank_difficulty"])
+        self.mod = {k: int(v) for k, v in self.data["modifiers"].items()}
+        self.chk = {k: int(v) for k, v in self.data["checks"].items()}
+        self.mv = self.data["movement"]
+        self.diff = dict(self.data["difficulty"])
+        self.mishap_table = {int(k): v for k, v in self.data["criticals"]["mishap"].items()}
+        self.stop_all_sp = int(self.data["stop_all_sp"])
+        g = self.weapons["genius_gun"]
+        blasts = tuple(f"blast:{n}" for n in range(int(g.x("blast_min", 3)), int(g.x("blast_max", 7)) + 1))
+        self.supported_actions = {
+            "end_turn": (), "move": (),
+            "attack": ("", "called:head", "called:gap", "full_auto", "stun", "knockdown", "disarm", "throw",
+                       *blasts, "scribble"),
+            "suppress": (),
+            "grapple": ("", "hold", "squeeze", "break", "escape"),
+            "defend": ("dodge",),
+            "aim": (),
+            "ready": READY_OPTIONS,
+            "reload": (),
+            "stand": (), "drop_prone": (),
+            "delay": ("", "end_of_round", *TRIGGERS),
+            "use": ("two_actions",),
+            "first_aid": ("", "wake"),
+            "pick_up": (),
+        }
+        self._actions: dict[tuple, Action] = {}
+        self._units_cache: dict[tuple, tuple[int, int]] = {}
+
+    # -- building -------------------------------------------------------------------
+    def templates(self) -> list[str]:
+        return sorted(self.bestiary)
+
+    def validate_object(self, item: str) -> bool:
+        return item in self.weapons or item in self.items
+
+    def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int, order: int,
+                        source: str | None, field: str) -> Combatant:
+        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, self.items, source, field)
+        ammo = {w.name: w.magazine for w in st["weapons"].values() if w.magazine}
+        res: dict[str, Any] = {
+            "stun": 0, "wound": st["damage"], "stun_mod": st["stun_modifier"], "ammo": ammo,
+            "drawn": st["drawn"], "jammed": [], "broken": [], "lost": [], "gained": [], "items": list(st["items"]),
+            "ammo_ready": [], "dodge": 0, "aim_round": -1, "grapple": [], "hold": None, "held_by": None,
+            "trigger": None, "resume": None, "delays": 0, "zone": None, "suppressed_by": [],
+            "dying_round": 0, "stable": False, "aid_bonus": 0, "woke_round": -1, "turn_round": -1,
+            "recovered_round": -1, "upkeep_round": -1,
+        }
+        c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos, stats=st,
+                      weapons=st["weapons"], armour=st["armour"], traits=st["types"], res=res, order=order)
+        if st["prone"]:
+            c.conditions.add("prone")
+        self.sync_wounds(c, 0)
+        return c
+
+    def setup(self, state: BattleState, dice: Dice) -> list[Event]:
+        evs: list[Event] = []
+        for c in state.combatants:
+            if c.down:
+                evs.append(event("down", target=c.id, reason="starts the fight " + ("dead" if c.dead else "down")))
+        return evs
+
+    # -- small helpers ----------------------------------------------------------------
+    def action(self, kind: str, target: str | None = None, cell: int | None = None, weapon: str | None = None,
+               option: str | None = None) -> Action:
+        key = (kind, target, cell, weapon, option)
+        a = self._actions.get(key)
+        if a is None:
+            a = self._actions[key] = Action(kind, target, cell, weapon, option)
+        return a
+
+    def is_type(self, c: Combatant, t: str) -> bool:
+        return t in c.stats["types"]
+
+    def is_kid(self, c: Combatant) -> bool:
+        return c.stats["kind"] == "kid"
+
+    def remaining(self, c: Combatant) -> int:
+        """Wounds left: BODY less the Wounds taken (assumption starting_wounds)."""
+        return c.stats["stats"]["body"] - c.res["wound"]
+
+    def stat(self, c: Combatant, name: str) -> int:
+        """A stat now: INT, REF and MA halve at 2 Wounds or less; REF loses armour encumbrance."""
+        v = c.stats["stats"][name]
+        if name in ("int", "ref", "ma") and "impaired" in c.conditions:
+            v //= 2
+        if name == "ref":
+            v -= self.encumbrance(c)
+        return max(0, v)
+
+    def encumbrance(self, c: Combatant) -> int:
+        return sum(a.ev for a in c.armour)
+
+    def skill(self, c: Combatant, name: str) -> int:
+        return int(c.stats["skills"].get(name, 0))
+
+    def body_mod(self, c: Combatant) -> int:
+        """seed 004: the body-type modifier to the damage die (assumption body_bands)."""
+        b = c.stats["stats"]["body"]
+        for mx, m in self.bands:
+            if b <= mx:
+                return m
+        return self.bands[-1][1]
+
+    def weapons_of(self, c: Combatant) -> list[Weapon]:
+        """Weapons the figure has now (carried ones not lost or broken, then picked-up ones)."""
+        gone = set(c.res["lost"]) | set(c.res["broken"])
+        ws = [w for n, w in c.weapons.items() if n not in gone]
+        seen = {w.name for w in ws}
+        for n in c.res["gained"]:
+            if n not in seen and n not in c.res["broken"]:
+                ws.append(self.weapons[n])
+                seen.add(n)
+        return ws
+
+    def has_weapon(self, c: Combatant, name: str | None) -> Weapon | None:
+        for w in self.weapons_of(c):
+            if w.name == name:
+                return w
+        return None
+
+    def in_hand(self, c: Combatant, w: Weapon) -> bool:
+        """Drawn (or an implant / bare hands, always ready)."""
+        return w.implant or c.res["drawn"] == w.name
+
+    def loaded(self, c: Combatant, w: Weapon, n: int = 1) -> bool:
+        if w.name in c.res["jammed"]:
+            return False
+        if w.magazine:
+            return c.res["ammo"].get(w.name, 0) >= n
+        return True
+
+    def in_grapple(self, c: Combatant) -> bool:
+        return bool(c.res["grapple"])
+
+    def partners(self, state: BattleState, c: Combatant) -> list[Combatant]:
+        ids = set(c.res["grapple"])
+        return [o for o in state.combatants if o.id in ids]
+
+    # -- turn structure -------------------------------------------------------------
+    def needs_upkeep(self, c: Combatant) -> bool:
+        """A fallen figure that still rolls each round: waking, or stabilising while dying."""
+        if c.dead:
+            return False
+        if "dying" in c.conditions:
+            return True
+        return bool(c.conditions & {"unconscious", "stunned", "incapacitated"}) and self.remaining(c) > 0
+
+    def roll_initiative(self, state: BattleState, dice: Dice) -> tuple[list[str], list[Event]]:
+        """seed 004, the Facedown: REF + 1d10, highest first; Solos add combat sense."""
+        for c in state.combatants:
+            c.res["delays"] = 0
+        active = [c for c in state.combatants if not c.down]
+        waiting = [c.id for c in state.combatants if c.down and self.needs_upkeep(c)]
+        if state.settings.get("initiative") == "fixed":
+            order = [c.id for c in active] + waiting
+            return order, [event("initiative", round=state.round, order=list(order), mode="fixed")]
+        evs: list[Event] = []
+        keyed = []
+        for c in active:
+            ref = self.stat(c, "ref")
+            sense = self.skill(c, "combat_sense") if self.is_type(c, "solo") else 0
+            r = dice.roll(10, "initiative")
+            total = ref + sense + r
+            evs.append(event("roll", actor=c.id, purpose="initiative", pool=f"REF {ref}"
+                             + (f" + combat sense {sense}" if sense else "") + " + 1d10",
+                             dice=[[10, r]], total=total))
+            keyed.append((-total, -ref, c.order, c.id))
+        keyed.sort()
+        order = [k[3] for k in keyed] + waiting
+        evs.append(event("initiative", round=state.round, order=list(order)))
+        return order, evs
+
+    def fresh_economy(self, state: BattleState, a: Combatant) -> dict[str, Any]:
+        e = {"move": "", "move_units": 0, "actions": 0, "max_actions": 1, "two": False, "ran": False,
+             "steady": None, "aim": 0, "suppress": "", "suppress_pen": 0, "resumed": False, "woke": False,
+             "turn_over": False}
+        state.economy = e
+        return e
+
+    def start_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
+        r = actor.res
+        resume = r["resume"]
+        if resume is not None and resume["round"] == state.round:
+            r["resume"] = None
+            state.economy = dict(resume["economy"], resumed=True, turn_over=False)
+            return not actor.down, [event("info", text=f"{actor.id} takes the delayed rest of its turn")]
+        r["resume"] = None
+        e = self.fresh_economy(state, actor)
+        evs: list[Event] = []
+        if r["turn_round"] != state.round:
+            r["turn_round"] = state.round
+            evs += self.recover_stun_mod(actor, state)
+            evs += self.start_of_turn_upkeep(state, actor)
+            if r["aim_round"] == state.round:
+                e["aim"] = self.mod["aim"]
+            if r["suppressed_by"] and not actor.down:
+                evs += self.suppression_check(state, actor, dice)
+        elif r["aim_round"] == state.round:
+            e["aim"] = self.mod["aim"]
+        if r["woke_round"] == state.round:
+            e["woke"] = True
+            e["actions"] = e["max_actions"]  # seed 004: 'they may move, but not perform an action'
+        return not actor.down, evs
+
+    def start_of_turn_upkeep(self, state: BattleState, a: Combatant) -> list[Event]:
+        """Effects that last 'until the figure's next turn' end now: dodging, aiming, its suppression."""
+        evs: list[Event] = []
+        if a.res["dodge"]:
+            a.res["dodge"] = 0
+            a.conditions.discard("dodging")
+        if a.res["aim_round"] < state.round and "aiming" in a.conditions:
+            a.conditions.discard("aiming")
+            evs.append(event("condition", target=a.id, condition="aiming", on=False))
+        if a.res["zone"] is not None:
+            evs += self.end_suppression(state, a)
+        return evs
+
+    def upkeep_down(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
+        """A fallen figure's turn: stun modifier recovery, then waking or stabilising rolls."""
+        if actor.res["upkeep_round"] == state.round:
+            return []
+        actor.res["upkeep_round"] = state.round
+        evs = self.recover_stun_mod(actor, state)
+        evs += self.fallen_rolls(state, actor, dice)
+        return evs
+
+    def end_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
+        return []
+
+    def end_round(self, state: BattleState, dice: Dice) -> list[Event]:
+        """Held actions lapse at the end of the round (seed 004: 'later in the same round')."""
+        evs: list[Event] = []
+        for c in state.combatants:
+            if c.res["trigger"] is not None:
+                evs += self.clear_trigger(c, "the held action lapses")
+            c.res["resume"] = None
+        return evs
+
+    # -- movement -------------------------------------------------------------------
+    def units(self, state: BattleState, a: Combatant) -> tuple[int, int]:
+        """(walk, run) allowances in half-cell units: MA (MA/2 prone) and 3 x MA (1.5 x MA prone)."""
+        ma = self.stat(a, "ma")
+        prone = "prone" in a.conditions
+        key = (state.grid.cell_m, ma, prone)
+        u = self._units_cache.get(key)
+        if u is None:
+            g = state.grid
+            if prone:
+                walk = g.budget_units(ma * float(self.mv["crawl_factor"]))
+                run = g.budget_units(ma * float(self.mv["crawl_run_factor"]))
+            else:
+                walk = g.budget_units(float(ma))
+                run = g.budget_units(ma * float(self.mv["run_factor"]))
+            u = self._units_cache[key] = (walk, run)
+        g = state.grid
+        if g.reach_cap < u[1]:
+            g.reach_cap = u[1]
+        return u
+
+    def move_cap(self, state: BattleState, a: Combatant) -> int:
+        """Half-cell units the figure may still move this turn."""
+        e = state.economy
+        if (e["two"] or e["move"] == "used" or a.down or self.in_grapple(a) or a.res["held_by"] is not None):
+            return 0
+        walk, run = self.units(state, a)
+        if e["ran"] or (e["actions"] == 0 and not e["woke"]):
+            cap = run
+        else:
+            cap = walk
+        return max(0, cap - e["move_units"])
+
+    def move_options(self, state: BattleState, a: Combatant) -> dict[int, int]:
+        budget = self.move_cap(state, a)
+        if budget <= 0:
+            return {}
+        blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
+        reach = state.grid.reachable(a.pos, budget, blockers)
+        # nobody ends on a standing figure or on a fallen one who may get up (assumption fallen_cells)
+        taken = {c.pos for c in state.combatants if not c.dead}
+        return {cell: u for cell, u in reach.items() if u <= budget and cell not in taken}
+
+    # -- legal actions ----------------------------------------------------------------
+    def legal_actions(self, state: BattleState) -> list[Action]:
+        a = state.actor
+        acts = [END_TURN]
+        if a is None or a.down or state.over:
+            return acts
+        e = state.economy
+        g = state.grid
+        if not g.move_actions:
+            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
+        mv = g.move_actions
+        acts.extend(mv[cell] for cell in sorted(self.move_options(state, a)))
+        A = self.action
+        if a.res["held_by"] is not None:
+            acts.extend(self.held_actions(state, a))
+            return acts
+        can_act = e["actions"] < e["max_actions"] and e["suppress"] != "fail"
+        move_free = e["move"] == "" and not e["two"]
+        if self.in_grapple(a):
+            if can_act:
+                acts.extend(self.grapple_round_actions(state, a))
+            acts.extend(self.delay_actions(state, a, can_act, allow_triggers=False))
+            return acts
+        if can_act:
+            acts.extend(self.attack_actions(state, a))
+            acts.extend(self.suppress_actions(state, a))
+            acts.extend(self.grapple_start_actions(state, a))
+            if not a.res["dodge"]:
+                acts.append(A("defend", option="dodge"))
+            if e["actions"] == 0 and not e["two"]:
+                acts.append(A("aim"))
+            for w in self.weapons_of(a):
+                if w.implant:
+                    continue
+                if a.res["drawn"] != w.name and not w.grapple_only:
+                    acts.append(A("ready", weapon=w.name, option="change"))
+                if w.name in a.res["jammed"]:
+                    acts.append(A("ready", weapon=w.name, option="unjam"))
+                if w.reload == "loose" and a.res["ammo"].get(w.name, 0) < w.magazine:
+                    acts.append(A("reload", weapon=w.name))
+            acts.extend(self.first_aid_actions(state, a, ""))
+        if move_free:
+            if "prone" in a.conditions:
+                acts.append(A("stand"))
+            for w in self.weapons_of(a):
+                if w.implant:
+                    continue
+                if (a.res["drawn"] != w.name and w.access in ("holster", "sheath", "slung")
+                        and e["suppress"] != "fail"):
+                    acts.append(A("ready", weapon=w.name, option="draw"))
+                if (a.res["drawn"] == w.name and e["steady"] is None and e["suppress"] != "fail"
+                        and (w.ranged or w.melee)):
+                    acts.append(A("ready", weapon=w.name, option="steady"))
+                if w.reload == "clip" and e["suppress"] != "fail" and a.res["ammo"].get(w.name, 0) < w.magazine:
+                    if w.name not in a.res["ammo_ready"]:
+                        acts.append(A("ready", weapon=w.name, option="ammo"))
+                    if w.name in a.res["ammo_ready"] or can_act and e["actions"] == 0:
+                        acts.append(A("reload", weapon=w.name))
+            if e["suppress"] != "fail":
+                acts.extend(self.pick_up_actions(state, a))
+                if can_act and e["actions"] == 0:
+                    acts.extend(self.first_aid_actions(state, a, "wake"))
+        if "prone" not in a.conditions:
+            acts.append(A("drop_prone"))
+        acts.extend(self.delay_actions(state, a, can_act and e["actions"] == 0 and not e["two"]
+                                       and e["suppress"] != "fail", allow_triggers=True))
+        if e["move"] == "" and e["actions"] == 0 and not e["two"] and not e["woke"] and e["suppress"] != "fail":
+            acts.append(A("use", option="two_actions"))
+        return acts
+
+    def pick_up_actions(self, state: BattleState, a: Combatant) -> list[Action]:
+        if not state.objects:
+            return []
+        g = state.grid
+        out = []
+        for cell in (a.pos, *g._ring[a.pos]):
+            for item in sorted(set(state.objects.get(cell, ()))):
+                out.append(self.action("pick_up", cell=cell, weapon=item))
+        return out
+
+    def check_legal(self, state: BattleState, action: Action) -> None:
+        if action not in self.legal_actions(state):
+            actor = state.actor
+            raise IllegalActionError(f"{action} is not legal for {actor.id if actor else 'nobody'} now",
+                                     field="action", expected="one of the legal actions")
+
+    # -- applying -------------------------------------------------------------------
+    def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
+        a = state.actor
+        k = action.kind
+        if k == "move":
+            return self.do_move(state, a, action.cell, dice)
+        evs = self.fire_triggers(state, a, action, dice)
+        if a.down or state.over or not self.still_possible(state, a, action):
+            self.spend_for(state, a, action)
+            return evs
+        return evs + self.resolve(state, a, action, dice)
+
+    def resolve(self, state: BattleState, a: Combatant, action: Action, dice: Dice) -> list[Event]:
+        k = action.kind
+        e = state.economy
+        A = action
+        if k in ("attack", "suppress", "grapple"):
+            return self.attack_like(state, a, A, dice)
+        if k == "defend":
+            evs = self.take_action(state, a, dice, "dodge")
+            if evs is None:
+                return self.lost_action(a, "dodge")
+            quick = self.stat(a, "ref") >= self.mod["dodge_ref_threshold"]
+            bonus = self.mod["dodge_ref10"] if quick else self.mod["dodge"]
+            a.res["dodge"] = bonus
+            a.conditions.add("dodging")
+            return evs + [event("stance", actor=a.id, stance="dodge", bonus=bonus)]
+        if k == "aim":
+            e["actions"] = e["max_actions"]
+            a.res["aim_round"] = state.round + 1
+            a.conditions.add("aiming")
+            return [event("stance", actor=a.id, stance="aim", bonus=self.mod["aim"]),
+                    event("condition", target=a.id, condition="aiming", on=True)]
+        if k == "ready":
+            return self.ready(state, a, A, dice)
+        if k == "reload":
+            return self.reload(state, a, A, dice)
+        if k == "stand":
+            e["move"] = "used"
+            a.conditions.discard("prone")
+            evs = [event("condition", target=a.id, condition="prone", on=False)]
+            if "knocked" in a.conditions:
+                a.conditions.discard("knocked")
+                evs.append(event("condition", target=a.id, condition="knocked", on=False))
+            return evs
+        if k == "drop_prone":
+            a.conditions.add("prone")
+            return [event("condition", target=a.id, condition="prone", on=True)]
+        if k == "delay":
+            return self.delay(state, a, A.option or "")
+        if k == "use":
+            e["two"] = True
+            e["max_actions"] = 2
+            e["move"] = "used"
+            return [event("effect", target=a.id, effect="takes two actions this round, each skill roll at "
+                          f"{self.mod['two_actions']}, and no move")]
+        if k == "first_aid":
+            return self.first_aid(state, a, state.by_id[A.target], A.option or "", dice)
+        if k == "pick_up":
+            return self.pick_up(state, a, A)
+        raise IllegalActionError(f"cybergeneration cannot apply {A}", field="action")  # pragma: no cover
+
+    def spend_for(self, state: BattleState, a: Combatant, action: Action) -> None:
+        """An interrupted action is still spent (the held shot came first)."""
+        e = state.economy
+        if action.kind in ("attack", "suppress", "grapple", "defend", "aim", "first_aid") or (
+                action.kind == "ready" and action.option in ("change", "unjam")):
+            e["actions"] = min(e["max_actions"], e["actions"] + 1)
+        elif action.kind in ("ready", "pick_up", "stand", "reload"):
+            e["move"] = "used"
+
+    def still_possible(self, state: BattleState, a: Combatant, action: Action) -> bool:
+        """After an interrupt: can the action still be carried out as chosen?"""
+        if action.kind in ("attack", "suppress", "grapple") and action.target:
+            t = state.by_id[action.target]
+            if t.dead or (t.down and action.kind != "attack"):
+                return False
+        return True
+
+    def take_action(self, state: BattleState, a: Combatant, dice: Dice, what: str) -> list[Event] | None:
+        """Spend an action; in the two-action round an action with no skill roll needs REF + 1d10
+        against Easy (assumption two_actions): None when that check fails (the action is lost)."""
+        e = state.economy
+        e["actions"] += 1
+        if not e["two"]:
+            return []
+        ref = self.stat(a, "ref")
+        r = dice.roll(10, f"hurried {what}")
+        diff = self.chk["hurried_stat"]
+        ok = ref + r >= diff
+        ev = event("roll", actor=a.id, purpose=f"hurried {what} (REF check)", pool=f"REF {ref} + 1d10",
+                   dice=[[10, r]], total=ref + r, difficulty=diff, success=ok)
+        if not ok:
+            state.economy["lost_ev"] = ev
+            return None
+        return [ev]
+
+    def lost_action(self, a: Combatant, what: str) -> list[Event]:
+        return [event("effect", target=a.id, effect=f"fumbles the hurried {what}: the action is lost")]
+
+    def ready(self, state: BattleState, a: Combatant, A: Action, dice: Dice) -> list[Event]:
+        """Draw (the move), change weapons (an action), steady (the move), unjam (an action), draw ammo (the move)."""
+        e = state.economy
+        w = self.has_weapon(a, A.weapon)
+        opt = A.option
+        if opt == "draw":
+            e["move"] = "used"
+            a.res["drawn"] = w.name
+            return [event("effect", target=a.id, effect=f"draws the {w.name}", weapon=w.name)]
+        if opt == "change":
+            pre = self.take_action(state, a, dice, "change of weapons")
+            if pre is None:
+                return [e.pop("lost_ev")] + self.lost_action(a, "change of weapons")
+            a.res["drawn"] = w.name
+            return pre + [event("effect", target=a.id, effect=f"changes to the {w.name}", weapon=w.name)]
+        if opt == "steady":
+            e["move"] = "used"
+            e["steady"] = w.name
+            return [event("stance", actor=a.id, stance="steady", weapon=w.name, bonus=self.mod["steady"])]
+        if opt == "ammo":
+            e["move"] = "used"
+            a.res["ammo_ready"].append(w.name)
+            return [event("effect", target=a.id, effect=f"draws ammunition for the {w.name}", weapon=w.name)]
+        return self.unjam(state, a, w, dice)
+
+    def reload(self, state: BattleState, a: Combatant, A: Action, dice: Dice) -> list[Event]:
+        """seed 004: a clip-fed weapon or bow reloads with the move (ammunition drawn first, else the
+        whole round); a non-clip weapon (revolver, shotgun) with an action."""
+        e = state.economy
+        w = self.has_weapon(a, A.weapon)
+        evs: list[Event] = []
+        if w.reload == "clip":
+            e["move"] = "used"
+            if w.name in a.res["ammo_ready"]:
+                a.res["ammo_ready"].remove(w.name)
+            else:
+                e["actions"] = e["max_actions"]
+                evs.append(event("effect", target=a.id,
+                                 effect="draws the ammunition first: the reload takes the whole round"))
+        else:
+            pre = self.take_action(state, a, dice, "reload")
+            if pre is None:
+                return [e.pop("lost_ev")] + self.lost_action(a, "reload")
+            evs += pre
+        a.res["ammo"][w.name] = w.magazine
+        return evs + [event("reload", actor=a.id, weapon=w.name)]
+
+    def unjam(self, state: BattleState, a: Combatant, w: Weapon, dice: Dice) -> list[Event]:
+        """seed 004, Critical failure: a jam needs an action and TECH + streetfighting (assumption unjam)."""
+        e = state.economy
+        e["actions"] += 1
+        tech, sf = self.stat(a, "tech"), self.skill(a, "streetfighting")
+        pen = self.mod["two_actions"] if e["two"] else 0
+        from rules.systems.cybergeneration.checks import skill_check
+        diff = self.chk["unjam"]
+        r = skill_check(dice, tech + sf + pen, "unjam")
+        ok = r.total >= diff
+        evs = [event("roll", actor=a.id, purpose=f"clear the jammed {w.name}",
+                     pool=f"TECH {tech} + streetfighting {sf}" + (f" {pen}" if pen else "") + " + 1d10",
+                     dice=r.faces, total=r.total, difficulty=diff, success=ok)]
+        if ok:
+            a.res["jammed"].remove(w.name)
+            evs.append(event("effect", target=a.id, effect=f"clears the {w.name}", weapon=w.name))
+        return evs
+
+    def pick_up(self, state: BattleState, a: Combatant, A: Action) -> list[Event]:
+        state.economy["move"] = "used"
+        item = A.weapon
+        state.objects[A.cell].remove(item)
+        if not state.objects[A.cell]:
+            del state.objects[A.cell]
+        if item in self.weapons:
+            if item in a.res["lost"]:
+                a.res["lost"].remove(item)
+            elif item not in a.weapons or item in a.res["broken"]:
+                a.res["gained"].append(item)
+            w = self.weapons[item]
+            if w.magazine and item not in a.res["ammo"]:
+                a.res["ammo"][item] = w.magazine
+            a.res["drawn"] = item
+        else:
+            a.res["items"].append(item)
+        return [event("effect", target=a.id, effect=f"picks up the {item}", item=item,
+                      at=list(state.grid.xy(A.cell)))]
+
+    def drop_object(self, state: BattleState, c: Combatant, name: str, cell: int, verb: str = "is dropped"
+                    ) -> list[Event]:
+        """A weapon leaves the figure's hands and lies on `cell`."""
+        if self.weapons[name].implant:
+            return []
+        self.remove_weapon(c, name)
+        state.objects.setdefault(cell, []).append(name)
+        return [event("effect", target=c.id, effect=f"the {name} {verb}", item=name, at=list(state.grid.xy(cell)))]
+
+    def remove_weapon(self, c: Combatant, name: str) -> None:
+        if name in c.res["gained"]:
+            c.res["gained"].remove(name)
+        elif name in c.weapons:
+            c.res["lost"].append(name)
+        if c.res["drawn"] == name:
+            c.res["drawn"] = None
+        if name in c.res["jammed"]:
+            c.res["jammed"].remove(name)
+
+    def do_move(self, state: BattleState, a: Combatant, cell: int, dice: Dice) -> list[Event]:
+        """seed 004: MA metres (crawling MA/2); moving further (up to 3 x MA) spends the action."""
+        e = state.economy
+        cost = self.move_options(state, a)[cell]
+        walk, run = self.units(state, a)
+        frm = a.pos
+        g = state.grid
+        total = e["move_units"] + cost
+        before, after_ok = self.move_trigger_plan(state, a, frm, cell)
+        evs: list[Event] = []
+        if before:
+            evs += self.fire_move_triggers(state, a, before, dice)
+            if a.down or state.over:
+                e["move"] = "used"
+                return evs
+        ran = total > walk
+        if ran and not e["ran"]:
+            e["ran"] = True
+            e["actions"] = e["max_actions"]
+        e["move"] = "walk"
+        e["move_units"] = total
+        prone = "prone" in a.conditions
+        a.pos = cell
+        evs.append(event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)),
+                         metres=round(g.units_to_m(cost), 3), mode="crawl" if prone else ("run" if ran else "walk")))
+        evs += self.suppression_line(state, a, frm, cell, cost, dice)
+        if after_ok and not a.down and not state.over:
+            evs += self.fire_move_triggers(state, a, after_ok, dice)
+        return evs
+
+    # -- views ----------------------------------------------------------------------
+    def health(self, c: Combatant) -> tuple[float, float]:
+        """(Wounds left, at least 0; BODY): starting Wounds equal BODY (assumption starting_wounds)."""
+        body = c.stats["stats"]["body"]
+        return float(max(0, body - c.res["wound"])), float(body)
+
+    def economy(self, state: BattleState) -> dict[str, float]:
+        a = state.actor
+        e = state.economy
+        if a is None or not e:
+            return {k: 0.0 for k in self.economy_features}
+        g = state.grid
+        walk, run = self.units(state, a)
+        cap = self.move_cap(state, a)
+        trig = a.res["trigger"] or {}
+        drawn = self.has_weapon(a, a.res["drawn"])
+        return {
+            "move_used": float(e["move"] != ""),
+            "action_used": float(e["actions"] >= e["max_actions"]),
+            "actions_left": float(max(0, e["max_actions"] - e["actions"])),
+            "walk_left_m": g.units_to_m(max(0, min(cap, walk - e["move_units"]))),
+            "move_left_m": g.units_to_m(cap),
+            "can_run": float(cap > 0 and (e["ran"] or e["actions"] == 0)),
+            "ran": float(e["ran"]),
+            "two_action_mode": float(e["two"]),
+            "held_action": float(bool(trig)),
+            "held_trigger_move": float(trig.get("on") == "on_move"),
+            "held_trigger_attack": float(trig.get("on") == "on_attack"),
+            "held_trigger_draw": float(trig.get("on") == "on_draw"),
+            "delays_left": float(max(0, int(self.mv["max_delays_per_round"]) - a.res["delays"])),
+            "resumed": float(e["resumed"]),
+            "steadied": float(e["steady"] is not None),
+            "aiming_bonus": float(e["aim"]),
+            "dodging": float(a.res["dodge"]),
+            "stun_modifier": float(a.res["stun_mod"]),
+            "wounds_left": float(self.remaining(a)),
+            "impaired": float("impaired" in a.conditions),
+            "prone": float("prone" in a.conditions),
+            "knocked": float("knocked" in a.conditions),
+            "grappling": float(self.in_grapple(a)),
+            "holding": float(a.res["hold"] is not None),
+            "held": float(a.res["held_by"] is not None),
+            "suppressed": float(bool(a.res["suppressed_by"])),
+            "suppression_passed": float(e["suppress"] == "pass"),
+            "jammed": float(bool(a.res["jammed"])),
+            "weapon_drawn": float(drawn is not None),
+            "ammo_frac": float(self.ammo_frac(a)),
+            "woke": float(e["woke"]),
+        }
+
+    def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
+        from rules.systems.cybergeneration.odds import attack_odds
+        return attack_odds(self, state, actor, action)
+
+    def reach_m(self, c: Combatant) -> float:
+        """The longest distance the figure can attack at (drawing a weapon first counts)."""
+        if c.down:
+            return 0.0
+        best = 0.0
+        for w in self.weapons_of(c):
+            if w.grapple_only:
+                continue
+            if w.kind in ("ranged", "genius"):
+                if not self.loaded(c, w):
+                    continue
+                best = max(best, self.ranges[w.range][-1][0])
+            elif w.kind == "grenade":
+                if self.loaded(c, w):
+                    best = max(best, self.throw_range(c, w))
+            else:
+                best = max(best, 2.2)
+        return best
+
+    def weapon_slots(self, c: Combatant) -> list[str]:
+        return [w.name for w in self.weapons_of(c)]
+
+    def ammo_frac(self, c: Combatant) -> float:
+        for w in self.weapons_of(c):
+            if w.kind in ("ranged", "genius") and w.magazine:
+                return c.res["ammo"].get(w.name, 0) / max(1, w.magazine)
+        return 1.0
+
+    def describe(self, c: Combatant) -> str:
+        hp, mx = self.health(c)
+        cond = ",".join(sorted(c.conditions)) or "ok"
+        mod = f" stun {c.res['stun_mod']}" if c.res["stun_mod"] else ""
+        return f"{c.name} [{c.team}] {hp:g}/{mx:g} Wounds{mod} {cond}"
+
+
+def heal_days(ruleset: CybergenerationRuleset, c: Combatant, days: int) -> list[Event]:
+    """seed 004: the cyber-evolved heal 2 Wounds a day without medical attention (a rules-API call)."""
+    return ruleset.heal_days(c, days)
+
+
+def falling_damage(ruleset: CybergenerationRuleset, state: BattleState, c: Combatant, metres: float,
+                   dice: Dice) -> list[Event]:
+    """seed 004: falling does DC 3 for 3 m and 1 DC more per further 3 m (a rules-API call)."""
+    return ruleset.fall(state, c, metres, dice)
+
+
+__all__ = ["CybergenerationRuleset", "heal_days", "falling_damage"]

@@ -1,0 +1,315 @@
+"""METALFACE attacks, damage and Status levels (seed 003).
+
+seed 003 headings implemented here: Body Attacks; Ranged Weapon Attacks; Targeting (the
+Targeting Roll and Targeting Modifiers tables); Damage; Status Levels and Effects. The
+numbers are in data.yaml; every decision the seed leaves open is an `assumptions` entry
+there (named in the docstrings below).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.actions import Action
+from rules.dice import Dice
+from rules.events import Event, event
+from rules.grid import Grid
+from rules.state import BattleState, Combatant
+from rules.systems.metalface.geometry import STEPS, bearing, bearing_dxdy, turn_steps
+from rules.systems.metalface.model import Weapon, mean_total, p_at_least, p_beats, roll_value
+
+EPS = 1e-6
+
+
+def _faces(faces: list[int]) -> list[list[int]]:
+    return [[6, f] for f in faces]
+
+
+def _pool_words(name: str, value: int, fewer: int) -> str:
+    s = f"{name.upper()} {value + fewer}"
+    if fewer:
+        s += f" -{fewer}d"
+    return s
+
+
+class CombatMixin:
+    """Attacks, damage and Status levels for `MetalfaceRuleset`."""
+
+    # -- facing -----------------------------------------------------------------------
+    def face_plan(self, g: Grid, a: Combatant, target_pos: int) -> tuple[float, int]:
+        """(turning metres, facing afterwards) for `a` to attack into `target_pos`.
+
+        assumption front_arc: a target within 90 degrees of the facing needs no turn; any
+        other target makes the figure turn to face it, paid as movement."""
+        b = bearing(g, a.pos, target_pos)
+        f = a.res["facing"]
+        if b < 0 or turn_steps(f, b) <= 2:
+            return 0.0, f
+        return self.turn_cost(f, b), b
+
+    def in_front(self, g: Grid, c: Combatant, other_pos: int) -> bool:
+        b = bearing(g, c.pos, other_pos)
+        return b < 0 or turn_steps(c.res["facing"], b) <= 2
+
+    # -- readiness --------------------------------------------------------------------
+    def weapon_ready(self, a: Combatant, w: Weapon) -> bool:
+        """A ranged weapon that can fire now: unpacked, not jammed, loaded or charged."""
+        if not w.ranged:
+            return True
+        r = a.res
+        return w.name not in r["packed"] and w.name not in r["jammed"] and r["ammo"].get(w.name, 0) >= 1
+
+    def reach_cells(self, g: Grid, w: Weapon) -> int:
+        """assumption body_reach: the next squares; reach_m 2 reaches two squares."""
+        return max(1, int(w.reach_m / g.cell_m + EPS))
+
+    def can_attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon) -> bool:
+        if t.down or t.team == a.team:
+            return False
+        g = state.grid
+        if w.ranged:
+            if not self.weapon_ready(a, w):
+                return False
+            if g.chebyshev(a.pos, t.pos) <= 1:      # seed 003: not closer than 1 m
+                return False
+            if not g.los(a.pos, t.pos):
+                return False
+            if g.cover(t.pos, a.pos) >= 4:          # assumption full_cover: no attack at all
+                return False
+        else:
+            cells = self.reach_cells(g, w)
+            d = g.chebyshev(a.pos, t.pos)
+            if d > cells or (d > 1 and not g.los(a.pos, t.pos)):
+                return False
+        turn_m, _ = self.face_plan(g, a, t.pos)
+        return self.can_spend_half(a, state.economy, turn_m)
+
+    def attack_actions(self, state: BattleState, a: Combatant, ws: list[Weapon]) -> list[Action]:
+        """Every legal attack of `a`: the same tests as `can_attack` for each enemy and weapon,
+        with the per-target geometry shared (the hot path of `legal_actions`)."""
+        e = state.economy
+        h = e["halves"]
+        if h >= 2:
+            return []
+        ready = [w for w in ws if not w.ranged or self.weapon_ready(a, w)]
+        if not ready:
+            return []
+        g = state.grid
+        out: list[Action] = []
+        A = self.action
+        walk = self.walk_m(a)
+        moved = e["move_m"]
+        per45 = self.turn_m_per_45
+        steps = STEPS[a.res["facing"]]
+        gw = g.width
+        ax, ay = a.pos % gw, a.pos // gw
+        team = a.team
+        for t in state.combatants:
+            if t.team == team or t.down:
+                continue
+            tx, ty = t.pos % gw, t.pos // gw
+            b = bearing_dxdy(tx - ax, ty - ay)
+            st = steps[b] if b >= 0 else 0
+            total = moved + (st * per45 if st > 2 else 0.0)
+            mh = 0 if total <= EPS else (1 if total <= walk + EPS else 2)
+            if h + mh + 1 > 2:
+                continue
+            d = max(abs(tx - ax), abs(ty - ay))
+            clear = None
+            for w in ready:
+                if w.ranged:
+                    if d <= 1:
+                        continue
+                    if clear is None:
+                        clear = g.los(a.pos, t.pos) and g.cover(t.pos, a.pos) < 4
+                    if not clear:
+                        continue
+                elif d > self.reach_cells(g, w) or (d > 1 and not g.los(a.pos, t.pos)):
+                    continue
+                out.append(A("attack", target=t.id, weapon=w.name))
+        return out
+
+    # -- plans (shared by apply and attack_odds) ---------------------------------------
+    def band(self, dist_m: float, per: int) -> tuple[str, int]:
+        """seed 003, Targeting Roll: short PER x 10 m +1, medium PER x 100 0, long PER x 200 -1,
+        out of range -2 (assumption out_of_range: still allowed)."""
+        for b in self.bands:
+            if dist_m <= per * b["per_x"] + EPS:
+                return b["name"], int(b["mod"])
+        return "out_of_range", self.out_of_range_mod
+
+    def partial_cover(self, state: BattleState, t: Combatant, a: Combatant) -> str | None:
+        """Why `t` is partially covered against ranged fire from `a` (None when it is not).
+
+        assumption cover_levels: light/medium/heavy map cover is partial; posture_effects:
+        lying is partial; shield_device: an active shield is partial; they do not add up."""
+        lvl = state.grid.cover(t.pos, a.pos)
+        if 1 <= lvl <= 3:
+            return "cover"
+        if t.res["posture"] == "lie":
+            return "lying"
+        if t.res["shield"] == "on":
+            return "shield"
+        return None
+
+    def damage_vs(self, t: Combatant, attack_value: int) -> int:
+        """assumption min_damage / armour: attack value - (END + armour), at least 1."""
+        return max(self.min_damage, attack_value - (self.val(t, "end") + t.stats["armour"]))
+
+    def ranged_plan(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon) -> dict[str, Any]:
+        """seed 003, Targeting: the PER roll with range, movement and cover modifiers."""
+        g = state.grid
+        e = state.economy
+        turn_m, facing = self.face_plan(g, a, t.pos)
+        amove = self.moved_status(a, e["move_m"] + turn_m, e["flew"])
+        tmove = t.res["moved"]
+        per = self.val(a, "per")
+        band, bmod = self.band(g.distance_m(a.pos, t.pos), max(1, per))
+        partial = self.partial_cover(state, t, a)
+        fewer = 1 if partial else 0
+        mods = {"skill": int(a.stats["skills"].get(w.skill, 0)), "range": bmod,
+                "attacker": int(self.movement_mods[amove]), "target": int(self.movement_mods[tmove])}
+        return {"turn_m": turn_m, "facing": facing, "value": per - fewer, "fewer": fewer, "mod": sum(mods.values()),
+                "mods": mods, "band": band, "attacker_moved": amove, "target_moved": tmove, "cover": partial,
+                "difficulty": self.target_difficulty, "damage": self.damage_vs(t, int(w.damage))}
+
+    def body_plan(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon) -> dict[str, Any]:
+        """seed 003, Body Attacks: STR (+ melee) against the defender's block (STR + melee)
+        or dodge (AGL + dodge); assumptions body_attack_rolls, rear_defence, posture_effects."""
+        g = state.grid
+        turn_m, facing = self.face_plan(g, a, t.pos)
+        a_fewer = 1 if a.res["posture"] == "lie" else 0
+        a_value = self.val(a, "str") - a_fewer
+        a_mod = int(a.stats["skills"].get("melee", 0))
+        d_fewer = (1 if t.res["posture"] == "lie" else 0) + (0 if self.in_front(g, t, a.pos) else 1)
+        sk = t.stats["skills"]
+        block = (self.val(t, "str") - d_fewer, int(sk.get("melee", 0)))
+        dodge = (self.val(t, "agl") - d_fewer, int(sk.get("dodge", 0)))
+        if mean_total(*block) > mean_total(*dodge):
+            mode, (d_value, d_mod), dname = "block", block, "str"
+        else:
+            mode, (d_value, d_mod), dname = "dodge", dodge, "agl"
+        return {"turn_m": turn_m, "facing": facing, "a_value": a_value, "a_fewer": a_fewer, "a_mod": a_mod,
+                "mode": mode, "d_value": d_value, "d_fewer": d_fewer, "d_mod": d_mod, "d_name": dname,
+                "rear": not self.in_front(g, t, a.pos),
+                "damage": self.damage_vs(t, self.val(a, "str") + int(w.damage))}
+
+    # -- resolving ----------------------------------------------------------------------
+    def attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, dice: Dice) -> list[Event]:
+        e = state.economy
+        plan = self.ranged_plan(state, a, t, w) if w.ranged else self.body_plan(state, a, t, w)
+        evs: list[Event] = []
+        if plan["turn_m"] > 0:
+            evs += self.turn_to(state, a, plan["facing"], plan["turn_m"], why=f"to face {t.id}")
+        e["halves"] += 1
+        e["acted"] = True
+        if w.ranged:
+            evs += self._fire(state, a, t, w, plan, dice)
+        else:
+            evs += self._body(state, a, t, w, plan, dice)
+        return evs
+
+    def _fire(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, plan: dict, dice: Dice
+              ) -> list[Event]:
+        faces, kept, total = roll_value(dice, plan["value"], plan["mod"], "targeting")
+        a.res["ammo"][w.name] -= 1
+        diff = plan["difficulty"]
+        evs = [event("roll", actor=a.id, purpose="targeting", pool=_pool_words("per", plan["value"], plan["fewer"]),
+                     dice=_faces(faces), kept=kept, modifiers=dict(plan["mods"]), total=total, difficulty=diff,
+                     band=plan["band"], attacker_moved=plan["attacker_moved"], target_moved=plan["target_moved"],
+                     cover=plan["cover"])]
+        hit = total >= diff
+        evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="hit" if hit else "miss",
+                         margin=total - diff))
+        if hit:
+            evs += self.apply_damage(state, t, plan["damage"], w.name)
+        if w.kind in ("clip", "projectile") and all(f == 1 for f in faces):
+            a.res["jammed"].add(w.name)           # assumption jams
+            evs.append(event("effect", target=a.id, effect=f"the {w.name} jams", weapon=w.name))
+        return evs
+
+    def _body(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, plan: dict, dice: Dice
+              ) -> list[Event]:
+        fa, ka, ta = roll_value(dice, plan["a_value"], plan["a_mod"], "body attack")
+        fd, kd, td = roll_value(dice, plan["d_value"], plan["d_mod"], plan["mode"])
+        a_pool = _pool_words("str", plan["a_value"], plan["a_fewer"])
+        d_pool = _pool_words(plan["d_name"], plan["d_value"], plan["d_fewer"])
+        evs = [event("roll", actor=a.id, purpose="body attack", pool=a_pool, dice=_faces(fa), kept=ka,
+                     modifiers={"skill": plan["a_mod"]}, total=ta, opposed=td),
+               event("roll", actor=t.id, purpose=plan["mode"], pool=d_pool, dice=_faces(fd), kept=kd,
+                     modifiers={"skill": plan["d_mod"]}, total=td, opposed=ta, rear=plan["rear"])]
+        hit = ta > td
+        evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="hit" if hit else "miss",
+                         margin=ta - td))
+        if hit:
+            evs += self.apply_damage(state, t, plan["damage"], w.name)
+        return evs
+
+    # -- damage and status levels ----------------------------------------------------------
+    def max_status(self, c: Combatant) -> int:
+        return c.stats["status"]
+
+    def level_for(self, c: Combatant) -> str:
+        """seed 003, Status Levels: the level for the Status left (assumption status_thresholds)."""
+        mx = c.stats["status"]
+        left = mx - c.res["damage"]
+        if left <= 0:
+            return "non_responsive"
+        level = "perfect"
+        for lv in self.levels:
+            if left <= lv["upto"] * mx + EPS:
+                level = lv["name"]
+        return level
+
+    def sync_level(self, c: Combatant) -> list[Event]:
+        """Update the level condition, and the down state (seed 003, Damage)."""
+        evs: list[Event] = []
+        old = c.res["level"]
+        new = self.level_for(c)
+        if new != old:
+            if old != "perfect":
+                c.conditions.discard(old)
+                evs.append(event("condition", target=c.id, condition=old, on=False))
+            if new != "perfect":
+                c.conditions.add(new)
+                evs.append(event("condition", target=c.id, condition=new, on=True))
+            c.res["level"] = new
+        mx = c.stats["status"]
+        left = mx - c.res["damage"]
+        if "incapacitated" not in c.conditions and left <= 0:
+            c.conditions.add("incapacitated")
+            evs.append(event("down", target=c.id, reason="Non-Responsive: damage reached max Status"))
+        elif "incapacitated" in c.conditions and left > 0 and left + EPS >= self.recover_at * mx:
+            c.conditions.discard("incapacitated")
+            evs.append(event("condition", target=c.id, condition="incapacitated", on=False))
+            evs.append(event("effect", target=c.id, effect=f"repaired to {left}/{mx} Status: back in the fight"))
+        return evs
+
+    def apply_damage(self, state: BattleState, t: Combatant, amount: int, source: str) -> list[Event]:
+        """seed 003, Damage: applied at once; assumption no_death: it stops at max Status."""
+        mx = t.stats["status"]
+        applied = max(0, min(int(amount), mx - t.res["damage"]))
+        t.res["damage"] += applied
+        evs = [event("damage", target=t.id, stun=0, wound=applied, status=mx - t.res["damage"], max_status=mx,
+                     source=source)]
+        return evs + self.sync_level(t)
+
+    # -- odds --------------------------------------------------------------------------------
+    def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
+        if action.kind != "attack" or action.target is None:
+            return None
+        t = state.by_id.get(action.target)
+        w = actor.weapons.get(action.weapon or "")
+        if t is None or w is None:
+            return None
+        if w.ranged:
+            plan = self.ranged_plan(state, actor, t, w)
+            p = p_at_least(plan["value"], plan["mod"], plan["difficulty"])
+        else:
+            plan = self.body_plan(state, actor, t, w)
+            p = p_beats(plan["a_value"], plan["a_mod"], plan["d_value"], plan["d_mod"])
+        dmg = float(min(plan["damage"], max(0, t.stats["status"] - t.res["damage"])))
+        return {"p_hit": p, "exp_damage": p * dmg, "damage_if_hit": dmg}
+
+
+__all__ = ["CombatMixin"]

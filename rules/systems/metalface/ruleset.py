@@ -1,0 +1,615 @@
+"""The `metalface` ruleset: seed 003, the combat chapter of METALFACE: RPG (1999).
+
+Rules and where they come from (seed 003 headings; the dice from RULES-NOTES.md):
+- the roll: d6 keep-the-highest + skill levels against a Difficulty or an opposed roll
+  (`model.py`);
+- Combat Rounds and turn order: highest AGL first, the first figure chooses to act first
+  or later (`delay`); two half turns per turn (Combat Actions table) - this module;
+- Move (walk AGL m half turn, run 2 x AGL m full turn, turning 1 m per 90 degrees,
+  posture steps 1 m), Ready Weapons, Activate Device - this module;
+- Body Attacks, Ranged Weapon Attacks, Targeting, Damage, Status Levels - `combat.py`;
+- Repairing / Healing - `repair.py`.
+
+Action kinds used (rules/actions.py): move, attack, reload (load/reload a clip or
+projectile weapon: Ready Weapon; charge a beam weapon: Activate Device), ready (unjam,
+unpack/install: Ready Weapon), turn (left/right/about or a compass facing), posture
+(stand/kneel/sit/lie), heal (an ally next to the figure: full turn), use (shield: Activate
+Device; heal_self: treat oneself, full turn), delay (the turn-order choice), end_turn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from rules.actions import END_TURN, Action
+from rules.dice import Dice
+from rules.errors import ScenarioError
+from rules.events import Event, event
+from rules.ruleset import Ruleset
+from rules.state import BattleState, Combatant
+from rules.systems.metalface.combat import CombatMixin
+from rules.systems.metalface.geometry import STEPS, NAMES, VECTORS, WORDS, bearing, bearing_dxdy, turn_steps
+from rules.systems.metalface.model import Weapon, build_stat_block, build_weapons, load_data, roll_value
+from rules.systems.metalface.repair import RepairMixin
+
+DATA = Path(__file__).with_name("data.yaml")
+EPS = 1e-6
+TURN_OPTIONS = ("left", "right", "about") + NAMES
+MOVED_CODE = {"stationary": 0.0, "walking": 1.0, "running": 2.0, "flying": 3.0}
+LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.0, "non_responsive": 4.0}
+SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
+
+
+class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
+    """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
+
+    name = "metalface"
+    description = ("METALFACE: RPG combat chapter (seed 003): d6 keep-the-highest, two half turns, "
+                   "facing and posture, charged/clip/projectile weapons, Status levels, repairs")
+    default_cell_m = 1.0
+    economy_features = ("half_turns_used", "half_turns_left", "actions_left", "move_m_used", "move_m_left",
+                        "walk_m", "run_m", "can_run", "ran", "facing", "facing_x", "facing_y", "posture",
+                        "standing", "moved_this_round", "flying", "device_used", "can_delay", "charges",
+                        "ammo_frac", "spare", "jammed", "packed", "charging", "shield", "status_level",
+                        "status_frac", "heal_rate_turn")
+
+    def __init__(self, data_path: Path = DATA) -> None:
+        d = self.data = load_data(data_path)
+        self.version = int(d.get("version", 1))
+        self.weapons = build_weapons(d["weapons"])
+        self.bestiary = d["bestiary"]
+        self.diff = {k: int(v) for k, v in d["difficulty"].items()}
+        self.target_difficulty = self.diff[d["targeting_difficulty"]]
+        self.body_values = frozenset(d["body_values"])
+        self.levels = list(d["status_levels"])
+        mods: dict[str, tuple[int, int]] = {lv["name"]: (int(lv["body"]), int(lv["mind"])) for lv in self.levels}
+        mods["non_responsive"] = mods[self.levels[-1]["name"]]
+        self.level_mods = mods
+        self.recover_at = float(d["recover_at"])
+        self.min_damage = int(d["min_damage"])
+        self.bands = list(d["range_bands"])
+        self.out_of_range_mod = int(d["out_of_range_mod"])
+        self.movement_mods = {k: int(v) for k, v in d["movement_mods"].items()}
+        if tuple(d["facings"]) != NAMES:
+            raise ValueError("data.yaml facings must be the 8 compass directions from north, clockwise")
+        self.turn_m_per_45 = float(d["turn_m_per_90"]) / 2
+        self.postures = tuple(d["postures"])
+        self.posture_m = float(d["posture_m_per_step"])
+        self.quick_biotech = int(d["quick_install_biotech"])
+        rep = d["repair"]
+        self.repair_rates = {"tekker": 60 * int(rep["tekker_per_level_per_minute"]),
+                             "kit": 60 * int(rep["kit_per_level_per_minute"]),
+                             "no_kit": 12 * int(rep["no_kit_per_level_per_5_minutes"])}
+        self.turn_seconds = int(d["turn_seconds"])
+        self.items = dict(d["items"])
+        self.cover_table = {0: "none", 1: "partial: one die fewer", 2: "partial: one die fewer",
+                            3: "partial: one die fewer", 4: "full: cannot be fired at"}
+        self.supported_actions = {
+            "end_turn": (), "move": (), "attack": (), "reload": (), "ready": (),
+            "turn": TURN_OPTIONS, "posture": self.postures, "heal": (),
+            "use": ("shield", "heal_self"), "delay": (),
+        }
+        self._actions: dict[tuple, Action] = {}
+        self._move_cache: dict[tuple, tuple] = {}
+        # (facing, option, new facing, metres) for every turn option that changes the facing
+        self._turns = tuple(tuple((o, nf, turn_steps(f, nf) * self.turn_m_per_45, Action("turn", option=o))
+                                  for o in TURN_OPTIONS for nf in (self.turn_facing(f, o),) if nf != f)
+                            for f in range(8))
+
+    # -- building -------------------------------------------------------------------
+    def templates(self) -> list[str]:
+        return sorted(self.bestiary)
+
+    def validate_object(self, item: str) -> bool:
+        return item in self.weapons or item in self.items
+
+    def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int, order: int,
+                        source: str | None, field: str) -> Combatant:
+        st = build_stat_block(spec, self.data, self.weapons, source, field)
+        ws: dict[str, Weapon] = st["weapons"]
+        ammo = {n: (0 if n in st["empty"] else w.capacity) for n, w in ws.items() if w.ranged}
+        spare = {n: w.spare for n, w in ws.items() if w.ranged}
+        packed = {n for n, w in ws.items() if w.ranged and (w.packed or n in st["packed"])}
+        uses = {it: int(self.items[it].get("uses", 0)) for it in st["items"] if self.items[it]["kind"] == "device"}
+        facing = st["facing"]
+        res = {"damage": st["damage"], "ammo": ammo, "spare": spare, "jammed": set(st["jammed"]),
+               "packed": packed, "charging": set(), "facing": NAMES.index(facing) if facing else 0,
+               "auto_facing": facing is None, "posture": st["posture"], "moved": "stationary", "chooser": 0,
+               "shield": "off", "uses": uses, "repair_acc": 0, "level": "perfect"}
+        c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos, stats=st,
+                      weapons=ws, armour=st["armour_name"], res=res, order=order)
+        if st["posture"] == "lie":
+            c.conditions.add("prone")
+        self.sync_level(c)
+        return c
+
+    def check_settings(self, settings: Mapping[str, Any], teams: list[str], ids: list[str],
+                       source: str | None) -> None:
+        """metalface takes no scenario settings: any key is a mistake worth naming."""
+        for key in settings:
+            raise ScenarioError(f"unknown setting {key!r}", source=source, field=f"settings.{key}",
+                                expected="no settings (the metalface ruleset takes none)")
+
+    def setup(self, state: BattleState, dice: Dice) -> list[Event]:
+        """Figures without a `facing` face the nearest enemy (assumption facings)."""
+        g = state.grid
+        for c in state.combatants:
+            if c.res.get("auto_facing"):
+                foes = [o for o in state.combatants if o.team != c.team]
+                if foes:
+                    o = min(foes, key=lambda o: (g.distance_m(c.pos, o.pos), o.order))
+                    b = bearing(g, c.pos, o.pos)
+                    c.res["facing"] = b if b >= 0 else 0
+                c.res["auto_facing"] = False
+        top = max((2 * c.stats["values"]["agl"] for c in state.combatants), default=2)
+        u = g.budget_units(float(top))
+        if g.reach_cap < u:
+            g.reach_cap = u
+        return []
+
+    # -- values ---------------------------------------------------------------------
+    def val(self, c: Combatant, v: str) -> int:
+        """A value with the status-level modifier (assumption modified_values)."""
+        body, mind = self.level_mods[c.res["level"]]
+        return c.stats["values"][v] + (body if v in self.body_values else mind)
+
+    def walk_m(self, c: Combatant) -> float:
+        """seed 003, Combat Actions: walk AGL metres (at least 1 m)."""
+        return float(max(1, self.val(c, "agl")))
+
+    def turn_cost(self, f1: int, f2: int) -> float:
+        return turn_steps(f1, f2) * self.turn_m_per_45
+
+    def health(self, c: Combatant) -> tuple[float, float]:
+        mx = c.stats["status"]
+        return float(max(0, mx - c.res["damage"])), float(mx)
+
+    def action(self, kind: str, target: str | None = None, cell: int | None = None, weapon: str | None = None,
+               option: str | None = None) -> Action:
+        key = (kind, target, cell, weapon, option)
+        a = self._actions.get(key)
+        if a is None:
+            a = self._actions[key] = Action(kind, target, cell, weapon, option)
+        return a
+
+    # -- the half-turn economy ---------------------------------------------------------
+    def move_halves(self, c: Combatant, metres: float) -> int:
+        """Halves taken by `metres` of movement: 0, 1 (walk) or 2 (run)."""
+        if metres <= EPS:
+            return 0
+        return 1 if metres <= self.walk_m(c) + EPS else 2
+
+    def halves_used(self, c: Combatant, e: Mapping[str, Any], extra_move: float = 0.0) -> int:
+        return int(e["halves"]) + self.move_halves(c, e["move_m"] + extra_move)
+
+    def can_spend_half(self, c: Combatant, e: Mapping[str, Any], extra_move: float = 0.0) -> bool:
+        return self.halves_used(c, e, extra_move) + 1 <= 2
+
+    def move_allowance(self, c: Combatant, e: Mapping[str, Any]) -> float:
+        """Metres of movement the turn allows in all: 2 x AGL with no other half spent, AGL with one."""
+        h = int(e["halves"])
+        return 0.0 if h >= 2 else self.walk_m(c) * (2 - h)
+
+    def move_left(self, c: Combatant, e: Mapping[str, Any]) -> float:
+        return max(0.0, self.move_allowance(c, e) - e["move_m"])
+
+    def moved_status(self, c: Combatant, metres: float, flew: bool) -> str:
+        """assumption movement_status."""
+        if flew:
+            return "flying"
+        if metres <= EPS:
+            return "stationary"
+        return "walking" if metres <= self.walk_m(c) + EPS else "running"
+
+    def _spend_move(self, state: BattleState, a: Combatant, metres: float) -> None:
+        e = state.economy
+        e["move_m"] = round(e["move_m"] + metres, 6)
+        e["acted"] = True
+        a.res["moved"] = self.moved_status(a, e["move_m"], e["flew"])
+
+    # -- turn structure -------------------------------------------------------------
+    def roll_initiative(self, state: BattleState, dice: Dice) -> tuple[list[str], list[Event]]:
+        """assumptions initiative / turn_order_choice."""
+        evs: list[Event] = []
+        if state.settings.get("initiative") == "fixed":
+            order = [c.id for c in state.combatants]
+            mode = "fixed"
+        else:
+            up = [c for c in state.combatants if not c.down]
+            agl = {c.id: self.val(c, "agl") for c in up}
+            tie: dict[str, int] = {}
+            for v in sorted(set(agl.values()), reverse=True):
+                group = [c for c in up if agl[c.id] == v]
+                if len(group) < 2:
+                    continue
+                for c in group:
+                    faces, kept, total = roll_value(dice, v, 0, "initiative tie")
+                    tie[c.id] = total
+                    evs.append(event("roll", actor=c.id, purpose="initiative tie", pool=f"AGL {v}",
+                                     dice=[[6, f] for f in faces], kept=kept, total=total))
+            up.sort(key=lambda c: (-agl[c.id], -tie.get(c.id, 0), c.order))
+            order = [c.id for c in up] + [c.id for c in state.combatants if c.down]
+            mode = "agility"
+        chooser = next((i for i in order if not state.by_id[i].down), None)
+        if chooser is not None:
+            state.by_id[chooser].res["chooser"] = state.round
+        evs.append(event("initiative", round=state.round, order=order, mode=mode, chooser=chooser))
+        return order, evs
+
+    def _fresh(self, state: BattleState) -> None:
+        state.economy = {"halves": 0, "move_m": 0.0, "flew": False, "activated": False, "acted": False,
+                         "turn_over": False}
+
+    def start_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
+        """A fresh turn: movement status resets; activations of the last turn take effect."""
+        self._fresh(state)
+        r = actor.res
+        r["moved"] = "stationary"
+        evs: list[Event] = []
+        if r["charging"]:
+            for n, w in actor.weapons.items():
+                if n in r["charging"]:
+                    r["ammo"][n] = w.capacity
+                    evs.append(event("effect", target=actor.id, effect=f"the {n} is charged ({w.capacity} shots)",
+                                     weapon=n, charged=True, ammo=w.capacity))
+            r["charging"] = set()
+        if r["shield"] == "on":
+            r["shield"] = "off"
+            evs.append(event("effect", target=actor.id, effect="the shield runs out"))
+        elif r["shield"] == "pending":
+            r["shield"] = "on"
+            evs.append(event("effect", target=actor.id, effect="the shield is up (partial cover against fire)"))
+        return not actor.down, evs
+
+    # -- legal actions ----------------------------------------------------------------
+    def move_options(self, state: BattleState, a: Combatant) -> dict[int, float]:
+        """Free cells the actor may move to now -> metres (path + turning to the bearing).
+
+        assumptions move_facing, posture_effects (only a standing figure moves)."""
+        entry = self._move_entry(state, a)
+        return entry[1] if entry is not None else {}
+
+    def move_actions(self, state: BattleState, a: Combatant) -> list[Action]:
+        """The legal move actions in cell order."""
+        entry = self._move_entry(state, a)
+        return entry[2] if entry is not None else []
+
+    def _move_entry(self, state: BattleState, a: Combatant) -> tuple | None:
+        """(reach, cell -> metres, move actions), cached by position, facing, metres left
+        and the figures in reach (the results never depend on the cache's history)."""
+        if a.res["posture"] != "stand":
+            return None
+        e = state.economy
+        left = self.move_left(a, e)
+        if left <= EPS:
+            return None
+        g = state.grid
+        units = g.budget_units(left)
+        if units <= 0:
+            return None
+        blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
+        reach = g.reachable(a.pos, units, blockers)
+        f = a.res["facing"]
+        occ = tuple(sorted(c.pos for c in state.combatants if not c.down and c.pos in reach))
+        key = (id(reach), a.pos, units, f, round(left, 6), occ)
+        hit = self._move_cache.get(key)
+        if hit is not None and hit[0] is reach:
+            return hit
+        half = g.cell_m / 2
+        w = g.width
+        ax, ay = a.pos % w, a.pos // w
+        per45 = self.turn_m_per_45
+        steps = STEPS[f]
+        occs = set(occ)
+        lim = left + EPS
+        out: dict[int, float] = {}
+        for cell, u in reach.items():
+            if u > units or cell in occs:
+                continue
+            b = bearing_dxdy(cell % w - ax, cell // w - ay)
+            m = u * half + (steps[b] * per45 if b >= 0 else 0.0)
+            if m <= lim:
+                out[cell] = m
+        if len(self._move_cache) > 8192:
+            self._move_cache.clear()
+        if not g.move_actions:
+            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
+        mv = g.move_actions
+        entry = (reach, out, [mv[c] for c in sorted(out)])
+        self._move_cache[key] = entry
+        return entry
+
+    def turn_facing(self, f: int, option: str) -> int:
+        if option == "left":
+            return (f - 2) % 8
+        if option == "right":
+            return (f + 2) % 8
+        if option == "about":
+            return (f + 4) % 8
+        return NAMES.index(option)
+
+    def can_reload(self, state: BattleState, a: Combatant, w: Weapon, half_ok: bool | None = None) -> bool:
+        """Ready Weapon (clip/projectile: a half turn) or Activate Device (beam: instant)."""
+        if not w.ranged:
+            return False
+        r = a.res
+        e = state.economy
+        if w.name in r["packed"] or w.name in r["jammed"] or r["spare"].get(w.name, 0) <= 0:
+            return False
+        if r["ammo"].get(w.name, 0) >= w.capacity:
+            return False
+        if w.kind == "beam":
+            return not e["activated"] and w.name not in r["charging"]
+        return self.can_spend_half(a, e) if half_ok is None else half_ok
+
+    def quick_installer(self, a: Combatant) -> bool:
+        """seed 003, Ready Weapons: metalface with biotech 3 or more (assumption quick_install)."""
+        return a.stats["kind"] == "metalface" and int(a.stats["skills"].get("biotech", 0)) >= self.quick_biotech
+
+    def can_ready(self, state: BattleState, a: Combatant, w: Weapon, half_ok: bool | None = None) -> bool:
+        r = a.res
+        if half_ok is None:
+            half_ok = self.can_spend_half(a, state.economy)
+        if w.name in r["jammed"]:
+            return half_ok
+        if w.name in r["packed"]:
+            return self.quick_installer(a) or half_ok
+        return False
+
+    def can_treat(self, state: BattleState, a: Combatant, patient: Combatant) -> bool:
+        """seed 003, Repairing / Healing: a full turn next to a damaged patient."""
+        e = state.economy
+        if e["halves"] or e["move_m"] > EPS or patient.res["damage"] <= 0:
+            return False
+        if patient is not a and state.grid.chebyshev(a.pos, patient.pos) > 1:
+            return False
+        return self.heal_method(a, patient)[0] > 0
+
+    def can_delay(self, state: BattleState, a: Combatant) -> bool:
+        """assumption turn_order_choice: the round's first figure, before it does anything."""
+        if a.res["chooser"] != state.round or state.economy["acted"]:
+            return False
+        return self._next_up(state) is not None
+
+    def _next_up(self, state: BattleState) -> int | None:
+        for j in range(state.turn_index + 1, len(state.order)):
+            if not state.by_id[state.order[j]].down:
+                return j
+        return None
+
+    def legal_actions(self, state: BattleState) -> list[Action]:
+        a = state.actor
+        e = state.economy
+        acts = [END_TURN]
+        if a is None or a.down or not e or e.get("turn_over"):
+            return acts
+        acts.extend(self.move_actions(state, a))
+        A = self.action
+        ws = list(a.weapons.values())
+        acts.extend(self.attack_actions(state, a, ws))
+        r = a.res
+        half_ok = self.can_spend_half(a, e)
+        for w in ws:
+            if w.ranged and self.can_reload(state, a, w, half_ok):
+                acts.append(A("reload", weapon=w.name))
+        if r["jammed"] or r["packed"]:
+            for w in ws:
+                if self.can_ready(state, a, w, half_ok):
+                    acts.append(A("ready", weapon=w.name))
+        left = self.move_left(a, e)
+        if left > EPS:
+            lim = left + EPS
+            acts.extend(act for _, _, m, act in self._turns[r["facing"]] if m <= lim)
+            pi = self.postures.index(r["posture"])
+            for i, p in enumerate(self.postures):
+                if i != pi and abs(i - pi) * self.posture_m <= lim:
+                    acts.append(A("posture", option=p))
+        if not e["halves"] and e["move_m"] <= EPS:
+            for t in state.combatants:
+                if t.team == a.team and t is not a and self.can_treat(state, a, t):
+                    acts.append(A("heal", target=t.id))
+        if not e["activated"] and r["shield"] == "off" and r["uses"].get("shield_generator", 0) > 0:
+            acts.append(A("use", option="shield"))
+        if r["damage"] > 0 and self.can_treat(state, a, a):
+            acts.append(A("use", option="heal_self"))
+        if r["chooser"] == state.round and self.can_delay(state, a):
+            acts.append(A("delay"))
+        return acts
+
+    # -- applying -------------------------------------------------------------------
+    def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
+        a = state.actor
+        k = action.kind
+        e = state.economy
+        if k == "move":
+            return self._move(state, a, action.cell)
+        if k == "attack":
+            return self.attack(state, a, state.by_id[action.target], a.weapons[action.weapon], dice)
+        if k == "reload":
+            return self._reload(state, a, a.weapons[action.weapon])
+        if k == "ready":
+            return self._ready(state, a, a.weapons[action.weapon])
+        if k == "turn":
+            nf = self.turn_facing(a.res["facing"], action.option)
+            return self.turn_to(state, a, nf, self.turn_cost(a.res["facing"], nf))
+        if k == "posture":
+            return self._posture(state, a, action.option)
+        if k == "heal":
+            return self._treat(state, a, state.by_id[action.target])
+        if k == "use" and action.option == "heal_self":
+            return self._treat(state, a, a)
+        if k == "use" and action.option == "shield":
+            e["activated"] = True
+            e["acted"] = True
+            a.res["uses"]["shield_generator"] -= 1
+            a.res["shield"] = "pending"
+            return [event("effect", target=a.id, effect="activates the shield generator (up from its next turn)",
+                          uses_left=a.res["uses"]["shield_generator"])]
+        if k == "delay":
+            j = self._next_up(state)
+            nxt = state.order[j]
+            state.order.insert(j + 1, a.id)
+            e["acted"] = True
+            e["turn_over"] = True
+            return [event("effect", target=a.id, effect=f"chooses to act later, after {nxt}", after=nxt)]
+        raise ValueError(f"unsupported action {action}")  # pragma: no cover - check_legal stops it
+
+    def _move(self, state: BattleState, a: Combatant, cell: int) -> list[Event]:
+        e = state.economy
+        g = state.grid
+        m = self.move_options(state, a)[cell]
+        frm = a.pos
+        b = bearing(g, frm, cell)
+        a.res["facing"] = b
+        a.pos = cell
+        if a.stats["flies"]:
+            e["flew"] = True
+        self._spend_move(state, a, m)
+        mode = "hover" if a.stats["flies"] else ("run" if e["move_m"] > self.walk_m(a) + EPS else "walk")
+        return [event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)), metres=round(m, 3),
+                      mode=mode, facing=NAMES[b], moved=a.res["moved"], move_m=e["move_m"])]
+
+    def turn_to(self, state: BattleState, a: Combatant, facing: int, metres: float, why: str = "") -> list[Event]:
+        """seed 003, Move: turning counts as 1 m of movement per 90 degrees."""
+        a.res["facing"] = facing
+        self._spend_move(state, a, metres)
+        return [event("effect", target=a.id, effect=f"turns {WORDS[facing]}{' ' + why if why else ''}",
+                      facing=NAMES[facing], metres=metres, moved=a.res["moved"])]
+
+    def _posture(self, state: BattleState, a: Combatant, posture: str) -> list[Event]:
+        """seed 003, Move: each step between standing, kneeling, sitting and lying is 1 m."""
+        steps = abs(self.postures.index(posture) - self.postures.index(a.res["posture"]))
+        m = steps * self.posture_m
+        a.res["posture"] = posture
+        self._spend_move(state, a, m)
+        evs = [event("stance", actor=a.id, stance=posture, metres=m, moved=a.res["moved"])]
+        if posture == "lie" and "prone" not in a.conditions:
+            a.conditions.add("prone")
+            evs.append(event("condition", target=a.id, condition="prone", on=True))
+        elif posture != "lie" and "prone" in a.conditions:
+            a.conditions.discard("prone")
+            evs.append(event("condition", target=a.id, condition="prone", on=False))
+        return evs
+
+    def _reload(self, state: BattleState, a: Combatant, w: Weapon) -> list[Event]:
+        """Ready Weapon for clip and projectile weapons (a half turn); Activate Device for a
+        beam weapon (instant, one power cell, charged at the start of the next turn)."""
+        e = state.economy
+        r = a.res
+        e["acted"] = True
+        if w.kind == "beam":
+            r["spare"][w.name] -= 1
+            e["activated"] = True
+            r["charging"].add(w.name)
+            return [event("reload", actor=a.id, weapon=w.name, charging=True, cells_left=r["spare"][w.name])]
+        e["halves"] += 1
+        if w.kind == "clip":
+            r["spare"][w.name] -= 1
+            r["ammo"][w.name] = w.capacity
+            return [event("reload", actor=a.id, weapon=w.name, ammo=w.capacity, clips_left=r["spare"][w.name])]
+        n = min(w.capacity - r["ammo"][w.name], r["spare"][w.name])
+        r["spare"][w.name] -= n
+        r["ammo"][w.name] += n
+        return [event("reload", actor=a.id, weapon=w.name, ammo=r["ammo"][w.name], rounds_left=r["spare"][w.name])]
+
+    def _ready(self, state: BattleState, a: Combatant, w: Weapon) -> list[Event]:
+        e = state.economy
+        r = a.res
+        e["acted"] = True
+        if w.name in r["jammed"]:
+            e["halves"] += 1
+            r["jammed"].discard(w.name)
+            return [event("effect", target=a.id, effect=f"unjams the {w.name}", weapon=w.name)]
+        quick = self.quick_installer(a)
+        if not quick:
+            e["halves"] += 1
+        r["packed"].discard(w.name)
+        return [event("effect", target=a.id, effect=f"unpacks the {w.name}{' quickly (biotech)' if quick else ''}",
+                      weapon=w.name, quick=quick)]
+
+    def _treat(self, state: BattleState, a: Combatant, patient: Combatant) -> list[Event]:
+        e = state.economy
+        e["halves"] = 2
+        e["acted"] = True
+        e["turn_over"] = True
+        _, evs = self.restore(a, patient, self.turn_seconds)
+        return evs
+
+    # -- views ----------------------------------------------------------------------
+    def main_ranged(self, c: Combatant) -> Weapon | None:
+        return next((w for w in c.weapons.values() if w.ranged), None)
+
+    def economy(self, state: BattleState) -> dict[str, float]:
+        a = state.actor
+        e = state.economy
+        if a is None or not e:
+            return {k: 0.0 for k in self.economy_features}
+        walk = self.walk_m(a)
+        used = self.halves_used(a, e)
+        f = a.res["facing"]
+        w = self.main_ranged(a)
+        r = a.res
+        mx = a.stats["status"]
+        best_rate = max((self.repair_per_turn(a, t) for t in state.combatants
+                         if t.team == a.team and t.res["damage"] > 0), default=0.0)
+        return {
+            "half_turns_used": float(used),
+            "half_turns_left": float(max(0, 2 - used)),
+            "actions_left": float(max(0, 2 - used)),
+            "move_m_used": float(e["move_m"]),
+            "move_m_left": float(self.move_left(a, e)),
+            "walk_m": walk,
+            "run_m": 2 * walk,
+            "can_run": float(e["halves"] == 0 and r["posture"] == "stand"),
+            "ran": float(self.move_halves(a, e["move_m"]) == 2),
+            "facing": float(f),
+            "facing_x": VECTORS[f][0],
+            "facing_y": VECTORS[f][1],
+            "posture": float(self.postures.index(r["posture"])),
+            "standing": float(r["posture"] == "stand"),
+            "moved_this_round": MOVED_CODE[r["moved"]],
+            "flying": float(bool(a.stats["flies"])),
+            "device_used": float(e["activated"]),
+            "can_delay": float(self.can_delay(state, a)),
+            "charges": float(r["ammo"].get(w.name, 0)) if w else 0.0,
+            "ammo_frac": self.ammo_frac(a),
+            "spare": float(r["spare"].get(w.name, 0)) if w else 0.0,
+            "jammed": float(bool(w and w.name in r["jammed"])),
+            "packed": float(bool(w and w.name in r["packed"])),
+            "charging": float(bool(w and w.name in r["charging"])),
+            "shield": SHIELD_CODE[r["shield"]],
+            "status_level": LEVEL_CODE[r["level"]],
+            "status_frac": max(0, mx - r["damage"]) / mx,
+            "heal_rate_turn": float(best_rate),
+        }
+
+    def reach_m(self, c: Combatant) -> float:
+        """Longest attack reach now: a ready ranged weapon reaches long range (PER x 200 m);
+        a body attack its reach plus half a metre (the diagonal squares)."""
+        best = 0.0
+        for w in c.weapons.values():
+            if w.ranged:
+                if self.weapon_ready(c, w):
+                    best = max(best, max(1, self.val(c, "per")) * float(self.bands[-1]["per_x"]))
+            else:
+                best = max(best, w.reach_m + 0.5)
+        return best
+
+    def weapon_slots(self, c: Combatant) -> list[str]:
+        return list(c.weapons)
+
+    def ammo_frac(self, c: Combatant) -> float:
+        w = self.main_ranged(c)
+        if w is None or w.capacity <= 0:
+            return 1.0
+        return c.res["ammo"].get(w.name, 0) / w.capacity
+
+    def describe(self, c: Combatant) -> str:
+        hp, mx = self.health(c)
+        cond = ",".join(sorted(c.conditions)) or "ok"
+        return (f"{c.name} [{c.team}] {c.stats['kind']} Status {hp:g}/{mx:g} {c.res['level']} "
+                f"facing {NAMES[c.res['facing']].upper()} {c.res['posture']} {cond}")
+
+
+__all__ = ["MetalfaceRuleset"]
