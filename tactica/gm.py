@@ -1,0 +1,119 @@
+"""The GM commands of the `tactica` CLI: `autopilot`, `suggest` and `serve`.
+
+They live here so that `tactica/cli.py` only registers them (`register(app, ...)`); the
+logic is in `tactica/autopilot.py` and `tactica/server.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Optional
+
+import typer
+
+
+def register(app: typer.Typer, friendly: Callable, out, err) -> None:
+    """Add the GM commands to the CLI app."""
+
+    @app.command()
+    @friendly
+    def autopilot(
+        scenario: Optional[str] = typer.Argument(None, help="A bundled scenario name or a scenario file "
+                                                 "(not needed with --resume)."),
+        npc: list[str] = typer.Option([], "--npc", help="TEAM=POLICY: an NPC team and its policy (default "
+                                      "tactical; repeatable)."),
+        pc: list[str] = typer.Option([], "--pc", help="TEAM: a PC team the GM plays (TEAM=POLICY: a policy "
+                                     "plays it, a dry run; repeatable)."),
+        dice: Optional[str] = typer.Option(None, "--dice", help="engine (default) or manual: type in every roll."),
+        confirm: Optional[bool] = typer.Option(None, "--confirm/--no-confirm",
+                                               help="Ask before resolving an NPC's plan (default: ask)."),
+        save: Optional[Path] = typer.Option(None, "--save", help="Save file (written after every action; "
+                                            "default: autopilot-SCENARIO-TIME.json)."),
+        resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a saved session."),
+        seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the dice and the policies (default 0)."),
+    ) -> None:
+        """Run a fight at the table: NPCs plan and explain, the GM confirms or overrides.
+
+        The GM plays the PCs (or lets a policy play them), may type in real dice
+        (--dice manual), undo, save and resume. Type `help` at any prompt."""
+        from rich.console import Console
+
+        from tactica.autopilot import Session, SessionError, Terminal, default_save_path
+
+        if dice is not None and dice not in ("engine", "manual"):
+            raise SessionError(f"{dice!r}", field="--dice", expected="engine or manual")
+        if resume is not None:
+            if scenario is not None:
+                raise SessionError("give a scenario or --resume, not both", field="scenario",
+                                   expected="tactica autopilot --resume FILE")
+            sess = Session.resume(resume, npc=npc, pc=pc, seed=seed, dice_mode=dice, confirm=confirm,
+                                  save_path=save)
+        else:
+            if scenario is None:
+                raise SessionError("missing", field="scenario", expected="a scenario name or file, or --resume FILE")
+            from rules.scenario import load_scenario
+
+            spec, _ = load_scenario(scenario)
+            sess = Session.new(scenario, npc=npc, pc=pc, seed=seed or 0, dice_mode=dice or "engine",
+                               confirm=True if confirm is None else confirm,
+                               save_path=save or default_save_path(spec.name))
+        console = Console(highlight=False)
+        Terminal(sess, console).run()
+
+    @app.command()
+    @friendly
+    def suggest(
+        state_file: Path = typer.Argument(..., help="A Tactica state file (an autopilot save, or GET /fights/ID's state)."),
+        actor: Optional[str] = typer.Option(None, "--actor", help="The figure (default: the acting one)."),
+        policy: str = typer.Option("tactical", "--policy", help="The policy to ask."),
+        seed: int = typer.Option(0, "--seed"),
+        alternatives: int = typer.Option(4, "--alternatives", "-n", min=0, max=20),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """The suggested action for one figure, with its reasons and the next alternatives."""
+        from agents.base import available_policies
+        from rules.errors import UnknownNameError
+        from rules.serialize import battle_from_dict
+        from tactica.autopilot import command_for, describe_action, read_save, suggest as plan_for
+
+        if policy not in available_policies():
+            raise UnknownNameError(f"unknown policy {policy!r}", field="--policy",
+                                   expected="one of " + ", ".join(available_policies()))
+        d = read_save(state_file)
+        battle = battle_from_dict(d, source=str(state_file))
+        plan = plan_for(battle.state, actor, policy, seed, alternatives)
+        s = battle.state
+        if as_json:
+            print(json.dumps(plan.to_json(s), indent=2))
+            return
+        from rich.markup import escape
+
+        who = s.by_id[plan.actor]
+        hyp = " (if it were its turn now)" if plan.hypothetical else ""
+        out.print(escape(f"{who.name} ({who.id}){hyp}: {describe_action(s, plan.action)}  "
+                         f"[{command_for(s, plan.action)}]"), highlight=False)
+        out.print(escape(f"  why: {plan.reason}"), highlight=False)
+        for i, a in enumerate(plan.alternatives, 1):
+            sc = f" (score {a.score:.2f})" if a.score is not None else ""
+            out.print(escape(f"  {i}. {command_for(s, a.action)}{sc} - {a.reason}"), highlight=False)
+
+    @app.command()
+    @friendly
+    def serve(
+        host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback by default)."),
+        port: int = typer.Option(8765, "--port", min=0, max=65535),
+        token: Optional[str] = typer.Option(None, "--token", envvar="TACTICA_TOKEN",
+                                            help="Require 'Authorization: Bearer TOKEN' (or set TACTICA_TOKEN)."),
+        max_body: int = typer.Option(1_000_000, "--max-body", min=1024, help="Largest request body, bytes."),
+    ) -> None:
+        """An HTTP JSON API (OpenAPI at /docs): fights, suggestions, actions, state and events."""
+        from tactica.server import serve as run
+
+        if host not in ("127.0.0.1", "localhost", "::1") and not token:
+            err.print("[yellow]warning:[/] serving beyond loopback without --token: anyone who can reach "
+                      f"{host}:{port} can play", highlight=False)
+        print(f"tactica API on http://{host}:{port} (docs at /docs){' - token required' if token else ''}",
+              file=sys.stderr)
+        run(host, port, token, max_body)

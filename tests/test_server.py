@@ -1,0 +1,289 @@
+"""The NPC-brain HTTP API (issue 9) over a real uvicorn server on loopback: the full flow,
+bad bodies (422, nothing changed), tokens (401), body size (413), concurrent fights, and
+property-based tests against the OpenAPI description (schemathesis) and of action bodies
+(hypothesis): never a 500, never a changed state after an error.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("fastapi")
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from rules.actions import KINDS, Action  # noqa: E402
+from rules.dice import Dice  # noqa: E402
+from rules.scenario import load_scenario, new_battle  # noqa: E402
+from tactica.server import create_app  # noqa: E402
+
+TOKEN = "s3cret-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+MAX_BODY = 100_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    app = create_app(token=TOKEN, max_body=MAX_BODY)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    t = threading.Thread(target=server.run, daemon=True)
+    t.start()
+    deadline = time.time() + 20
+    while not server.started:
+        assert time.time() < deadline, "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    t.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def client(base_url):
+    with httpx.Client(base_url=base_url, headers=AUTH, timeout=30) as c:
+        yield c
+
+
+def new_fight(client, scenario="cortex/duel", seed=3) -> str:
+    r = client.post("/fights", json={"scenario": scenario, "seed": seed})
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def snapshot(client, fid) -> str:
+    r = client.get(f"/fights/{fid}")
+    assert r.status_code == 200
+    return json.dumps(r.json()["state"], sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def test_full_flow(client):
+    assert client.get("/health").json()["ok"]
+    fid = new_fight(client, "cortex/warehouse", 5)
+    assert fid in [f["id"] for f in client.get("/fights").json()["fights"]]
+    st = client.get(f"/fights/{fid}").json()
+    assert st["state"]["format"] == "tactica-state" and st["summary"]["round"] == 1
+    actor = st["summary"]["actor"]
+    legal = client.get(f"/fights/{fid}/legal").json()
+    assert legal["actor"] == actor and any(a["type"] == "end_turn" for a in legal["actions"])
+    plan = client.post(f"/fights/{fid}/suggest", json={"policy": "tactical"}).json()
+    assert plan["actor"] == actor and plan["reason"] and len(plan["alternatives"]) >= 3
+    act = {k: v for k, v in plan["action"].items() if k != "at"}
+    n0 = st["summary"]["events"]
+    r = client.post(f"/fights/{fid}/actions", json={"action": act, "actor": actor})
+    assert r.status_code == 200, r.text
+    assert r.json()["first_event"] == n0 and r.json()["summary"]["actions_resolved"] == 1
+    evs = client.get(f"/fights/{fid}/events", params={"since": n0}).json()
+    assert evs["events"] == r.json()["events"] and evs["next"] == evs["total"]
+    # a suggestion for another figure is a hypothetical fresh turn
+    other = next(c for c in st["summary"]["combatants"] if c != actor)
+    assert client.post(f"/fights/{fid}/suggest", json={"policy": "aggressive", "actor": other}).json()["hypothetical"]
+    # the state file round-trips into a new fight (and `tactica suggest` reads the same format)
+    state = client.get(f"/fights/{fid}").json()["state"]
+    fid2 = client.post("/fights", json={"state": state}).json()["id"]
+    assert client.get(f"/fights/{fid2}").json()["state"] == state
+    for f in (fid, fid2):
+        assert client.delete(f"/fights/{f}").status_code == 200
+        assert client.get(f"/fights/{f}").status_code == 404
+
+
+def test_given_dice_resolve_exactly_like_a_replay(client):
+    """Given dice are forced exactly: the same dice through the engine give the same events."""
+    fid = new_fight(client, "cortex/duel", 1)
+    s = client.get(f"/fights/{fid}").json()["summary"]
+    act = {"type": "attack", "target": "jubal" if s["actor"] == "mal" else "mal", "weapon": "revolver"}
+    # too few dice: 422, nothing changed
+    before = snapshot(client, fid)
+    r = client.post(f"/fights/{fid}/actions", json={"action": act, "dice": [5]})
+    assert r.status_code == 422 and "ran out" in r.json()["error"]
+    assert snapshot(client, fid) == before
+    # an impossible face: 422 with the reason
+    r = client.post(f"/fights/{fid}/actions", json={"action": act, "dice": [11, 3, 3, 3, 3]})
+    assert r.status_code == 422 and "cannot be shown by a d10" in r.json()["error"]
+    # too many: 422
+    r = client.post(f"/fights/{fid}/actions", json={"action": act, "dice": [2, 1, 9, 1, 1, 1, 1, 1, 1]})
+    assert r.status_code == 422 and "not used" in r.json()["error"]
+    assert snapshot(client, fid) == before
+    # a miss needs exactly attack dice (d10 d8) and the defender's (d10): 2+1 vs 9
+    r = client.post(f"/fights/{fid}/actions", json={"action": act, "dice": [2, 1, 9]})
+    assert r.status_code == 200, r.text
+    att = [e for e in r.json()["events"] if e["type"] == "attack"]
+    assert att and att[0]["result"] == "miss"
+
+
+@pytest.mark.parametrize("path,body,words", [
+    ("/fights", {}, "scenario"),
+    ("/fights", {"scenario": "cortex/nowhere"}, "no bundled scenario"),
+    ("/fights", {"scenario": "/etc/passwd"}, "no bundled scenario"),
+    ("/fights", {"scenario": {"name": "x"}}, "ruleset"),
+    ("/fights", {"scenario": "cortex/duel", "seed": -1}, "seed"),
+    ("/fights", {"scenario": "cortex/duel", "colour": "red"}, "colour"),
+    ("/fights", {"state": {"format": "nope"}}, "not a Tactica state file"),
+    ("/fights", {"scenario": {"name": "big", "ruleset": "cortex", "map": {"rows": ["." * 500]},
+                              "teams": []}}, "larger than"),
+    ("ACT", {}, "action"),
+    ("ACT", {"action": {"type": "fly"}}, "action.type"),
+    ("ACT", {"action": {"type": "attack", "target": "nobody", "weapon": "revolver"}}, "not legal"),
+    ("ACT", {"action": {"type": "move", "cell": [99, 99]}}, "off the map"),
+    ("ACT", {"action": {"type": "move", "cell": [1, 2, 3]}}, "cell"),
+    ("ACT", {"action": {"type": "end_turn"}, "dice": ["six"]}, "dice"),
+    ("ACT", {"action": {"type": "end_turn"}, "extra": 1}, "extra"),
+    ("ACT", {"action": {"type": "end_turn"}, "actor": "ghost"}, "turn"),
+    ("SUG", {"policy": "genius"}, "unknown policy"),
+    ("SUG", {"actor": "ghost"}, "no figure"),
+    ("SUG", {"alternatives": 1000}, "alternatives"),
+])
+def test_bad_bodies_get_4xx_with_a_message_and_change_nothing(client, path, body, words):
+    fid = new_fight(client)
+    before = snapshot(client, fid)
+    path = {"ACT": f"/fights/{fid}/actions", "SUG": f"/fights/{fid}/suggest"}.get(path, path)
+    r = client.post(path, json=body)
+    assert r.status_code in (409, 422), r.text
+    assert words in r.json()["error"], r.json()
+    assert snapshot(client, fid) == before
+    client.delete(f"/fights/{fid}")
+
+
+def test_not_json_and_wrong_content(client):
+    r = client.post("/fights", content=b"{nope", headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "not valid JSON" in r.json()["error"]
+    r = client.get("/fights/abc/events", params={"since": -3})
+    assert r.status_code == 422
+
+
+def test_token_is_checked(base_url):
+    with httpx.Client(base_url=base_url, timeout=10) as c:
+        assert c.get("/health").status_code == 200  # liveness needs no token
+        r = c.post("/fights", json={"scenario": "cortex/duel"})
+        assert r.status_code == 401 and r.headers.get("www-authenticate") == "Bearer"
+        assert c.get("/fights", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert c.get("/fights", headers={"Authorization": f"Basic {TOKEN}"}).status_code == 401
+        assert c.get("/fights", headers=AUTH).status_code == 200
+
+
+def test_body_size_limit(client):
+    big = {"scenario": {"name": "x" * (MAX_BODY + 10), "ruleset": "cortex"}}
+    r = client.post("/fights", json=big)
+    assert r.status_code == 413 and "over" in r.json()["error"]
+
+    def chunks():  # no Content-Length: counted as it streams
+        for _ in range(30):
+            yield b" " * 8192
+
+    r = client.post("/fights", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_concurrent_fights_are_independent(client):
+    """Eight fights played at once from eight threads give exactly the fights played alone."""
+    def play(seed: int) -> tuple[int, list[dict], list]:
+        fid = new_fight(client, "cortex/warehouse", seed)
+        actions = []
+        for _ in range(25):
+            s = client.get(f"/fights/{fid}").json()["summary"]
+            if s["over"]:
+                break
+            plan = client.post(f"/fights/{fid}/suggest", json={"policy": "aggressive", "seed": seed}).json()
+            act = {k: v for k, v in plan["action"].items() if k != "at"}
+            r = client.post(f"/fights/{fid}/actions", json={"action": act})
+            assert r.status_code == 200, r.text
+            actions.append(act)
+        evs = client.get(f"/fights/{fid}/events", params={"limit": 10000}).json()["events"]
+        client.delete(f"/fights/{fid}")
+        return seed, actions, evs
+
+    with ThreadPoolExecutor(8) as ex:
+        results = list(ex.map(play, range(20, 28)))
+    spec, src = load_scenario("cortex/warehouse")
+    for seed, actions, evs in results:
+        b = new_battle(spec, Dice(seed), src)
+        b.start()
+        for a in actions:
+            b.step(Action.from_dict(a, b.state.grid.width))
+        assert b.events == evs, f"fight {seed} differs when played concurrently"
+
+
+# ---------------------------------------------------------------------------------------
+# property-based
+
+
+names = st.sampled_from(["mal", "jubal", "revolver", "", "x" * 50, "called:head", "block", "dodge", "unarmed"])
+action_bodies = st.fixed_dictionaries(
+    {"type": st.one_of(st.sampled_from(sorted(KINDS)), st.text(max_size=8))},
+    optional={"target": st.one_of(names, st.text(max_size=10), st.integers()),
+              "cell": st.one_of(st.lists(st.integers(-3, 20), max_size=3), st.integers(-5, 300), st.text(max_size=3)),
+              "weapon": st.one_of(names, st.none()), "option": st.one_of(names, st.none())})
+bodies = st.fixed_dictionaries({"action": action_bodies},
+                               optional={"dice": st.lists(st.integers(-2, 14), max_size=8),
+                                         "actor": st.one_of(names, st.none())})
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(body=bodies)
+def test_random_action_bodies_never_500_and_change_nothing_on_error(client, body):
+    fid = test_random_action_bodies_never_500_and_change_nothing_on_error.fid
+    before = snapshot(client, fid)
+    r = client.post(f"/fights/{fid}/actions", json=body)
+    assert r.status_code in (200, 409, 422), r.text
+    assert "error" in r.json() or r.status_code == 200
+    if r.status_code != 200:
+        assert snapshot(client, fid) == before
+    elif client.get(f"/fights/{fid}").json()["summary"]["over"]:
+        test_random_action_bodies_never_500_and_change_nothing_on_error.fid = new_fight(client)
+
+
+@pytest.fixture(autouse=True)
+def _fight_for_property_test(request, client):
+    if request.node.name.startswith("test_random_action_bodies"):
+        test_random_action_bodies_never_500_and_change_nothing_on_error.fid = new_fight(client, "cortex/duel", 8)
+    yield
+
+
+def test_openapi_schema_property_based(base_url, client):
+    """schemathesis generates requests from /openapi.json: no 500, documented statuses,
+    content types and response shapes."""
+    schemathesis = pytest.importorskip("schemathesis")
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,
+                                                   status_code_conformance)
+
+    schema = schemathesis.openapi.from_url(f"{base_url}/openapi.json")
+    checks = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+    fid = new_fight(client, "cortex/duel", 2)
+    ran = 0
+    calls: dict[int, int] = {}
+    for result in schema.get_all_operations():
+        op = result.ok()
+
+        @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @given(case=op.as_strategy())
+        def check(case):
+            if (case.path_parameters and "fid" in case.path_parameters and case.method != "DELETE"
+                    and not set(case.path_parameters["fid"]) & set("_-XYZ")):
+                case.path_parameters["fid"] = fid  # reach a real fight too, not only 404s
+            resp = case.call(base_url=base_url, headers=AUTH)
+            calls[resp.status_code] = calls.get(resp.status_code, 0) + 1
+            case.validate_response(resp, checks=checks)
+
+        check()
+        ran += 1
+    assert ran >= 8
+    assert sum(calls.values()) >= 100 and 500 not in calls
+    assert any(200 <= c < 300 for c in calls) and any(400 <= c < 500 for c in calls)
+    print(f"schemathesis: {ran} operations, statuses {dict(sorted(calls.items()))}")
