@@ -1,0 +1,97 @@
+"""How `tactica difficulty` and `tactica tune` show their results to a GM (rich text)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+
+@contextmanager
+def progress_bar(console: Console, description: str, enabled: bool) -> Iterator[Any]:
+    """A progress bar on `console`; yields `update(done, total, description=None)`."""
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not enabled,
+                  transient=True) as prog:
+        task = prog.add_task(description, total=None)
+
+        def update(done: int, total: int, text: str | None = None) -> None:
+            kw = {"description": text} if text else {}
+            prog.update(task, completed=done, total=total, **kw)
+
+        yield update
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+def render_difficulty(console: Console, r: Mapping[str, Any], *, workers: int, backend: str,
+                      seconds: float) -> None:
+    """The difficulty report as a GM reads it."""
+    n = r["episodes"]
+    console.print(f"[bold]{escape(r['scenario'])}[/] ({r['ruleset']}): {n} fights, seed {r['seed']}, "
+                  f"policies " + ", ".join(f"{t}={p}" for t, p in r["policies"].items()), highlight=False)
+    label = r["label"].upper()
+    lo_lab, hi_lab = r["label_range"]
+    rng = "" if lo_lab == hi_lab == r["label"] else f"  (between {lo_lab} and {hi_lab} within the intervals)"
+    console.print(f"difficulty for {escape(r['pc_team'])}: [bold]{label}[/]{rng}", highlight=False)
+    t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    t.add_column("")
+    t.add_column("rate", justify="right")
+    t.add_column("95% interval", justify="right")
+    t.add_row("PC team wins", _pct(r["pc_win_rate"]), f"{_pct(r['ci_low'])} - {_pct(r['ci_high'])}")
+    t.add_row("draw (round limit)", _pct(r["draw_rate"]), "")
+    t.add_row("a PC goes down", _pct(r["p_pc_down"]),
+              f"{_pct(r['p_pc_down_ci'][0])} - {_pct(r['p_pc_down_ci'][1])}")
+    t.add_row("a PC dies", _pct(r["p_pc_death"]),
+              f"{_pct(r['p_pc_death_ci'][0])} - {_pct(r['p_pc_death_ci'][1])}")
+    console.print(t)
+    f = Table(title="per figure", header_style="bold")
+    for col in ("figure", "team", "health", "damage taken (mean / p90)", "down", "dies"):
+        f.add_column(col, justify="left" if col in ("figure", "team") else "right")
+    for cid, v in sorted(r["per_figure"].items(), key=lambda kv: (not kv[1]["pc"], kv[1]["team"])):
+        f.add_row(escape(cid) + (" (PC)" if v["pc"] else ""), escape(v["team"]), f"{v['max_health']:g}",
+                  f"{v['damage_mean']:.1f} / {v['damage_p90']:g}", _pct(v["p_down"]), _pct(v["p_dead"]))
+    console.print(f)
+    hist = r["rounds_histogram"]
+    top = max(hist.values()) if hist else 1
+    console.print(f"fight length: mean {r['rounds_mean']:.1f} rounds, median {r['rounds_median']:g}, "
+                  f"90% end by round {r['rounds_p90']:g} (limit {r['round_limit']})", highlight=False)
+    for k, v in hist.items():
+        console.print(f"  {int(k):>3} | {'#' * max(1, round(30 * v / top)):<30} {v}", highlight=False)
+    extra = f"; {r['stopped']} (+-{r['precision']:.3f})" if r.get("precision") else ""
+    console.print(f"[dim]{n} fights in {seconds:.1f} s on {workers} worker(s), {backend} backend{extra}[/]",
+                  highlight=False)
+
+
+def render_tuning(console: Console, r: Mapping[str, Any], out: str) -> None:
+    """The tuning search: knobs, the path it took and the fresh measurement(s)."""
+    src = "declared in the scenario" if r["knobs_declared"] else "derived (the scenario declares none)"
+    console.print(f"[bold]{escape(r['scenario'])}[/]: target PC win {_pct(r['target_win'])} "
+                  f"+- {_pct(r['tolerance'])}; knobs {src}: "
+                  + escape(", ".join(k["label"] for k in r["knobs"])), highlight=False)
+    t = Table(title="search path (every candidate of a round is played on the same dice)", header_style="bold")
+    for col in ("round", "step", "change", "fights", "PC win", "95% interval"):
+        t.add_column(col, justify="left" if col == "change" else "right")
+    for p in r["path"]:
+        t.add_row(str(p["round"]), str(p["step"]), escape(p["change"]), str(p["episodes"]), _pct(p["win_rate"]),
+                  f"{_pct(p['ci_low'])} - {_pct(p['ci_high'])}")
+    console.print(t)
+    for c in r["checks"]:
+        console.print(f"round {c['round']} fresh check (seed {c['seed']}, {c['episodes']} fights): PC win "
+                      f"{_pct(c['pc_win_rate'])} ({_pct(c['ci_low'])} - {_pct(c['ci_high'])}), {c['label']}",
+                      highlight=False)
+    c = r["check"]
+    if len(c["rounds"]) > 1:
+        console.print(f"the final settings, all their fresh checks pooled ({c['episodes']} fights): PC win "
+                      f"{_pct(c['pc_win_rate'])} ({_pct(c['ci_low'])} - {_pct(c['ci_high'])}), {c['label']}",
+                      highlight=False)
+    verdict = "[green]within tolerance[/]" if r["within_tolerance"] else "[bold red]NOT within tolerance[/]"
+    console.print(f"result: {verdict}", highlight=False)
+    console.print("settings: " + escape(", ".join(f"{k} = {v}" for k, v in r["values"].items())), highlight=False)
+    console.print(f"tuned scenario written to {escape(out)}", highlight=False)
