@@ -17,7 +17,7 @@ from rules.ruleset import get_ruleset
 from rules.scenario import ScenarioSpec, load_scenario, new_battle
 from rules.state import BattleState
 
-HELD_OUT_SEED = 1_000_000  # generated maps: training seeds below, held-out evaluation seeds from here
+from envs.generators import HELDOUT_SEED as HELD_OUT_SEED  # noqa: E402  (training seeds below, held-out from it)
 DEFAULT_REWARD = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.0, "damage_taken": 0.0,
                   "illegal": -1.0}
 
@@ -154,7 +154,9 @@ class SkirmishEnv(gym.Env):
 
     def _generate(self, seed: int) -> ScenarioSpec:
         from envs.generators import generate_scenario
-        args = {k: v for k, v in self.generator_args.items() if k != "held_out"}
+        args = {k: v for k, v in self.generator_args.items() if k not in ("held_out", "size")}
+        if "size" in self.generator_args:  # [H, W]
+            args["height"], args["width"] = (int(v) for v in self.generator_args["size"])
         args.setdefault("ruleset", self.ruleset_name)
         spec, _ = load_scenario(generate_scenario(seed=seed, **{k: v for k, v in args.items() if v is not None}))
         return spec

@@ -1104,7 +1104,8 @@ def test_unknown_settings_are_named():
     sc["settings"] = {"plot_points": {"a": 2}}
     with pytest.raises(ScenarioError) as ei:
         play(sc)
-    assert ei.value.field == "settings.plot_points" and "no settings" in ei.value.expected
+    # inline scenarios in a replay are named by their place in the replay file
+    assert ei.value.field == "scenario.settings.plot_points" and "no settings" in ei.value.expected
 
 
 def test_strict_replays_catch_wrong_dice_counts():
