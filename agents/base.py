@@ -51,6 +51,9 @@ class Policy:
 _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     "random": "agents.scripted:RandomPolicy",
     "aggressive": "agents.scripted:AggressivePolicy",
+    "cautious": "agents.cautious:CautiousPolicy",
+    "tactical": "agents.tactical:TacticalPolicy",
+    "planner": "agents.planner:PlannerPolicy",
 }
 
 

@@ -192,6 +192,176 @@ def scenarios(as_json: bool = typer.Option(False, "--json")) -> None:
     out.print(t)
 
 
+_PC_HELP = "The PC team (default: the team marked pc: true, else the first)."
+_POLICY_HELP = "TEAM=POLICY (repeatable; *=POLICY for all; default tactical)."
+_WORKERS_HELP = "Worker processes (or Ray CPUs); results do not depend on it."
+_ADDRESS_HELP = "Ray cluster address (default: start a local Ray)."
+
+
+@app.command()
+@friendly
+def difficulty(
+    scenario: str = typer.Argument(DEFAULT_SCENARIO, help="A bundled scenario name or a scenario file."),
+    pc: Optional[str] = typer.Option(None, "--pc", help=_PC_HELP),
+    policy: list[str] = typer.Option([], "--policy", "-p", help=_POLICY_HELP),
+    episodes: Optional[int] = typer.Option(None, "--episodes", "-n", help="Number of fights (default 1000)."),
+    precision: Optional[float] = typer.Option(
+        None, "--precision", help="Play until the 95% interval of the PC win rate is at most +-P."),
+    max_episodes: int = typer.Option(20_000, "--max-episodes", help="Cap on fights for --precision."),
+    seed: int = typer.Option(0, "--seed", help="Seed: fight i is seeded from (seed, i)."),
+    workers: int = typer.Option(1, "--workers", "-w", help=_WORKERS_HELP),
+    backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
+    address: Optional[str] = typer.Option(None, "--address", help=_ADDRESS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole report as one JSON object."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a PNG of the outcome distributions."),
+) -> None:
+    """How likely the PC team is to win an encounter, how bloody it is, and a difficulty label."""
+    import time
+
+    from evaluation.difficulty import assess, public
+    from rules.scenario import load_scenario
+    from tactica.encounters import progress_bar, render_difficulty
+
+    spec, src = load_scenario(scenario)
+    if plot is not None and plot.suffix.lower() != ".png":
+        raise TacticaError(f"{plot}: not a .png file", field="--plot", expected="a file name ending in .png")
+    t0 = time.perf_counter()
+    with progress_bar(err, f"fights of {spec.name}", sys.stderr.isatty()) as update:
+        report = assess(spec, pc=pc, policies=parse_policies(policy), episodes=episodes, precision=precision,
+                        max_episodes=max_episodes, seed=seed, source=src, workers=workers, backend=backend,
+                        address=address, progress=update, keep_fights=plot is not None)
+    seconds = time.perf_counter() - t0
+    if plot is not None:
+        from evaluation.difficulty_plot import plot_difficulty
+        plot_difficulty(report, report["_fights"], plot)
+    if as_json:
+        print(json.dumps(public(report), indent=2))
+        return
+    render_difficulty(out, report, workers=workers, backend=backend, seconds=seconds)
+    if plot is not None:
+        out.print(f"plot written to {escape(str(plot))}", highlight=False)
+
+
+@app.command()
+@friendly
+def tune(
+    scenario: str = typer.Argument(..., help="A bundled scenario name or a scenario file (with a tuning block)."),
+    target_win: float = typer.Option(..., "--target-win", help="Target PC win probability (0-1)."),
+    tolerance: float = typer.Option(0.05, "--tolerance", help="Accepted distance from the target."),
+    out_file: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Tuned scenario file (default NAME.tuned.yaml)."),
+    pc: Optional[str] = typer.Option(None, "--pc", help=_PC_HELP),
+    policy: list[str] = typer.Option([], "--policy", "-p", help=_POLICY_HELP),
+    episodes: int = typer.Option(
+        400, "--episodes", "-n", help="Fights per candidate (the same seeds for every candidate)."),
+    check_episodes: int = typer.Option(1000, "--check-episodes", help="Fights of the fresh check of the result."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the search; the fresh check uses seed + 1."),
+    refine: int = typer.Option(
+        2, "--refine", help="Further search rounds (new seeds, twice the fights) if the check misses."),
+    workers: int = typer.Option(1, "--workers", "-w", help=_WORKERS_HELP),
+    backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
+    address: Optional[str] = typer.Option(None, "--address", help=_ADDRESS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the result (search path, check) as JSON."),
+) -> None:
+    """Turn an encounter's declared knobs until the PC win probability is near a target."""
+    from evaluation.tuning import default_out, tune as run_tune, write_tuned
+    from tactica.encounters import progress_bar, render_tuning
+
+    with progress_bar(err, "tuning", sys.stderr.isatty()) as update:
+        result = run_tune(scenario, target_win, tolerance=tolerance, pc=pc, policies=parse_policies(policy),
+                          episodes=episodes, check_episodes=check_episodes, seed=seed, refine=refine,
+                          workers=workers, backend=backend, address=address,
+                          progress=lambda text, k, total: update(k, total, text))
+    path = write_tuned(result, out_file or default_out(scenario))
+    if as_json:
+        print(json.dumps({**{k: v for k, v in result.items() if k != "document"}, "out": str(path)}, indent=2))
+        return
+    render_tuning(out, result, str(path))
+
+
+@app.command()
+@friendly
+def evaluate(
+    policies: str = typer.Option(..., "--policies", help="Comma-separated policies; every pair plays, both sides."),
+    scenarios: Optional[str] = typer.Option(None, "--scenarios", help="Comma-separated bundled scenario names or files "
+                                            f"(default {DEFAULT_SCENARIO} unless --generated is given)."),
+    ruleset: Optional[str] = typer.Option(None, "--ruleset", help="Ruleset of the generated maps."),
+    generated: int = typer.Option(0, "--generated", min=0, help="Held-out mirrored generated maps to add (seeds from 1,000,000)."),
+    episodes: int = typer.Option(40, "--episodes", "-n", min=1, help="Fights per pair per scenario, half on each side."),
+    seed: int = typer.Option(0, "--seed", help="Seed: fight k of a side is seeded from (seed, k)."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Worker processes (or Ray CPUs); results do not depend on it."),
+    backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (pairs: a, b, scenario, n, a_win_rate, ci_low, ci_high, draws ...)."),
+) -> None:
+    """Round robin of policies: win rates with Wilson 95% intervals, per scenario and overall."""
+    import time
+
+    from agents.base import available_policies
+    from evaluation.tournament import round_robin
+    from rules.ruleset import get_ruleset
+    from rules.scenario import load_scenario
+    from tactica.encounters import progress_bar
+
+    names = [p.strip() for p in policies.split(",") if p.strip()]
+    for p in names:
+        if p not in available_policies():
+            raise TacticaError(f"unknown policy {p!r}", field="--policies",
+                               expected="one of " + ", ".join(available_policies()))
+    if len(set(names)) < 2:
+        raise TacticaError(f"{policies!r}", field="--policies", expected="at least two different policies, comma-separated")
+    if generated and not ruleset:
+        raise TacticaError("--generated needs a ruleset", field="--ruleset", expected="the ruleset of the generated maps")
+    if ruleset and not generated:
+        raise TacticaError("--ruleset is for generated maps", field="--generated", expected="a number of maps >= 1")
+    wanted = [s.strip() for s in scenarios.split(",") if s.strip()] if scenarios else []
+    if not wanted and not generated:
+        wanted = [DEFAULT_SCENARIO]
+    specs = [load_scenario(s) for s in wanted]
+    if generated:
+        from envs.generators import heldout_scenarios
+
+        get_ruleset(ruleset)
+        specs += [(load_scenario(d)[0], d["name"]) for d in heldout_scenarios(ruleset, generated)]
+    t0 = time.perf_counter()
+    with progress_bar(err, "evaluating", sys.stderr.isatty()) as update:
+        result = round_robin(specs, names, episodes, seed, workers=workers, backend=backend, address=address,
+                             progress=update)
+    seconds = time.perf_counter() - t0
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return
+    from rich import box
+
+    several = len(result["scenarios"]) > 1
+    out.print(f"round robin: {len(result['scenarios'])} scenario(s), {episodes} fights per pair per scenario "
+              f"(half on each side), seed {seed}", highlight=False)
+    width = max(len(n) for n in result["scenarios"] + ["all"])
+    for a, b in {(p["a"], p["b"]): None for p in result["pairs"]}:
+        t = Table(title=f"{a} (a) vs {b} (b)", box=box.SIMPLE_HEAD, title_justify="left")
+        t.add_column("scenario", no_wrap=True, min_width=width)
+        for col in ("fights", "a wins", "draws", "a win rate", "95% interval"):
+            t.add_column(col, justify="right", no_wrap=col == "95% interval")
+        for p in result["pairs"]:
+            if (p["a"], p["b"]) != (a, b) or (p["scenario"] == "all" and not several):
+                continue
+            t.add_row(p["scenario"], str(p["n"]), str(p["a_wins"]), str(p["draws"]), f"{p['a_win_rate']:.1%}",
+                      f"{p['ci_low']:.1%}-{p['ci_high']:.1%}", style="bold" if p["scenario"] == "all" else None)
+        out.print(t)
+    total = sum(p["n"] for p in result["pairs"] if p["scenario"] == "all")
+    out.print(f"{total} fights in {seconds:.1f} s on {workers} worker(s)", highlight=False)
+
+
+# GM tools: autopilot, suggest, serve (tactica/gm.py)
+from tactica.gm import register as _register_gm  # noqa: E402
+
+_register_gm(app, friendly, out, err)
+
+from tactica.train_cli import register as _register_train  # noqa: E402
+
+_register_train(app, friendly, out)
+
+
 def main() -> None:
     app()
 

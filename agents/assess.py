@@ -1,0 +1,268 @@
+"""Reading the battlefield through the generic `Ruleset` interface, for scripted policies.
+
+Everything here uses only what every rule system offers: `legal_actions`, `apply` on a
+copy of the state, `start_turn` on a copy (to ask "what could that enemy do to me?"),
+`attack_odds`, `reach_m`, `ammo_frac`, `health`, `economy`, and the map's line of sight
+and cover. Nothing reads a system's stat blocks or resources, so the same policies play
+every ruleset. Hypothetical states are always copies (`BattleState.clone`) stepped with
+the policy's own private dice, so the real fight, its dice and its event log are never
+touched.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+from rules.actions import Action
+from rules.dice import Dice
+from rules.grid import COVER_NAMES
+from rules.ruleset import Ruleset
+from rules.state import BattleState, Combatant
+
+#: how much of the incoming fire each cover level (0-4) is assumed to stop, for quick
+#: geometric scores; exact numbers come from `attack_odds` where it matters
+COVER_PROTECTION = (0.0, 0.3, 0.6, 0.85, 1.0)
+#: a figure whose attack reach is at most this (metres) fights hand to hand
+MELEE_REACH_M = 2.5
+ATTACK_KINDS = ("attack", "grapple")
+
+
+@dataclass(frozen=True, slots=True)
+class Odds:
+    """One attack-like action with the ruleset's numbers for it."""
+
+    action: Action
+    p_hit: float
+    exp_damage: float
+    damage_if_hit: float
+
+
+def foes(state: BattleState, actor: Combatant) -> list[Combatant]:
+    """Enemies still standing, in scenario order."""
+    return [c for c in state.combatants if c.team != actor.team and not c.down]
+
+
+def friends(state: BattleState, actor: Combatant) -> list[Combatant]:
+    """Allies still standing (the actor excluded), in scenario order."""
+    return [c for c in state.combatants if c.team == actor.team and c.id != actor.id and not c.down]
+
+
+def health_frac(rs: Ruleset, c: Combatant) -> float:
+    hp, mx = rs.health(c)
+    return hp / mx if mx > 0 else 0.0
+
+
+def hp_left(rs: Ruleset, c: Combatant) -> float:
+    return max(1.0, rs.health(c)[0])
+
+
+def is_melee(rs: Ruleset, c: Combatant) -> bool:
+    return rs.reach_m(c) <= MELEE_REACH_M
+
+
+def protection(level: int) -> float:
+    return COVER_PROTECTION[max(0, min(4, int(level)))]
+
+
+def cover_name(level: int) -> str:
+    return COVER_NAMES[max(0, min(4, int(level)))]
+
+
+def cover_words(state: BattleState, cell: int, against: int) -> str:
+    """'heavy cover (crates)' style words for the cover `cell` has against `against`."""
+    g = state.grid
+    level, src = g.cover_source(cell, against)
+    if not level:
+        return "no cover"
+    name = g.terrain[src].name if src is not None else ""
+    what = f" ({name})" if name and cover_name(level) not in name else ""
+    return f"{cover_name(level)} cover{what}"
+
+
+def turn_over(state: BattleState) -> bool:
+    """Whether the acting figure's turn must end (the rules-level `turn_over` flag)."""
+    return bool(state.economy.get("turn_over"))
+
+
+# -- attack odds ---------------------------------------------------------------------------
+def attack_options(rs: Ruleset, state: BattleState, actor: Combatant,
+                   legal: Iterable[Action] | None = None, plain_only: bool = False) -> list[Odds]:
+    """Every legal attack-like action of the acting figure with its odds (None odds dropped);
+    `plain_only`: only attacks without a ruleset option (no called shots, bursts ...)."""
+    if legal is None:
+        legal = rs.legal_actions(state)
+    out = []
+    for a in legal:
+        if a.kind not in ATTACK_KINDS or a.target is None or (plain_only and a.option):
+            continue
+        o = rs.attack_odds(state, actor, a)
+        if not o:
+            continue
+        p = float(o.get("p_hit", 0.0))
+        ed = float(o.get("exp_damage", 0.0))
+        dih = float(o.get("damage_if_hit", ed / p if p > 0 else 0.0))
+        out.append(Odds(a, p, ed, dih))
+    return out
+
+
+def p_kill(odds: Odds, hp: float) -> float:
+    """Rough chance that this attack takes a target with `hp` health left out of the fight."""
+    if odds.p_hit <= 0 or odds.damage_if_hit <= 0:
+        return 0.0
+    spread = 0.35 * odds.damage_if_hit + 1.0
+    z = (odds.damage_if_hit - hp) / spread
+    return odds.p_hit / (1.0 + math.exp(-2.0 * z))
+
+
+# -- hypothetical states -------------------------------------------------------------------
+def probe_dice(state: BattleState, actor: Combatant, k: int = 0) -> Dice:
+    """Dice for trying actions on copies, seeded from the moment of the fight (round, turn,
+    figure, decision k of the turn) and nothing else, so a policy's judgement of a state
+    never depends on its seed or on what it looked at before. Never the fight's own dice."""
+    return Dice(np.random.default_rng([state.round, state.turn_index + 1, zlib.crc32(actor.id.encode()), k]))
+
+
+
+def after(rs: Ruleset, state: BattleState, action: Action, dice: Dice) -> BattleState:
+    """A copy of the state with `action` applied by the acting figure (private dice)."""
+    s2 = state.clone()
+    if action.kind != "end_turn":
+        rs.apply(s2, action, dice)
+    return s2
+
+
+def as_acting(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleState | None:
+    """A copy of the state in which figure `who` starts a fresh turn now (None if it cannot act)."""
+    s2 = state.clone()
+    c = s2.by_id[who]
+    if c.down:
+        return None
+    s2.order = [who]
+    s2.turn_index = 0
+    can, _ = rs.start_turn(s2, c, dice)
+    if not can or c.down:
+        return None
+    return s2
+
+
+def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice) -> float:
+    """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still."""
+    s2 = as_acting(rs, state, enemy.id, dice)
+    if s2 is None:
+        return 0.0
+    e2 = s2.by_id[enemy.id]
+    best = 0.0
+    for a in rs.legal_actions(s2):
+        if a.kind not in ATTACK_KINDS or a.target != victim_id or (a.option and a.kind == "grapple"):
+            continue
+        o = rs.attack_odds(s2, e2, a)
+        if o:
+            best = max(best, float(o.get("exp_damage", 0.0)))
+    return best
+
+
+def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice) -> float:
+    """Expected damage of `enemy`'s best single attack on anyone, relative to that figure's health."""
+    s2 = as_acting(rs, state, enemy.id, dice)
+    if s2 is None:
+        return 0.0
+    e2 = s2.by_id[enemy.id]
+    best = 0.0
+    for a in rs.legal_actions(s2):
+        if a.kind not in ATTACK_KINDS or a.target is None or (a.option and a.kind == "grapple"):
+            continue
+        o = rs.attack_odds(s2, e2, a)
+        if o:
+            best = max(best, float(o.get("exp_damage", 0.0)) / hp_left(rs, s2.by_id[a.target]))
+    return best
+
+
+# -- movement --------------------------------------------------------------------------------
+def move_costs(state: BattleState, actor: Combatant, cells: Iterable[int]) -> dict[int, int]:
+    """Path cost (half-cell units) from the actor to each legal move cell."""
+    g = state.grid
+    blockers = [c.pos for c in state.combatants if c.team != actor.team and not c.down]
+    cells = list(cells)
+    cap = max(g.reach_cap, 2)
+    reach = g.reachable(actor.pos, cap, blockers)
+    big = 1 << 20
+    return {c: reach.get(c, big) for c in cells}
+
+
+def move_tiers(rs: Ruleset, state: BattleState, moves: list[Action], dice: Dice,
+               cache: dict | None = None) -> dict[int, tuple[float, bool]]:
+    """cell -> (actions the move uses up, whether it ends the turn), found by trying moves on copies.
+
+    The price of a move grows with its path cost, so two binary searches over the distinct
+    costs find where moving starts to cost an action and where it ends the turn. The
+    thresholds depend only on the figure and its economy, so `cache` (a dict the caller
+    keeps) saves the searches when the same economy comes back."""
+    if not moves:
+        return {}
+    actor = state.actor
+    costs = move_costs(state, actor, (m.cell for m in moves))
+    levels = sorted(set(costs.values()))
+    econ = rs.economy(state)
+    key = (actor.id, tuple(sorted(econ.items())), tuple(levels))
+    hit = cache.get(key) if cache is not None else None
+    if hit is None:
+        hit = _tier_thresholds(rs, state, moves, costs, levels, econ, dice)
+        if cache is not None:
+            if len(cache) > 512:
+                cache.clear()
+            cache[key] = hit
+    free_upto, walk_upto, used_mid, used_end = hit
+    out = {}
+    for m in moves:
+        c = costs[m.cell]
+        if c <= free_upto:
+            out[m.cell] = (0.0, False)
+        elif c <= walk_upto:
+            out[m.cell] = (used_mid, False)
+        else:
+            out[m.cell] = (used_end, True)
+    return out
+
+
+def _tier_thresholds(rs: Ruleset, state: BattleState, moves: list[Action], costs: dict[int, int],
+                     levels: list[int], econ: dict[str, float], dice: Dice) -> tuple[int, int, float, float]:
+    """(largest free cost, largest cost that does not end the turn, actions used in between, at the end)."""
+    rep = {}
+    for m in sorted(moves, key=lambda m: m.cell):
+        rep.setdefault(costs[m.cell], m)
+    left0 = econ.get("actions_left")
+    memo: dict[int, tuple[float, bool]] = {}
+
+    def probe(i: int) -> tuple[float, bool]:
+        lvl = levels[i]
+        if lvl not in memo:
+            s2 = after(rs, state, rep[lvl], dice)
+            used = 0.0
+            if left0 is not None:
+                left1 = rs.economy(s2).get("actions_left", left0)
+                used = max(0.0, float(left0) - float(left1))
+            memo[lvl] = (used, turn_over(s2))
+        return memo[lvl]
+
+    def first(pred) -> int:
+        lo, hi = 0, len(levels)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if pred(probe(mid)):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    i_ends = first(lambda r: r[1])
+    i_costs = first(lambda r: r[0] > 0 or r[1])
+    free_upto = levels[i_costs - 1] if i_costs > 0 else -1
+    walk_upto = levels[i_ends - 1] if i_ends > 0 else -1
+    used_mid = max(probe(i_costs)[0], 1.0) if i_costs < i_ends else 0.0
+    used_end = probe(i_ends)[0] if i_ends < len(levels) else 1.0
+    return free_upto, walk_upto, used_mid, used_end

@@ -1,0 +1,233 @@
+"""`planner`: Monte Carlo lookahead over the tactical policy's best candidate actions.
+
+At each decision the `tactical` policy ranks the acting figure's actions; the planner
+takes the top few (at most two of a kind, so moves, attacks and stances all get a
+look) and plays each forward several times on copies of the state: the candidate first,
+then every figure of both sides played by a quick `tactical` (the `lite` one) until each
+standing figure has had `horizon` more turns, or the fight ends. A copy is scored by the
+health of both sides (`evaluate`). tactical's choice is played unless another candidate
+beats it on the same rollouts by more than `confidence` standard errors (a paired
+comparison): the lookahead corrects tactical where the dice clearly say so.
+
+Rollouts never touch the real fight: each runs on `BattleState.clone()` with its own
+`Dice`, seeded from the planner's generator, and `Battle(..., record=False)`. Rollout j
+uses the same dice seed for every candidate (common random numbers), so candidates are
+compared on the same luck. The number of rollouts is fixed (`budget`), so the same seed
+gives the same decisions; `time_budget` (seconds) may cut a decision short, at the price
+of that determinism.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from rules.actions import Action
+from rules.battle import Battle
+from rules.dice import Dice
+from rules.ruleset import Ruleset
+from rules.state import BattleState, Combatant
+
+from agents.base import Policy
+from agents.tactical import Choice, TacticalPolicy, TurnMemory
+
+
+def evaluate(rs: Ruleset, state: BattleState, team: str) -> float:
+    """How well `team` stands: its share of health and figures standing minus the enemies'.
+
+    In [-1.5, 1.5]: +-0.5 for a won or lost fight, plus the difference of each side's mean
+    of (0.6 x health fraction + 0.4 x still standing)."""
+    def strength(cs: list[Combatant]) -> float:
+        if not cs:
+            return 0.0
+        total = 0.0
+        for c in cs:
+            hp, mx = rs.health(c)
+            total += 0.6 * (hp / mx if mx > 0 else 0.0) + (0.0 if c.down else 0.4)
+        return total / len(cs)
+
+    ours = [c for c in state.combatants if c.team == team]
+    theirs = [c for c in state.combatants if c.team != team]
+    v = strength(ours) - strength(theirs)
+    if state.over and state.winner is not None:
+        v += 0.5 if state.winner == team else -0.5
+    return v
+
+
+class PlannerPolicy(Policy):
+    """Monte Carlo rollouts over tactical's top candidates."""
+
+    name = "planner"
+
+    def __init__(self, seed=None, *, budget: int = 16, top_k: int = 3, horizon: int = 1,
+                 time_budget: float | None = None, close: float = 0.25, confidence: float = 1.5) -> None:
+        """`budget`: rollouts per decision (split between the candidates); `top_k`: how many
+        candidates; `horizon`: turns each standing figure gets in a rollout; `time_budget`:
+        optional seconds per decision; `close`: only candidates scored within this of the
+        best are tried (tactical's clear choices are kept without lookahead); `confidence`:
+        how many standard errors better than tactical's choice an alternative must be."""
+        super().__init__(seed)
+        self.guide = TacticalPolicy(seed=int(self.rng.integers(1 << 62)))
+        self.budget = max(1, int(budget))
+        self.top_k = max(1, int(top_k))
+        self.horizon = max(1, int(horizon))
+        self.time_budget = time_budget
+        self.close = close
+        #: how the rollouts' tactical players are set up (see TacticalPolicy)
+        self.rollout_policy = dict(refine=0, exact=False, lite=True)
+        self.confidence = confidence
+        self.last_values: dict[Action, float] = {}
+        self._samples: dict[Action, list[float]] = {}
+
+    # -- the policy interface --------------------------------------------------------
+    def act(self, state: BattleState, actor: Combatant) -> Action:
+        ranked = self.guide.rank(state, actor)
+        cands = self.candidates(ranked)
+        if len(cands) == 1:
+            best = cands[0]
+            self.last_values = {}
+            self.last_reason = best.reason
+        else:
+            values = self.lookahead(state, actor, [c.action for c in cands])
+            self.last_values = values
+            best = self.choose(cands, values)
+            others = sorted((c for c in cands if c is not best and c.action in values), key=lambda c: -values[c.action])
+            vs = f", next best {others[0].action.kind} {values[others[0].action]:+.2f}" if others else ""
+            self.last_reason = (f"{best.reason} [lookahead: {values[best.action]:+.2f} over "
+                                f"{len(self._samples[best.action])} rollouts{vs}]")
+        self.guide.commit(state, actor, best.action)
+        self.last_action = best.action
+        return best.action
+
+    def choose(self, cands: list[Choice], values: dict[Action, float]) -> Choice:
+        """tactical's choice, unless the rollouts show another is better with some confidence.
+
+        An alternative must beat tactical's choice on the rollouts they share (the same
+        dice: a paired comparison) by more than `confidence` standard errors."""
+        top = cands[0]
+        best, best_edge = top, 0.0
+        base = self._samples.get(top.action, [])
+        for c in cands[1:]:
+            xs = self._samples.get(c.action, [])
+            k = min(len(xs), len(base))
+            if k < 3:
+                continue
+            d = np.array(xs[:k]) - np.array(base[:k])
+            mean = float(d.mean())
+            se = float(d.std(ddof=1)) / np.sqrt(k)
+            if mean > self.confidence * se + 1e-3 and mean > best_edge:
+                best, best_edge = c, mean
+        return best
+
+    def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
+        if getattr(self, "last_action", None) == action and self.last_reason:
+            return f"{actor.name} {self.last_reason}"
+        return self.guide.explain(state, actor, action)
+
+    def candidates(self, ranked: list[Choice]) -> list[Choice]:
+        """tactical's best actions worth a look: within `close` of the best, at most two per kind."""
+        out: list[Choice] = []
+        per_kind: dict[str, int] = {}
+        top = ranked[0].score
+        for c in ranked:
+            if len(out) >= self.top_k:
+                break
+            if out and c.score < top - self.close:
+                break
+            k = c.action.kind
+            if per_kind.get(k, 0) >= 2 or any(o.action == c.action for o in out):
+                continue
+            if out and k == "end_turn":
+                continue  # the horizon is too short to see what acting sets up: never trade it for idling
+            per_kind[k] = per_kind.get(k, 0) + 1
+            out.append(c)
+        return out
+
+    # -- lookahead ------------------------------------------------------------------
+    def lookahead(self, state: BattleState, actor: Combatant, actions: list[Action]) -> dict[Action, float]:
+        """Mean rollout score of each action for the actor's team (successive halving).
+
+        The budget is spent in rounds: every surviving candidate gets the same new rollouts
+        (the same dice seeds: common random numbers), then the worse half of the
+        alternatives to the first action (tactical's choice, always kept) is dropped, so
+        most rollouts go to the close contenders. When the first two rollouts give every
+        candidate the same score, the choice makes no difference within the horizon and
+        the lookahead stops."""
+        rs = self.ruleset(state)
+        base = int(self.rng.integers(1 << 62))
+        seeds = [(base, j) for j in range(self.budget)]
+        totals = {a: 0.0 for a in actions}
+        counts = {a: 0 for a in actions}
+        samples: dict[Action, list[float]] = {a: [] for a in actions}
+        alive = list(actions)
+        rounds = max(1, int(np.ceil(np.log2(len(actions)))))
+        per_round = self.budget // rounds
+        used = 0
+        start = time.perf_counter()
+        for r in range(rounds):
+            n = max(1, per_round // len(alive))
+            for _ in range(n):
+                if used >= len(seeds):
+                    break
+                ss = seeds[used]
+                used += 1
+                for a in alive:
+                    v = self.rollout(rs, state, actor, a, ss)
+                    samples[a].append(v)
+                    totals[a] += v
+                    counts[a] += 1
+                if used == 2 and all(len(set(vals)) == 1 for vals in zip(*(samples[a] for a in alive))):
+                    break  # the candidates lead to the same outcomes so far: nothing to learn here
+            else:
+                if self.time_budget is None or time.perf_counter() - start <= self.time_budget:
+                    if r < rounds - 1 and len(alive) > 2:
+                        # tactical's choice (the first) stays: the others are measured against it
+                        rest = sorted(alive[1:], key=lambda a: -totals[a] / max(1, counts[a]))
+                        alive = [alive[0]] + rest[:max(1, (len(alive) - 1) // 2)]
+                    continue
+            break
+        self._samples = samples
+        return {a: totals[a] / max(1, counts[a]) for a in actions if counts[a]}
+
+    def rollout(self, rs: Ruleset, state: BattleState, actor: Combatant, first: Action,
+                seed: tuple[int, ...]) -> float:
+        """Play `first` and then the next turns of every figure on a copy; score the result.
+
+        `seed` names the rollout's random streams (dice, and one per team's policy), so two
+        candidates rolled out with the same seed meet the same luck."""
+        s = state.clone()
+        dice_ss = np.random.SeedSequence([*seed, 0])
+        pol_ss = [np.random.SeedSequence([*seed, 1 + i]) for i in range(len(s.teams))]
+        battle = Battle(s, rs, Dice(np.random.default_rng(dice_ss)), record=False)
+        pols = {t: self._rollout_policy(pol_ss[i]) for i, t in enumerate(s.teams)}
+        mine = pols[actor.team]
+        mine.mem = replace(self.guide.mem) if self.guide.mem.key == (s.round, s.turn_index, actor.id) \
+            else TurnMemory((s.round, s.turn_index, actor.id))
+        mine.commit(s, s.actor, first)
+        last = (s.round, s.turn_index)  # before the first step: a turn it ends counts too
+        battle.step(first, check=False)
+        turns = 0
+        limit = self.horizon * max(1, sum(1 for c in s.combatants if not c.down))
+        steps = 0
+        while not s.over and steps < 400:
+            cur = (s.round, s.turn_index)
+            if cur != last:
+                turns += 1
+                last = cur
+                if turns > limit:
+                    break
+            who = s.actor
+            battle.step(pols[who.team].act(s, who), check=False)
+            steps += 1
+        return evaluate(rs, s, actor.team)
+
+    def _rollout_policy(self, ss: np.random.SeedSequence) -> TacticalPolicy:
+        p = TacticalPolicy(seed=ss, **self.rollout_policy)
+        g = self.guide
+        p.seen_threat = dict(g.seen_threat)
+        p.my_offence = dict(g.my_offence)
+        p.charge = g.charge
+        p._tier_cache = g._tier_cache  # pure function of the economy: safe to share
+        return p

@@ -1,0 +1,708 @@
+"""`tactical`: utility scoring with the ruleset's own odds, for any rule system.
+
+Each decision scores every kind of legal action on one scale, "fractions of a figure's
+health", and takes the best:
+
+- attacks: expected damage relative to the target's remaining health, plus a bonus for
+  the chance to take it out, weighted by how dangerous the target is (focus fire on the
+  hurt and the dangerous). Options (called shots, bursts ...) are compared by expected
+  value; an option that precludes the turn's further attacks must beat the plain attack
+  plus the follow-up attacks it gives up (found by trying them on copies of the state).
+  Attacks stop when the multiple-action penalty leaves too small a chance to hit.
+- moving, before attacking: to the firing position that best trades the attacks it allows
+  (with the target's cover from there: flanking) against the fire it draws (each enemy's
+  threat, whether it sees the cell, the cover the cell gives against it); after attacking,
+  or when no attack is worth it: back to the safest free cell (fall back behind cover).
+- defensive stances and dropping prone: by how much they cut the expected damage of the
+  enemies' next attacks, from the enemies' own odds on a copy of the state.
+- aiming, reloading, standing up, picking up weapons, first aid: when they pay.
+
+Only the generic `Ruleset` interface and rules-level state are used (see agents/assess.py).
+`rank` returns the scored candidates, which the planner uses to pick what to try.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rules.actions import END_TURN, Action
+from rules.dice import Dice
+from rules.ruleset import Ruleset
+from rules.state import BattleState, Combatant
+
+from agents import assess as A
+from agents.base import Policy
+
+#: expected number of attacks a figure gets in a turn (the first at full strength, later
+#: ones at the multiple-action penalty): scales one attack's value to a turn's
+ATTACKS_PER_TURN = 1.6
+
+
+@dataclass(slots=True)
+class Choice:
+    """A candidate action with its score and the one line that explains it."""
+
+    action: Action
+    score: float
+    reason: str
+
+
+@dataclass(slots=True)
+class TurnMemory:
+    """What the figure did so far this turn (policies are per fight and per team)."""
+
+    key: tuple = ()
+    moves: int = 0
+    attacks: int = 0
+    actions: int = 0
+
+
+@dataclass(slots=True)
+class Ctx:
+    """One decision's view of the fight."""
+
+    rs: Ruleset
+    state: BattleState
+    me: Combatant
+    legal: list[Action]
+    enemies: list[Combatant]
+    allies: list[Combatant]
+    hp: float
+    frac: float
+    reach: float
+    melee: bool
+    danger: dict[str, float]
+    prio: dict[str, float]
+    offence: float
+    def_weight: float
+    odds: list[A.Odds] = field(default_factory=list)
+    aggression: float = 1.3
+    ereach: dict[str, float] = field(default_factory=dict)
+    memo: dict[int, float] = field(default_factory=dict)
+    shots: dict[int, A.Odds] = field(default_factory=dict)  # the best attack from a cell (exact)
+    #: per enemy: (figure, cell, x, y, reach in metres, danger, priority), for the hot loops
+    table: list[tuple] = field(default_factory=list)
+
+
+class TacticalPolicy(Policy):
+    """Utility scoring with the ruleset's hit chances and expected damage."""
+
+    name = "tactical"
+    #: an attack with a smaller chance to hit is not worth an action
+    p_min = 0.12
+    #: an attack must be worth at least this (fraction of the target's health) to be made
+    v_min = 0.02
+    kill_bonus = 0.6
+    #: a move must improve the position by this much to be made
+    move_margin = 0.03
+    #: expected damage (fraction of health) an enemy's attack is taken to cost, for positioning
+    base_danger = 0.15
+    #: below this fraction of its health a figure weighs its own safety more
+    hurt = 0.5
+
+    def __init__(self, seed=None, *, refine: int = 6, exact: bool = True, lite: bool = False) -> None:
+        """`refine`: how many of the best-looking cells are re-scored with the rules' odds on
+        copies; `exact`: enemies' threat and defensive options from their odds on copies;
+        `lite`: a quick version for lookahead rollouts (options only for the best plain
+        attacks, goals only among cells by cover, stances only when exposed)."""
+        super().__init__(seed)
+        self.lite = lite
+        self.plain_only = False  # True: attacks without ruleset options only
+        self.goal = True         # the two-turn goal for moves (sparse in the lite version)
+        self.dice: Dice | None = None  # probe dice, set per decision (assess.probe_dice)
+        self.refine = refine
+        self.exact = exact
+        self.odds_threat = exact
+        self.odds_exposure = exact
+        self.mem = TurnMemory()
+        self.seen_threat: dict[str, float] = {}
+        self.my_offence: dict[str, float] = {}
+        self._danger_at: dict[str, tuple] = {}
+        self._tier_cache: dict = {}
+        self._quiet_key: tuple = ()
+        self._quiet_turns = 0
+        self._snap: tuple = ()
+        #: how many cells a figure covers in a turn and still attacks (learnt from own moves)
+        self.charge = 6
+
+    # -- the policy interface --------------------------------------------------------
+    def act(self, state: BattleState, actor: Combatant) -> Action:
+        choices = self.rank(state, actor)
+        best = choices[0]
+        self.commit(state, actor, best.action)
+        self.last_reason = best.reason
+        self.last_action = best.action
+        return best.action
+
+    def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
+        if getattr(self, "last_action", None) == action and self.last_reason:
+            return f"{actor.name} {self.last_reason}"
+        for c in self.rank(state, actor):
+            if c.action == action:
+                return f"{actor.name} {c.reason}"
+        return f"{actor.name} {describe(state, action)}"
+
+    def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
+        """Record a decision in the turn memory."""
+        m = self._memory(state, actor)
+        m.actions += 1
+        if action.kind == "move":
+            m.moves += 1
+        elif action.kind in A.ATTACK_KINDS:
+            m.attacks += 1
+
+    def _memory(self, state: BattleState, actor: Combatant) -> TurnMemory:
+        key = (state.round, state.turn_index, actor.id)
+        if self.mem.key != key:
+            self.mem = TurnMemory(key)
+        return self.mem
+
+    # -- scoring ---------------------------------------------------------------------
+    def rank(self, state: BattleState, actor: Combatant) -> list[Choice]:
+        """Every candidate worth considering, best first (end_turn is always there)."""
+        rs = self.ruleset(state)
+        legal = rs.legal_actions(state)
+        mem = self._memory(state, actor)
+        self.dice = A.probe_dice(state, actor, mem.actions)
+        ctx = self._context(rs, state, actor, legal)
+        out = [Choice(END_TURN, 0.0, "ends the turn")]
+        if not ctx.enemies:
+            return out
+        kinds: dict[str, list[Action]] = {}
+        for a in legal:
+            kinds.setdefault(a.kind, []).append(a)
+        attacks = self._attack_choices(ctx, kinds)
+        out += attacks
+        best_atk = max((c.score for c in attacks), default=0.0)
+        worth = best_atk >= self.v_min
+        moves = kinds.get("move", [])
+        if moves:
+            out += self._move_choices(ctx, mem, moves, best_atk, worth)
+        if not worth:
+            out += self._guard_choices(ctx, kinds)
+        out += self._other_choices(ctx, mem, kinds, best_atk, worth)
+        out.sort(key=lambda c: -c.score)
+        return out
+
+    def _context(self, rs: Ruleset, state: BattleState, me: Combatant, legal: list[Action]) -> Ctx:
+        enemies = A.foes(state, me)
+        allies = A.friends(state, me)
+        hp = A.hp_left(rs, me)
+        frac = A.health_frac(rs, me)
+        reach = rs.reach_m(me)
+        threat = {e.id: self._danger(rs, state, e) for e in enemies}
+        top = max(threat.values(), default=0.0) or 1.0
+        prio = {e.id: 0.6 + 0.8 * threat[e.id] / top for e in enemies}
+        # the fire a figure draws is weighed with one fixed guess of an enemy's sting,
+        # scaled by how it compares with the others: estimates from the enemies' present
+        # odds made figures too timid to win
+        danger = {e.id: self.base_danger * (0.6 + 0.4 * threat[e.id] / top) for e in enemies}
+        odds = self._odds(rs, state, me, legal)
+        # my attack value against a target in the open, remembered per fight
+        for o in odds:
+            t = state.by_id[o.action.target]
+            open_frac = 1.0 - A.protection(state.grid.cover(t.pos, me.pos))
+            if open_frac > 0.2:
+                v = o.exp_damage / A.hp_left(rs, t) / open_frac
+                self.my_offence[me.id] = max(self.my_offence.get(me.id, 0.0), min(1.0, v))
+        offence = self.my_offence.get(me.id, 0.2)
+        def_weight = 1.0 if frac >= self.hurt else 1.6
+        # draws win nothing: the longer the fight, the bolder the figure
+        aggression = 1.3 + 0.7 * min(1.0, state.round / max(1, state.round_limit))
+        aggression += 0.5 * min(4, self._quiet(rs, state, me))
+        ereach = {e.id: rs.reach_m(e) for e in enemies}
+        w = state.grid.width
+        table = [(e, e.pos, e.pos % w, e.pos // w, ereach[e.id], danger[e.id], prio[e.id]) for e in enemies]
+        return Ctx(rs, state, me, legal, enemies, allies, hp, frac, reach, A.is_melee(rs, me) if reach > 0 else True,
+                   danger, prio, offence, def_weight, odds, aggression, ereach, table=table)
+
+    def _odds(self, rs: Ruleset, state: BattleState, me: Combatant, legal: list[Action]) -> list[A.Odds]:
+        """The odds of the attacks worth weighing: all of them, or in the lite version the plain
+        ones plus the options (called shots, bursts ...) of the two best plain attacks."""
+        if not self.lite:
+            return A.attack_options(rs, state, me, legal)
+        plain = A.attack_options(rs, state, me, legal, plain_only=True)
+        if self.plain_only or not plain:
+            return plain
+        best = sorted(plain, key=lambda o: -o.exp_damage)[:2]
+        keys = {(o.action.kind, o.action.target, o.action.weapon) for o in best}
+        extra = [a for a in legal if a.option and (a.kind, a.target, a.weapon) in keys]
+        return plain + A.attack_options(rs, state, me, extra)
+
+    def _quiet(self, rs: Ruleset, state: BattleState, me: Combatant) -> int:
+        """How many of this team's turns in a row passed with nobody hurt (a stand-off)."""
+        key = (state.round, state.turn_index, me.id)
+        if self._quiet_key != key:
+            self._quiet_key = key
+            snap = tuple(rs.health(c)[0] for c in state.combatants)
+            self._quiet_turns = self._quiet_turns + 1 if snap == self._snap else 0
+            self._snap = snap
+        return self._quiet_turns
+
+    def _danger(self, rs: Ruleset, state: BattleState, e: Combatant) -> float:
+        """How much of a victim's health an enemy's best attack takes, as far as we know."""
+        seen = self.seen_threat.get(e.id, 0.15)
+        if not self.odds_threat:
+            return seen
+        key = (state.round, e.pos, tuple(c.pos for c in state.combatants))
+        if self._danger_at.get(e.id) == key:
+            return seen
+        self._danger_at[e.id] = key
+        t = A.best_threat(rs, state, e, self.dice)
+        if t > 0:
+            seen = max(t, 0.5 * seen) if e.id in self.seen_threat else t
+            self.seen_threat[e.id] = seen
+        return seen
+
+    # attacks ----------------------------------------------------------------------
+    def attack_value(self, ctx: Ctx, o: A.Odds) -> float:
+        t = ctx.state.by_id[o.action.target]
+        hp = A.hp_left(ctx.rs, t)
+        w = ctx.prio.get(t.id, 1.0)
+        return w * (o.exp_damage / hp + self.kill_bonus * A.p_kill(o, hp)) + 0.02 * o.p_hit * w
+
+    def _attack_choices(self, ctx: Ctx, kinds: dict[str, list[Action]]) -> list[Choice]:
+        scored: list[tuple[float, A.Odds]] = []
+        for o in ctx.odds:
+            if o.p_hit < self.p_min or (self.plain_only and o.action.option):
+                continue
+            scored.append((self.attack_value(ctx, o), o))
+        if not scored:
+            return []
+        scored.sort(key=lambda x: -x[0])
+        out = []
+        plain_best = max((v for v, o in scored if not o.action.option), default=0.0)
+        follow = None
+        for v, o in scored[:6]:
+            a = o.action
+            score = v
+            if a.option and v > plain_best:
+                if self._ends_attacks(ctx, a):
+                    if follow is None:
+                        follow = self._follow_up_value(ctx, scored)
+                    score = v - follow
+            out.append(Choice(a, score, self._attack_words(ctx, o)))
+        return out
+
+    def _ends_attacks(self, ctx: Ctx, a: Action) -> bool:
+        """Whether an attack option leaves no further attack this turn (tried on a copy)."""
+        s2 = A.after(ctx.rs, ctx.state, a, self.dice)
+        if s2.over or A.turn_over(s2):
+            return True
+        if not A.foes(s2, s2.by_id[ctx.me.id]):
+            return False
+        return not any(x.kind in A.ATTACK_KINDS for x in ctx.rs.legal_actions(s2))
+
+    def _follow_up_value(self, ctx: Ctx, scored: list[tuple[float, A.Odds]]) -> float:
+        """The value of the attacks after the best plain one, as far as they are worth it."""
+        plain = [o for v, o in scored if not o.action.option]
+        if not plain:
+            return 0.0
+        s = ctx.state
+        total = 0.0
+        a = plain[0].action
+        for _ in range(3):
+            s = A.after(ctx.rs, s, a, self.dice)
+            if s.over or A.turn_over(s) or s.actor is None:
+                break
+            me = s.by_id[ctx.me.id]
+            sub = Ctx(ctx.rs, s, me, [], A.foes(s, me), ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
+                      ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach)
+            best = None
+            for o in A.attack_options(ctx.rs, s, me):
+                if o.p_hit < self.p_min or o.action.option:
+                    continue
+                v = self.attack_value(sub, o)
+                if best is None or v > best[0]:
+                    best = (v, o)
+            if best is None or best[0] < self.v_min:
+                break
+            total += best[0]
+            a = best[1].action
+        return total
+
+    def _attack_words(self, ctx: Ctx, o: A.Odds) -> str:
+        a = o.action
+        t = ctx.state.by_id[a.target]
+        frac = A.health_frac(ctx.rs, t)
+        adj = "wounded " if frac < 0.5 else ""
+        verb = "fires at" if not ctx.melee and ctx.state.grid.chebyshev(ctx.me.pos, t.pos) > 1 else "attacks"
+        if a.kind == "grapple":
+            verb = "grapples"
+        how = f" with the {a.weapon}" if a.weapon and a.weapon != "unarmed" else ""
+        opt = f" ({a.option.replace(':', ' ')})" if a.option else ""
+        cover = A.cover_words(ctx.state, t.pos, ctx.me.pos)
+        behind = f", target in {cover}" if cover != "no cover" else ""
+        return (f"{verb} the {adj}{t.name}{how}{opt}: {o.p_hit:.0%} to hit, "
+                f"{o.exp_damage:.1f} expected damage{behind}")
+
+    # positions ----------------------------------------------------------------------
+    def exposure(self, ctx: Ctx, cell: int) -> tuple[float, int]:
+        """(expected damage fraction a turn of enemy fire at `cell` costs, enemies that see it)."""
+        g = ctx.state.grid
+        w = g.width
+        cx, cy = cell % w, cell // w
+        total = 0.0
+        charging: list[float] = []
+        seen = 0
+        for e, pos, ex, ey, reach, d, _prio in ctx.table:
+            if reach <= A.MELEE_REACH_M:
+                cheb = max(abs(ex - cx), abs(ey - cy))
+                if cheb <= 1:
+                    total += d
+                else:
+                    charging.append(d * self.melee_threat(cheb))
+                continue
+            if not g.los(pos, cell):
+                continue
+            seen += 1
+            if g.distance_m(pos, cell) > reach:
+                continue
+            total += d * (1.0 - A.COVER_PROTECTION[g.cover(cell, pos)])
+        return (total + _charge_sum(charging)) * ATTACKS_PER_TURN, seen
+
+    def offence_at(self, ctx: Ctx, cell: int) -> tuple[float, Combatant | None]:
+        """Quick estimate of a turn's attack value from `cell` and the best target from there."""
+        g = ctx.state.grid
+        w = g.width
+        cx, cy = cell % w, cell // w
+        best, tgt = 0.0, None
+        near = 1 << 30
+        for e, pos, ex, ey, _reach, _d, prio in ctx.table:
+            cheb = max(abs(ex - cx), abs(ey - cy))
+            if cheb < near:
+                near = cheb
+            if ctx.melee:
+                if cheb > 1:
+                    continue
+                f = 1.0
+            else:
+                if g.distance_m(cell, pos) > ctx.reach or not g.los(cell, pos):
+                    continue
+                f = 1.0 - A.COVER_PROTECTION[g.cover(pos, cell)]
+            v = f * prio
+            if v > best:
+                best, tgt = v, e
+        if tgt is not None:
+            return best * ctx.offence * ATTACKS_PER_TURN * ctx.aggression, tgt
+        # nobody to attack from there: a pull towards the enemies, to close in
+        if ctx.melee:
+            pull = 0.5 if near - 1 <= self.charge else 0.4 * max(0.0, 1.0 - (near - 1 - self.charge) / 24.0)
+        else:
+            pull = 0.3 * max(0.0, 1.0 - near / 30.0)
+        return pull * ctx.offence * ctx.aggression, None
+
+    def melee_threat(self, cheb: int) -> float:
+        """How likely a hand-to-hand enemy `cheb` cells away strikes next turn."""
+        if cheb <= 1:
+            return 1.0
+        return 0.5 if cheb - 1 <= self.charge else 0.0
+
+    def quick_value(self, ctx: Ctx, cell: int) -> float:
+        v = ctx.memo.get(cell)
+        if v is None:
+            off, _ = self.offence_at(ctx, cell)
+            expo, _ = self.exposure(ctx, cell)
+            v = ctx.memo[cell] = off - ctx.def_weight * expo
+        return v
+
+    def exact_value(self, ctx: Ctx, cell: int, move: Action | None) -> tuple[float, float, float]:
+        """(value, offence, exposure) of standing at `cell`, from the rules' odds on a copy."""
+        rs = ctx.rs
+        s2 = ctx.state if move is None else A.after(rs, ctx.state, move, self.dice)
+        me2 = s2.by_id[ctx.me.id]
+        off = 0.0
+        if not A.turn_over(s2) and s2.actor is me2:
+            sub = Ctx(rs, s2, me2, [], ctx.enemies, ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
+                      ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach)
+            scored = sorted(((self.attack_value(sub, o), o) for o in A.attack_options(rs, s2, me2, plain_only=self.plain_only)
+                             if o.p_hit >= self.p_min),
+                            key=lambda x: -x[0])
+            vals = [v for v, _ in scored]
+            if scored:
+                ctx.shots[cell] = scored[0][1]
+                off = vals[0] + (ATTACKS_PER_TURN - 1.0) * (vals[1] if len(vals) > 1 else vals[0])
+                off *= ctx.aggression
+        if off <= 0:
+            q, tgt = self.offence_at(ctx, cell)
+            off = 0.3 * q if tgt is not None else q  # attackable from there, but not this turn
+        expo = self._exact_exposure(ctx, s2, cell) if self.odds_exposure else self.exposure(ctx, cell)[0]
+        return off - ctx.def_weight * expo, off, expo
+
+    def _exact_exposure(self, ctx: Ctx, s2: BattleState, cell: int) -> float:
+        g = ctx.state.grid
+        total = 0.0
+        charging: list[float] = []
+        for e in ctx.enemies:
+            reach = ctx.ereach[e.id]
+            if reach <= A.MELEE_REACH_M:
+                cheb = g.chebyshev(cell, e.pos)
+                if cheb > 1:
+                    charging.append(ctx.danger[e.id] * self.melee_threat(cheb))
+                    continue
+            elif not g.los(e.pos, cell):
+                continue
+            total += A.incoming(ctx.rs, s2, e, ctx.me.id, self.dice) / ctx.hp
+        return (total + _charge_sum(charging)) * ATTACKS_PER_TURN
+
+    def _move_choices(self, ctx: Ctx, mem: TurnMemory, moves: list[Action], best_atk: float,
+                      worth: bool) -> list[Choice]:
+        state = ctx.state
+        me = ctx.me
+        firing = mem.moves == 0 and mem.attacks == 0
+        if not firing and (mem.moves >= 2 or worth):
+            return []  # attack first; falling back comes when attacking is no longer worth it
+        tiers = A.move_tiers(ctx.rs, state, moves, self.dice, self._tier_cache)
+        if firing:
+            g = state.grid
+            reach = [g.chebyshev(me.pos, m.cell) for m in moves if not tiers.get(m.cell, (0, False))[1]]
+            if reach:
+                self.charge = max(2, max(reach))
+            # where to fight from: attacks allowed against fire drawn, plus progress towards
+            # the best position within two turns' movement (flanking, closing in)
+            progress = self._goal_progress(ctx, moves, tiers) if self.goal else {}
+            cand = []
+            for m in moves:
+                used, ends = tiers.get(m.cell, (0.0, False))
+                q = self.quick_value(ctx, m.cell) - 0.08 * used
+                if ends:  # a run: no attack this turn, but it closes in or reaches cover
+                    off_q, tgt = self.offence_at(ctx, m.cell)
+                    q = (0.3 if tgt is not None else 0.5) * off_q \
+                        - ctx.def_weight * self.exposure(ctx, m.cell)[0] - 0.1
+                cand.append((q + progress.get(m.cell, 0.0), m))
+            cand.sort(key=lambda x: (-x[0], x[1].cell))
+            base = self.exact_value(ctx, me.pos, None)[0] if self.refine else self.quick_value(ctx, me.pos)
+            scored = []
+            for q, m in cand[:max(self.refine, 1)]:
+                used, ends = tiers.get(m.cell, (0.0, False))
+                if self.refine and not ends:
+                    v = self.exact_value(ctx, m.cell, m)[0] + progress.get(m.cell, 0.0)
+                else:
+                    v = q
+                scored.append((v, m))
+            scored.sort(key=lambda x: (-x[0], x[1].cell))
+            out = []
+            for v, m in scored[:3]:
+                gain = v - base
+                reason = self._move_words(ctx, m.cell, "moves to")
+                if gain > self.move_margin:
+                    out.append(Choice(m, best_atk + gain + 0.01, reason))
+                else:
+                    out.append(Choice(m, gain - self.move_margin, reason))
+            return out
+        # after attacking (or with nothing worth attacking): fall back to the safest free cell
+        free = [m for m in moves if tiers.get(m.cell, (0.0, False)) == (0.0, False)]
+        if not free and not worth and mem.attacks == 0:
+            free = [m for m in moves if not tiers.get(m.cell, (0.0, False))[1]]
+        if not free:
+            return []
+        expo_here, _ = self.exposure(ctx, me.pos)
+        off_here = self.offence_at(ctx, me.pos)[0]
+        keep = 0.6  # how much being able to attack from there next turn counts
+        base = -ctx.def_weight * expo_here + keep * off_here
+        cand = []
+        for m in free:
+            expo, _ = self.exposure(ctx, m.cell)
+            v = -ctx.def_weight * expo + keep * self.offence_at(ctx, m.cell)[0]
+            cand.append((v, m))
+        cand.sort(key=lambda x: (-x[0], x[1].cell))
+        out = []
+        for v, m in cand[:2]:
+            gain = v - base
+            verb = "falls back to" if gain > 0 and expo_here > 0 else "moves to"
+            score = gain - self.move_margin + (0.05 if gain > self.move_margin else 0.0)
+            out.append(Choice(m, score, self._move_words(ctx, m.cell, verb)))
+        return out
+
+    def _goal_progress(self, ctx: Ctx, moves: list[Action], tiers: dict) -> dict[int, float]:
+        """cell -> bonus for getting closer to the best position within two turns' movement.
+
+        The goal is the cell (beyond this turn's reach too) with the best quick value; a move
+        earns part of the goal's advantage over standing still, in proportion to the path
+        it saves towards it."""
+        state, me = ctx.state, ctx.me
+        g = state.grid
+        costs = A.move_costs(state, me, (m.cell for m in moves))
+        one_turn = max((costs[m.cell] for m in moves), default=0)
+        if one_turn <= 0:
+            return {}
+        blockers = [e.pos for e in ctx.enemies]
+        region = g.reachable(me.pos, 2 * one_turn, blockers)
+        occupied = {c.pos for c in state.combatants if not c.down and c.id != me.id}
+        here = self.quick_value(ctx, me.pos)
+        best_v, goal = here, None
+        sparse = self.lite  # quick version: only cells by cover or next to an enemy can be goals
+        for cell, cost in region.items():
+            if cost > 2 * one_turn or cell in occupied:
+                continue
+            if sparse and not g.cover_near(cell) and all(g.chebyshev(cell, e.pos) > 1 for e in ctx.enemies):
+                continue
+            v = self.quick_value(ctx, cell) - 0.002 * cost
+            if v > best_v + 1e-9:
+                best_v, goal = v, cell
+        if goal is None or best_v - here < self.move_margin:
+            return {}
+        back = g.reachable(goal, 2 * one_turn, blockers)
+        d0 = back.get(me.pos)
+        if not d0:
+            return {}
+        gain = 0.6 * (best_v - here)
+        out = {}
+        for m in moves:
+            d = back.get(m.cell)
+            if d is not None and d < d0:
+                out[m.cell] = gain * (d0 - d) / d0
+        return out
+
+    def _move_words(self, ctx: Ctx, cell: int, verb: str) -> str:
+        g = ctx.state.grid
+        seeing = [e for e in ctx.enemies if g.los(e.pos, cell)]
+        levels = [g.cover(cell, e.pos) for e in seeing]
+        if seeing and min(levels) > 0:
+            words = A.cover_words(ctx.state, cell, seeing[levels.index(min(levels))].pos)
+            where = f"{words} vs {len(seeing)} {'enemy' if len(seeing) == 1 else 'enemies'}"
+        elif not seeing:
+            where = "out of every enemy's sight"
+        else:
+            exposed = sum(1 for lv in levels if lv == 0)
+            where = f"exposed to {exposed} of {len(seeing)} enemies in sight"
+        _, tgt = self.offence_at(ctx, cell)
+        aim = ""
+        shot = ctx.shots.get(cell)
+        if shot is not None:
+            t = ctx.state.by_id[shot.action.target]
+            wounded = "wounded " if A.health_frac(ctx.rs, t) < 0.5 else ""
+            verb2 = "attack" if g.chebyshev(cell, t.pos) <= 1 else "fire at"
+            aim = f" to {verb2} the {wounded}{t.name}: {shot.p_hit:.0%} to hit"
+        elif tgt is not None:
+            cov = A.cover_name(g.cover(tgt.pos, cell))
+            aim = f", {tgt.name} in {cov} cover from there" if cov != "none" else f", {tgt.name} in the open from there"
+        x, y = g.xy(cell)
+        return f"{verb} [{x}, {y}] ({where}){aim}"
+
+    # defence ----------------------------------------------------------------------
+    def _guard_choices(self, ctx: Ctx, kinds: dict[str, list[Action]]) -> list[Choice]:
+        opts = list(kinds.get("defend", [])) + list(kinds.get("drop_prone", []))
+        if not opts:
+            return []
+        threats = sorted(ctx.enemies, key=lambda e: -ctx.danger[e.id])
+        g = ctx.state.grid
+        threats = [e for e in threats if g.los(e.pos, ctx.me.pos) or g.chebyshev(e.pos, ctx.me.pos) <= 4][:3]
+        if not threats or (self.lite and self.exposure(ctx, ctx.me.pos)[0] < 0.05):
+            return []
+        if not self.exact:
+            threats = threats[:1]
+
+        def expected(s: BattleState) -> float:
+            return sum(A.incoming(ctx.rs, s, e, ctx.me.id, self.dice) for e in threats) / ctx.hp
+
+        base = expected(ctx.state)
+        if base <= 0:
+            return []
+        out = []
+        for a in opts:
+            s2 = A.after(ctx.rs, ctx.state, a, self.dice)
+            gain = (base - expected(s2)) * ATTACKS_PER_TURN * ctx.def_weight
+            cost = 0.02
+            if a.kind == "drop_prone":
+                cost = 0.06 + (0.2 if ctx.melee else 0.0)
+            if a.kind == "defend" and A.turn_over(s2):
+                cost += 0.02
+            what = a.option.replace("_", " ") if a.option else a.kind.replace("_", " ")
+            reason = (f"takes a defensive stance ({what}): the enemies' next attacks lose "
+                      f"{gain / ATTACKS_PER_TURN / ctx.def_weight * ctx.hp:.1f} expected damage"
+                      if a.kind == "defend" else
+                      f"drops prone: the enemies' next attacks lose "
+                      f"{gain / ATTACKS_PER_TURN / ctx.def_weight * ctx.hp:.1f} expected damage")
+            out.append(Choice(a, gain - cost, reason))
+        return out
+
+    # everything else ----------------------------------------------------------------
+    def _other_choices(self, ctx: Ctx, mem: TurnMemory, kinds: dict[str, list[Action]], best_atk: float,
+                       worth: bool) -> list[Choice]:
+        rs, me, state = ctx.rs, ctx.me, ctx.state
+        out: list[Choice] = []
+        # reload
+        for a in kinds.get("reload", []):
+            f = rs.ammo_frac(me)
+            if f <= 0:
+                out.append(Choice(a, 0.5 + best_atk, f"reloads the {a.weapon}: the magazine is empty"))
+            elif not worth and f < 0.5:
+                out.append(Choice(a, 0.05, f"reloads the {a.weapon} while there is nothing to shoot at"))
+            elif not worth and f < 1:
+                out.append(Choice(a, 0.01, f"tops up the {a.weapon}"))
+        # stand up: to move and fight normally
+        for a in kinds.get("stand", []):
+            if mem.actions == 0 and (ctx.melee or not worth):  # never up and down in one turn
+                out.append(Choice(a, 0.3 + best_atk, "gets up"))
+            else:
+                out.append(Choice(a, -0.01, "gets up"))
+        # pick up a weapon when unarmed
+        picks = kinds.get("pick_up", [])
+        if picks:
+            unarmed = all(a.weapon in (None, "unarmed") for a in ctx.legal if a.kind == "attack") and ctx.melee
+            for a in picks[:4]:
+                gain = self._gain_after(ctx, a, best_atk) if self.exact else 0.0
+                score = max(gain - 0.03, 0.3 if unarmed and rs.reach_m(me) <= 0 else 0.0)
+                if unarmed and gain >= 0:
+                    score = max(score, 0.08)
+                out.append(Choice(a, score, f"picks up the {a.weapon}"))
+        # aim (where the ruleset has it): when the aimed attack beats shooting now
+        for a in kinds.get("aim", []):
+            v_after = best_atk + self._gain_after(ctx, a, best_atk)
+            out.append(Choice(a, 0.9 * v_after - 0.5 * best_atk, "takes aim"))
+        # ready / unjam a weapon when there is nothing to attack with
+        for a in kinds.get("ready", []):
+            out.append(Choice(a, 0.2 if not worth else -0.01, f"readies the {a.weapon or 'weapon'}"))
+        # first aid for a fallen or badly hurt friend
+        for a in kinds.get("first_aid", []):
+            t = state.by_id.get(a.target or "")
+            if t is None:
+                continue
+            need = 1.0 - A.health_frac(rs, t)
+            out.append(Choice(a, (0.25 if t.down else 0.1) * need if not worth else -0.01,
+                              f"gives first aid to {t.name}"))
+        # grapple escapes and the like: getting free when held
+        for a in kinds.get("grapple", []):
+            if a.option == "escape":
+                out.append(Choice(a, 0.12 if not worth else best_atk - 0.01, "tries to break free"))
+        # things to use (healing, bonuses): by what they change, tried on a copy
+        if self.exact:
+            for a in kinds.get("use", [])[:3]:
+                gain = self._gain_after(ctx, a, best_atk)
+                out.append(Choice(a, gain - 0.05, f"uses {a.option or a.weapon or 'an item'}"))
+        return out
+
+    def _gain_after(self, ctx: Ctx, a: Action, best_atk: float) -> float:
+        """Health regained plus attack value gained by doing `a` first (tried on a copy)."""
+        s2 = A.after(ctx.rs, ctx.state, a, self.dice)
+        me2 = s2.by_id[ctx.me.id]
+        heal = A.health_frac(ctx.rs, me2) - ctx.frac
+        if A.turn_over(s2) or s2.actor is not me2:
+            return heal
+        sub = Ctx(ctx.rs, s2, me2, [], ctx.enemies, ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
+                  ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach)
+        vals = [self.attack_value(sub, o) for o in A.attack_options(ctx.rs, s2, me2) if o.p_hit >= self.p_min]
+        return heal + max(0.0, max(vals, default=0.0) - best_atk)
+
+
+def _charge_sum(threats: list[float]) -> float:
+    """Hand-to-hand enemies that could close in next turn: only the two worst count (the
+    others will be busy with the figure's friends, or get in each other's way)."""
+    threats.sort(reverse=True)
+    return sum(threats[:2])
+
+
+def describe(state: BattleState, action: Action) -> str:
+    """A plain description of an action."""
+    bits = [action.kind.replace("_", " ")]
+    if action.target:
+        t = state.by_id.get(action.target)
+        bits.append(t.name if t else action.target)
+    if action.weapon:
+        bits.append(f"with the {action.weapon}")
+    if action.cell is not None:
+        bits.append(f"to {list(state.grid.xy(action.cell))}")
+    if action.option:
+        bits.append(f"({action.option})")
+    return " ".join(bits)

@@ -1,0 +1,152 @@
+"""Round-robin matches between team policies, played on the rules engine in worker processes.
+
+For every unordered pair of policies (a, b) and every scenario, `episodes` fights are
+played: the first half with a on the scenario's first team and b on every other team, the
+second half with the sides swapped. Fight k of a side is `play_fight(spec, ..., seed, k)`,
+seeded from (seed, k) alone, so results never depend on the number of workers or the
+order in which fights finish (`evaluation.parallel.FightPool` gathers them in order); the
+swapped fight k is played with the same dice stream (common random numbers), which makes
+the comparison of a and b fairer on few fights.
+
+A pair's result counts the fights won by a's side; draws (round limit, or nobody left)
+are neither side's win. Wilson 95% intervals come from `evaluation.stats.wilson`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from evaluation.parallel import FightPool
+from evaluation.simulate import play_fight
+from evaluation.stats import wilson
+from rules.errors import TacticaError
+from rules.scenario import ScenarioSpec, load_scenario
+
+
+@dataclass(frozen=True)
+class Fight:
+    """One fight of a round robin."""
+
+    a: str
+    b: str
+    scenario: int          # index into the scenario list
+    swapped: bool          # False: a plays the first team; True: b does
+    k: int                 # the fight's index within its side: seeded from (seed, k)
+
+
+@dataclass
+class PairResult:
+    """a's record against b (on one scenario, or on all of them)."""
+
+    a: str
+    b: str
+    scenario: str
+    n: int = 0
+    a_wins: int = 0
+    b_wins: int = 0
+    draws: int = 0
+    a_win_rate: float = 0.0
+    ci_low: float = 0.0
+    ci_high: float = 1.0
+    a_wins_first: int = 0   # a's wins on the scenario's first team ...
+    a_wins_second: int = 0  # ... and on the other side
+
+    def finish(self) -> "PairResult":
+        self.a_win_rate = self.a_wins / self.n if self.n else 0.0
+        self.ci_low, self.ci_high = wilson(self.a_wins, self.n)
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def team_policies(spec: ScenarioSpec, first: str, others: str) -> dict[str, str]:
+    """The first team plays `first`; every other team plays `others`."""
+    return {t.name: (first if i == 0 else others) for i, t in enumerate(spec.teams)}
+
+
+def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int) -> list[Fight]:
+    """Every fight of a round robin, in a fixed order: pairs x scenarios x sides x fights."""
+    halves = ((False, (episodes + 1) // 2), (True, episodes // 2))
+    return [Fight(a, b, si, swapped, k)
+            for a, b in combinations(policies, 2)
+            for si in range(n_scenarios)
+            for swapped, n in halves
+            for k in range(n)]
+
+
+def _play(payload: tuple, i: int) -> str | None:
+    """Worker: play fight i of the plan; returns the winning team (None for a draw)."""
+    scenarios, fights, seed = payload
+    f = fights[i]
+    spec, src = scenarios[f.scenario]
+    first, other = (f.b, f.a) if f.swapped else (f.a, f.b)
+    return play_fight(spec, team_policies(spec, first, other), seed, f.k, src).winner
+
+
+def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], episodes: int,
+                seed: int, workers: int = 1, progress: Callable[[int, int], None] | None = None,
+                backend: str = "local", address: str | None = None) -> dict[str, Any]:
+    """Play every pair of `policies` on every scenario; per-scenario and overall results.
+
+    `scenarios` are (spec, source) pairs; `episodes` fights per pair per scenario, split
+    half and half between the sides (the first side gets the odd one); `progress` is
+    called with (fights done, fights in all)."""
+    from agents.base import available_policies
+
+    policies = list(dict.fromkeys(policies))
+    known = available_policies()
+    for p in policies:
+        if p not in known:
+            raise TacticaError(f"unknown policy {p!r}", field="--policies", expected="one of " + ", ".join(known))
+    if len(policies) < 2:
+        raise TacticaError(f"{len(policies)} policy given", field="--policies",
+                           expected="at least two policies, comma-separated")
+    if not scenarios:
+        raise TacticaError("no scenario to play", field="--scenarios", expected="at least one scenario")
+    if episodes < 1:
+        raise TacticaError(f"episodes {episodes}", field="--episodes", expected="a whole number >= 1")
+    fights = plan_fights(len(scenarios), policies, episodes)
+    payload = (list(scenarios), fights, seed)
+    with FightPool(workers, backend, address) as pool:
+        winners = pool.map(_play, payload, range(len(fights)),
+                           progress=(lambda k: progress(k, len(fights))) if progress else None)
+    return summarise(scenarios, policies, fights, winners, episodes, seed)
+
+
+def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], fights: list[Fight],
+              winners: list[str | None], episodes: int, seed: int) -> dict[str, Any]:
+    """Per-scenario and overall records of every pair, in a fixed order."""
+    per: dict[tuple[str, str, int], PairResult] = {}
+    for f, winner in zip(fights, winners):
+        spec = scenarios[f.scenario][0]
+        pr = per.setdefault((f.a, f.b, f.scenario), PairResult(f.a, f.b, spec.name))
+        pr.n += 1
+        if winner is None:
+            pr.draws += 1
+        elif (winner == spec.teams[0].name) != f.swapped:
+            pr.a_wins += 1
+            if f.swapped:
+                pr.a_wins_second += 1
+            else:
+                pr.a_wins_first += 1
+        else:
+            pr.b_wins += 1
+    pairs: list[dict[str, Any]] = []
+    for a, b in combinations(policies, 2):
+        overall = PairResult(a, b, "all")
+        for si in range(len(scenarios)):
+            pr = per[(a, b, si)].finish()
+            pairs.append(pr.to_dict())
+            for k in ("n", "a_wins", "b_wins", "draws", "a_wins_first", "a_wins_second"):
+                setattr(overall, k, getattr(overall, k) + getattr(pr, k))
+        pairs.append(overall.finish().to_dict())
+    return {"policies": list(policies), "scenarios": [s.name for s, _ in scenarios], "episodes": episodes,
+            "seed": seed, "pairs": pairs}
+
+
+def load_scenarios(names: Iterable[str | Mapping[str, Any]]) -> list[tuple[ScenarioSpec, str]]:
+    """Bundled names, files or scenario mappings -> (spec, source) pairs."""
+    return [load_scenario(n) for n in names]

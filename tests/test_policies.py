@@ -1,0 +1,170 @@
+"""NPC policies (ARCHITECTURE.md, agents/: "A policy answers `act(state, actor) -> action`
+and can say why (`explain`)"; scripted policies act on rules-level state only).
+
+- every registered scripted policy returns a legal action at every decision, on every
+  bundled scenario of every rule system (the policies use only the generic `Ruleset`
+  interface, so the same code plays cortex, cortex_hu, metalface and cybergeneration);
+- `explain` gives one non-empty readable line;
+- the planner's rollouts never touch the real fight: the state, the dice record and the
+  dice generator are the same before and after a decision;
+- the same seed gives the same decisions (Conventions: randomness only through an
+  injected generator).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import available_policies, make_policy
+from agents.planner import PlannerPolicy, evaluate
+from agents.tactical import TacticalPolicy
+from rules.actions import Action
+from rules.battle import Battle
+from rules.dice import Dice
+from rules.scenario import bundled_scenarios, load_scenario, new_battle
+from rules.state import BattleState
+
+SCRIPTED = ["random", "aggressive", "cautious", "tactical", "planner"]
+#: decisions played per scenario (the planner thinks ahead, so it gets fewer)
+STEPS = {"planner": 5}
+DEFAULT_STEPS = 60
+
+
+def started(scenario: str, seed: int = 3) -> Battle:
+    spec, src = load_scenario(scenario)
+    b = new_battle(spec, Dice(seed), src, record=True)
+    b.start()
+    return b
+
+
+def fingerprint(state: BattleState) -> tuple:
+    """Everything a fight changes, as plain values."""
+    cs = tuple((c.id, c.pos, tuple(sorted(c.conditions)), repr(sorted(c.res.items(), key=lambda kv: kv[0])))
+               for c in state.combatants)
+    econ = repr(sorted(state.economy.items(), key=lambda kv: kv[0]))
+    objs = repr(sorted((k, sorted(v)) for k, v in state.objects.items()))
+    return (cs, econ, objs, state.round, state.turn_index, tuple(state.order), state.over, state.winner,
+            id(state.grid))
+
+
+def test_scripted_policies_are_registered() -> None:
+    assert set(SCRIPTED) <= set(available_policies())
+
+
+@pytest.mark.parametrize("scenario", bundled_scenarios())
+@pytest.mark.parametrize("policy", SCRIPTED)
+def test_policy_plays_only_legal_actions(policy: str, scenario: str) -> None:
+    b = started(scenario)
+    s = b.state
+    pols = {t: make_policy(policy, 10 + i) for i, t in enumerate(s.teams)}
+    for _ in range(STEPS.get(policy, DEFAULT_STEPS)):
+        if s.over:
+            break
+        legal = b.ruleset.legal_actions(s)
+        a = pols[s.actor.team].act(s, s.actor)
+        assert isinstance(a, Action)
+        assert a in legal, f"{policy} chose {a} for {s.actor.id}, not legal on {scenario}"
+        b.step(a)
+
+
+@pytest.mark.parametrize("policy", ["aggressive", "cautious", "tactical", "planner"])
+@pytest.mark.parametrize("scenario", ["cortex/warehouse", "cortex/saloon"])
+def test_explain_is_one_readable_line(policy: str, scenario: str) -> None:
+    b = started(scenario)
+    s = b.state
+    pols = {t: make_policy(policy, 1 + i) for i, t in enumerate(s.teams)}
+    for _ in range(4):
+        actor = s.actor
+        p = pols[actor.team]
+        a = p.act(s, actor)
+        line = p.explain(s, actor, a)
+        assert isinstance(line, str) and line.strip() and "\n" not in line
+        b.step(a)
+
+
+def test_tactical_explains_its_shot_with_the_odds() -> None:
+    b = started("cortex/duel", seed=4)
+    s = b.state
+    p = TacticalPolicy(seed=0)
+    lines = []
+    for _ in range(12):
+        if s.over:
+            break
+        a = p.act(s, s.actor)
+        lines.append(p.explain(s, s.actor, a))
+        b.step(a)
+    assert any("to hit" in ln and "%" in ln for ln in lines), lines
+
+
+@pytest.mark.parametrize("scenario", ["cortex/warehouse", "cortex/ambush", "metalface/scrapyard"])
+def test_planner_leaves_the_real_fight_untouched(scenario: str) -> None:
+    b = started(scenario, seed=8)
+    s = b.state
+    warm = {t: make_policy("tactical", i) for i, t in enumerate(s.teams)}
+    for _ in range(6):  # into the fight a little
+        if s.over:
+            break
+        b.step(warm[s.actor.team].act(s, s.actor))
+    assert not s.over
+    planner = PlannerPolicy(seed=5, budget=6, top_k=3, close=10.0)  # always plans
+    before = fingerprint(s)
+    record = list(b.dice.record)
+    dice_state = repr(b.dice.get_state())
+    events = len(b.events)
+    a = planner.act(s, s.actor)
+    assert a in b.ruleset.legal_actions(s)
+    assert fingerprint(s) == before
+    assert b.dice.record == record
+    assert repr(b.dice.get_state()) == dice_state
+    assert len(b.events) == events
+
+
+def test_planner_uses_lookahead_and_scores_candidates() -> None:
+    b = started("cortex/warehouse", seed=2)
+    s = b.state
+    planner = PlannerPolicy(seed=1, budget=6, top_k=3, close=10.0)
+    a = planner.act(s, s.actor)
+    assert planner.last_values, "several candidates should have been rolled out"
+    assert a in planner.last_values
+    assert all(-1.5 <= v <= 1.5 for v in planner.last_values.values())
+    assert "lookahead" in planner.explain(s, s.actor, a)
+
+
+def test_evaluate_prefers_the_healthier_side() -> None:
+    b = started("cortex/duel")
+    s = b.state
+    rs = b.ruleset
+    assert evaluate(rs, s, "crew") == pytest.approx(0.0)
+    s.by_id["jubal"].conditions.add("unconscious")
+    assert evaluate(rs, s, "crew") > 0.3 > -0.3 > evaluate(rs, s, "outlaws")
+
+
+@pytest.mark.parametrize("policy", ["random", "aggressive", "cautious", "tactical", "planner"])
+def test_same_seed_same_decisions(policy: str) -> None:
+    def decisions(seed: int) -> list[Action]:
+        b = started("cortex/warehouse", seed=6)
+        s = b.state
+        pols = {t: make_policy(policy, np.random.SeedSequence([seed, i])) for i, t in enumerate(s.teams)}
+        out = []
+        for _ in range(STEPS.get(policy, 30)):
+            if s.over:
+                break
+            a = pols[s.actor.team].act(s, s.actor)
+            out.append(a)
+            b.step(a)
+        return out
+
+    assert decisions(1) == decisions(1)
+
+
+def test_tactical_beats_aggressive_in_a_short_match() -> None:
+    """A smoke check of strength (the measured round robin is in the report)."""
+    from evaluation.simulate import play_fight
+
+    spec, src = load_scenario("cortex/warehouse")
+    wins = 0
+    for i in range(4):
+        wins += play_fight(spec, {"crew": "tactical", "syndicate": "aggressive"}, 0, i, src).winner == "crew"
+        wins += play_fight(spec, {"crew": "aggressive", "syndicate": "tactical"}, 0, i, src).winner == "syndicate"
+    assert wins >= 6
