@@ -66,7 +66,10 @@ def available_policies() -> list[str]:
 
 
 def make_policy(name: str, seed: int | np.random.SeedSequence | None = None) -> Policy:
-    """A fresh policy by registry name, seeded."""
+    """A fresh policy by registry name (or the path of an exported `.npz` policy), seeded."""
+    if name.endswith(".npz"):
+        from agents.learned import NumpyPolicy
+        return NumpyPolicy(name, seed=seed)
     f = _REGISTRY.get(name)
     if f is None:
         raise UnknownNameError(f"unknown policy {name!r}", field="policy",

@@ -54,7 +54,7 @@ def parse_policies(items: list[str]) -> dict[str, str]:
         team, sep, name = item.partition("=")
         if not sep or not team or not name:
             raise TacticaError(f"{item!r}", field="--policy", expected="TEAM=POLICY (or *=POLICY for every team)")
-        if name not in available_policies():
+        if name not in available_policies() and not name.endswith(".npz"):
             raise TacticaError(f"unknown policy {name!r}", field="--policy",
                                expected="one of " + ", ".join(available_policies()))
         pols[team] = name
