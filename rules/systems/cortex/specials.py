@@ -137,27 +137,6 @@ class SpecialsMixin:
             evs += self.release_grapple(state, holder)
         return evs
 
-    def release_grapple(self, state: BattleState, c: Combatant) -> list[Event]:
-        """End any grapple c takes part in (as holder or held)."""
-        evs: list[Event] = []
-        tid = c.res.get("grappling")
-        if tid is not None:
-            t = state.by_id[tid]
-            t.res["grappled_by"] = None
-            t.conditions.discard("grappled")
-            c.res["grappling"] = None
-            c.conditions.discard("grappling")
-            evs.append(event("condition", target=t.id, condition="grappled", on=False))
-        hid = c.res.get("grappled_by")
-        if hid is not None:
-            h = state.by_id[hid]
-            h.res["grappling"] = None
-            h.conditions.discard("grappling")
-            c.res["grappled_by"] = None
-            c.conditions.discard("grappled")
-            evs.append(event("condition", target=c.id, condition="grappled", on=False))
-        return evs
-
     # -- Second Wind --------------------------------------------------------------------
     def second_wind(self, state: BattleState, a: Combatant, dice: Dice) -> list[Event]:
         """RULES-NOTES / p. 158: an Endurance roll removes that much Stun (seed 000: Down But Not Out)."""

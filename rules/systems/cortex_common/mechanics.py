@@ -269,8 +269,26 @@ class CortexBase:
             self.release_grapple(state, t)
         return evs
 
-    def release_grapple(self, state: BattleState, c: Combatant) -> list[Event]:  # pragma: no cover - interface
-        raise NotImplementedError
+    def release_grapple(self, state: BattleState, c: Combatant) -> list[Event]:
+        """End any grapple c takes part in (as holder or held); nobody falls."""
+        evs: list[Event] = []
+        tid = c.res.get("grappling")
+        if tid is not None:
+            t = state.by_id[tid]
+            t.res["grappled_by"] = None
+            t.conditions.discard("grappled")
+            c.res["grappling"] = None
+            c.conditions.discard("grappling")
+            evs.append(event("condition", target=t.id, condition="grappled", on=False))
+        hid = c.res.get("grappled_by")
+        if hid is not None:
+            h = state.by_id[hid]
+            h.res["grappling"] = None
+            h.conditions.discard("grappling")
+            c.res["grappled_by"] = None
+            c.conditions.discard("grappled")
+            evs.append(event("condition", target=c.id, condition="grappled", on=False))
+        return evs
 
     def dying_upkeep(self, state: BattleState, dice: Dice) -> list[Event]:
         """Dying figures roll Endurance at Average (7) each round or take 1 more Wound (assumption dying)."""

@@ -247,27 +247,6 @@ class ManoeuvresHu:
             evs += self.release_grapple(state, a)
         return evs
 
-    def release_grapple(self, state: BattleState, c: Combatant) -> list[Event]:
-        """End any grapple c takes part in (as holder or held); nobody falls."""
-        evs: list[Event] = []
-        tid = c.res.get("grappling")
-        if tid is not None:
-            t = state.by_id[tid]
-            t.res["grappled_by"] = None
-            t.conditions.discard("grappled")
-            c.res["grappling"] = None
-            c.conditions.discard("grappling")
-            evs.append(event("condition", target=t.id, condition="grappled", on=False))
-        hid = c.res.get("grappled_by")
-        if hid is not None:
-            h = state.by_id[hid]
-            h.res["grappling"] = None
-            h.conditions.discard("grappling")
-            c.res["grappled_by"] = None
-            c.conditions.discard("grappled")
-            evs.append(event("condition", target=c.id, condition="grappled", on=False))
-        return evs
-
     def let_go(self, state: BattleState, holder: Combatant) -> list[Event]:
         """seed 002: released, the figure lies on the ground until it stands up (-2 steps meanwhile)."""
         t = state.by_id[holder.res["grappling"]]
