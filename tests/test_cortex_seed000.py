@@ -1746,3 +1746,22 @@ def test_rulesets_json_lists_the_seed_000_actions_and_options():
     assert {"second_wind"} | {f"plot_points:{n}" for n in range(1, 7)} <= set(acts["use"])
     assert {"reaction_debt", "plot_points", "second_winds_left", "grappled", "arms_usable",
             "impaired"} <= set(info["economy_features"])
+
+
+def test_trip_is_legal_only_while_its_agility_pool_has_dice():
+    """seed 000, Multiple Actions (-1 step per action already taken) and Tripping (an
+    Agility roll): a figure whose Agility + Unarmed pool has stepped down to nothing may
+    still punch with Strength, but a trip is not offered, and forcing one is refused with
+    an error instead of crashing the engine (found by a training run)."""
+    from rules.errors import IllegalActionError
+    from rules.scenario import load_scenario, new_battle
+    p = fig("p", (0, 1), agi="d2", str_="d12", skills={"unarmed_combat": "d2"})
+    spec, _ = load_scenario(scen(open_map(), [p], [dummy("t", (1, 1))]))
+    b = new_battle(spec, Dice(0))
+    b.start()
+    b.state.economy["actions"] = 3
+    legal = [a for a in RS.legal_actions(b.state) if a.kind == "attack"]
+    assert Action("attack", target="t", weapon="unarmed") in legal
+    assert not any(a.option == "trip" for a in legal)
+    with pytest.raises(IllegalActionError):
+        b.step(Action("attack", target="t", weapon="unarmed", option="trip"), check=False)

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from rules.actions import Action
+from rules.errors import IllegalActionError
 from rules.dice import D0, Dice, PoolRoll, Step, roll_steps
 from rules.events import Event, event
 from rules.grid import FEET
@@ -179,16 +180,20 @@ class CombatMixin:
                         if w.x(mode) and self.can_attack(state, a, t, w, mode):
                             out.append(A("attack", target=t.id, weapon=w.name, option=mode))
                     continue
+                extra: list[str] = []
                 if w.name == "unarmed" or w.x("trip"):
-                    out.append(A("attack", target=t.id, weapon=w.name, option="trip"))
+                    extra.append("trip")
                 if w.name == "unarmed":
                     if self.has_style(a, "offensive_martial_arts") or self.has_style(a, "wrestling"):
-                        out.append(A("attack", target=t.id, weapon=w.name, option="double"))
+                        extra.append("double")
                     if self.has_style(a, "wrestling") and a.res["grappling"] == t.id:
                         if self.held_weapon(t) is not None:
-                            out.append(A("attack", target=t.id, weapon=w.name, option="disarm"))
+                            extra.append("disarm")
                         if "prone" not in t.conditions:
-                            out.append(A("attack", target=t.id, weapon=w.name, option="takedown"))
+                            extra.append("takedown")
+                # an option rolls its own pool (a trip rolls Agility): legal only if that pool has dice
+                out.extend(A("attack", target=t.id, weapon=w.name, option=o) for o in extra
+                           if self.attack_dice(state, a, t, w, o) is not None)
         return out
 
     # -- attacking ------------------------------------------------------------------
@@ -205,6 +210,10 @@ class CombatMixin:
                ) -> list[Event]:
         e = state.economy
         dd = self.attack_dice(state, a, t, w, option)
+        if dd is None:
+            raise IllegalActionError(f"{a.name} has no dice left for this attack ({w.name}"
+                                     f"{', ' + option if option else ''})", field="action",
+                                     expected="one of the legal actions")
         attr_name, attr, sname, skill = dd
         shots = e["shots"].get(w.name, 0)
         e["actions"] += 1
