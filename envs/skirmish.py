@@ -231,14 +231,16 @@ class SkirmishEnv(gym.Env):
             raise TacticaError(f"action {action!r} is outside the action space", field="action",
                                expected=f"0 <= action < {self.layout.n_actions}")
         s = self.battle.state
-        if a not in self._legal:
+        ended_early = s.over  # the opponents ended the fight before the agent's first decision
+        if a not in self._legal and not ended_early:
             self._done = True
             info = self._info()
             info["illegal_action"] = True
             info["illegal_reason"] = f"{self.describe_action(a)} is not legal now"
             return self._observe(), float(self.reward_cfg["illegal"]), True, False, info
-        self.battle.step(self._legal[a], check=False)
-        self._advance_opponents()
+        if not ended_early:
+            self.battle.step(self._legal[a], check=False)
+            self._advance_opponents()
         own, other = self._team_health(s)
         lo, lt = self._last_health
         so, st = self._start_health

@@ -178,3 +178,18 @@ def test_pettingzoo_api_and_seed(scenario):
         warnings.simplefilter("ignore")
         api_test(SkirmishAEC(scenario=scenario), num_cycles=60)
         seed_test(lambda: SkirmishAEC(scenario=scenario), num_cycles=30)
+
+
+def test_fight_over_before_the_agents_first_decision_ends_the_episode_on_the_next_step():
+    """A generated map where the tactical opponents, moving first, drop the whole agent
+    team before it acts (seed 62): reset() cannot report the end, so the first step()
+    ends the episode with the loss instead of stepping a finished fight (found by a
+    training run that crashed on it)."""
+    env = SkirmishEnv(ruleset="cortex", scenario=["generated"], opponent="tactical", map_size=(16, 22),
+                      max_enemies=4, max_allies=3, generator={"mirrored": True})
+    obs, info = env.reset(seed=62)
+    assert env.battle.state.over and env.battle.state.winner != env.agent_team
+    assert info["actor"] is None and env.action_masks().sum() == 1
+    obs, r, term, trunc, info = env.step(int(env.action_masks().argmax()))
+    assert term and not trunc and r == pytest.approx(env.reward_cfg["loss"])
+    assert info["winner"] == env.battle.state.winner and "illegal_action" not in info
