@@ -159,3 +159,22 @@ def test_resume_after_sigkill_loses_at_most_one_interval(tmp_path):
     final = json.loads((d / "checkpoints" / "latest.json").read_text())["step"]
     assert final >= saved + 256 - 1
     assert NumpyPolicy(d / "policy.npz").meta["steps"] == final
+
+
+@pytest.mark.parametrize("path", sorted(Path("training/configs").glob("*.yaml")) if Path("training/configs").exists() else [],
+                         ids=lambda p: p.stem)
+def test_every_committed_config_loads(path):
+    from training.config import TrainConfig
+    if path.stem.startswith("rllib"):
+        pytest.skip("RLlib config: loaded by training/rllib.py")
+    c = load_config(path)
+    assert isinstance(c, TrainConfig)
+    assert all(s.until_steps > 0 for s in c.curriculum)
+
+
+def test_curriculum_stage_errors_name_the_field():
+    from rules.errors import ScenarioError
+    with pytest.raises(ScenarioError, match=r"curriculum\[0\].*until_steps"):
+        load_config({"curriculum": [{"opponents": ["random"]}]})
+    with pytest.raises(ScenarioError, match=r"curriculum\[0\]\.until_steps.*a number"):
+        load_config({"curriculum": [{"until_steps": "soon"}]})

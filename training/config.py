@@ -91,7 +91,7 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
                 raise ScenarioError("not a list", source=source, field=path, expected="a list of stages")
             kwargs[k] = [_build(Stage, s, source, f"{path}[{i}]") for i, s in enumerate(v)]
         else:
-            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            default = _default_of(f)
             if isinstance(default, bool) and not isinstance(v, bool):
                 raise ScenarioError(f"{v!r}", source=source, field=path, expected="true or false")
             if isinstance(default, (int, float)) and not isinstance(default, bool):
@@ -101,7 +101,24 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
             if isinstance(default, list) and not isinstance(v, list):
                 raise ScenarioError(f"{v!r}", source=source, field=path, expected="a list")
             kwargs[k] = v
+    missing = [f.name for f in fields.values() if _required(f) and f.name not in kwargs]
+    if missing:
+        raise ScenarioError(f"missing field(s) {missing}", source=source, field=prefix or "(top level)",
+                            expected="a value for " + ", ".join(missing))
     return cls(**kwargs)
+
+
+def _required(f: dataclasses.Field) -> bool:
+    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+
+
+def _default_of(f: dataclasses.Field) -> Any:
+    """The field's default, or a value of its declared type for a required field (for checks)."""
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return {"int": 0, "float": 0.0, "bool": False, "str": ""}.get(str(f.type), None)
 
 
 def load_config(path: str | Path | Mapping[str, Any]) -> TrainConfig:
