@@ -54,6 +54,8 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     "cautious": "agents.cautious:CautiousPolicy",
     "tactical": "agents.tactical:TacticalPolicy",
     "planner": "agents.planner:PlannerPolicy",
+    #: the trained policy shipped for the scenario's ruleset (tactica/policies/<ruleset>.npz)
+    "ppo": "agents.learned:NumpyPolicy",
 }
 
 
@@ -63,6 +65,21 @@ def register_policy(name: str, factory: str | Callable[..., Policy]) -> None:
 
 def available_policies() -> list[str]:
     return sorted(_REGISTRY)
+
+
+def check_policy(name: str, field: str = "policy") -> str:
+    """`name` if it names a policy (a registry name, or an existing exported `.npz` file);
+    otherwise an error naming the field and what was expected."""
+    if name in _REGISTRY:
+        return name
+    if name.endswith(".npz"):
+        from pathlib import Path
+        if not Path(name).is_file():
+            raise UnknownNameError("no such file", source=name, field=field,
+                                   expected="an exported policy (.npz) from `tactica export-policy`")
+        return name
+    raise UnknownNameError(f"unknown policy {name!r}", field=field,
+                           expected="one of " + ", ".join(available_policies()) + ", or a .npz policy file")
 
 
 def make_policy(name: str, seed: int | np.random.SeedSequence | None = None) -> Policy:

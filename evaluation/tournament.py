@@ -9,7 +9,8 @@ swapped fight k is played with the same dice stream (common random numbers), whi
 the comparison of a and b fairer on few fights.
 
 A pair's result counts the fights won by a's side; draws (round limit, or nobody left)
-are neither side's win. Wilson 95% intervals come from `evaluation.stats.wilson`.
+are neither side's win. Wilson 95% intervals come from `evaluation.stats.wilson`; Elo
+ratings with bootstrap intervals over all fights from `evaluation.elo` (`elo` in the result).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from evaluation.elo import elo_ratings
 from evaluation.parallel import FightPool
 from evaluation.simulate import play_fight
 from evaluation.stats import wilson
@@ -94,13 +96,11 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     `scenarios` are (spec, source) pairs; `episodes` fights per pair per scenario, split
     half and half between the sides (the first side gets the odd one); `progress` is
     called with (fights done, fights in all)."""
-    from agents.base import available_policies
+    from agents.base import check_policy
 
     policies = list(dict.fromkeys(policies))
-    known = available_policies()
     for p in policies:
-        if p not in known:
-            raise TacticaError(f"unknown policy {p!r}", field="--policies", expected="one of " + ", ".join(known))
+        check_policy(p, "--policies")
     if len(policies) < 2:
         raise TacticaError(f"{len(policies)} policy given", field="--policies",
                            expected="at least two policies, comma-separated")
@@ -134,6 +134,10 @@ def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[
                 pr.a_wins_first += 1
         else:
             pr.b_wins += 1
+    games = []
+    for f, winner in zip(fights, winners):
+        first = scenarios[f.scenario][0].teams[0].name
+        games.append((f.a, f.b, 0.5 if winner is None else float((winner == first) != f.swapped)))
     pairs: list[dict[str, Any]] = []
     for a, b in combinations(policies, 2):
         overall = PairResult(a, b, "all")
@@ -144,7 +148,7 @@ def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[
                 setattr(overall, k, getattr(overall, k) + getattr(pr, k))
         pairs.append(overall.finish().to_dict())
     return {"policies": list(policies), "scenarios": [s.name for s, _ in scenarios], "episodes": episodes,
-            "seed": seed, "pairs": pairs}
+            "seed": seed, "pairs": pairs, "elo": elo_ratings(policies, games, seed=seed)}
 
 
 def load_scenarios(names: Iterable[str | Mapping[str, Any]]) -> list[tuple[ScenarioSpec, str]]:

@@ -292,12 +292,17 @@ def evaluate(
     workers: int = typer.Option(1, "--workers", "-w", min=1, help="Worker processes (or Ray CPUs); results do not depend on it."),
     backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (pairs: a, b, scenario, n, a_win_rate, ci_low, ci_high, draws ...)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (pairs: a, b, scenario, n, a_win_rate, ci_low, ci_high, draws ...; elo)."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write a Markdown report, a win-rate heatmap PNG and "
+                                          "the JSON into this folder."),
 ) -> None:
-    """Round robin of policies: win rates with Wilson 95% intervals, per scenario and overall."""
+    """Round robin of policies: win rates with Wilson 95% intervals, per scenario and overall,
+    and Elo ratings with bootstrap intervals.
+
+    Policies are registry names (see `tactica scenarios`/README) or exported .npz files."""
     import time
 
-    from agents.base import available_policies
+    from agents.base import check_policy
     from evaluation.tournament import round_robin
     from rules.ruleset import get_ruleset
     from rules.scenario import load_scenario
@@ -305,9 +310,7 @@ def evaluate(
 
     names = [p.strip() for p in policies.split(",") if p.strip()]
     for p in names:
-        if p not in available_policies():
-            raise TacticaError(f"unknown policy {p!r}", field="--policies",
-                               expected="one of " + ", ".join(available_policies()))
+        check_policy(p, "--policies")
     if len(set(names)) < 2:
         raise TacticaError(f"{policies!r}", field="--policies", expected="at least two different policies, comma-separated")
     if generated and not ruleset:
@@ -328,8 +331,19 @@ def evaluate(
         result = round_robin(specs, names, episodes, seed, workers=workers, backend=backend, address=address,
                              progress=update)
     seconds = time.perf_counter() - t0
+    written = None
+    if report is not None:
+        from evaluation.report import shell_command, write_report
+
+        argv = ["tactica", "evaluate", "--policies", policies]
+        argv += ["--scenarios", scenarios] if scenarios else []
+        argv += ["--ruleset", ruleset, "--generated", str(generated)] if generated else []
+        argv += ["--episodes", str(episodes), "--seed", str(seed), "--workers", str(workers)]
+        written = write_report(result, report, shell_command(argv), seconds)
     if as_json:
         print(json.dumps(result, indent=2))
+        if written is not None:
+            err.print(f"report: {written}", highlight=False)
         return
     from rich import box
 
@@ -348,8 +362,17 @@ def evaluate(
             t.add_row(p["scenario"], str(p["n"]), str(p["a_wins"]), str(p["draws"]), f"{p['a_win_rate']:.1%}",
                       f"{p['ci_low']:.1%}-{p['ci_high']:.1%}", style="bold" if p["scenario"] == "all" else None)
         out.print(t)
+    t = Table(title="Elo (Bradley-Terry over every fight, 95% bootstrap interval)", box=box.SIMPLE_HEAD,
+              title_justify="left")
+    for col in ("policy", "Elo", "95% interval", "fights"):
+        t.add_column(col, justify="left" if col == "policy" else "right")
+    for e in result["elo"]:
+        t.add_row(e["policy"], f"{e['rating']:.0f}", f"{e['ci_low']:.0f} to {e['ci_high']:.0f}", str(e["games"]))
+    out.print(t)
     total = sum(p["n"] for p in result["pairs"] if p["scenario"] == "all")
     out.print(f"{total} fights in {seconds:.1f} s on {workers} worker(s)", highlight=False)
+    if written is not None:
+        out.print(f"report: {written}", highlight=False)
 
 
 # GM tools: autopilot, suggest, serve (tactica/gm.py)

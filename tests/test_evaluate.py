@@ -100,3 +100,69 @@ def test_bad_input_is_one_line_and_exit_2(args: tuple, needle: str) -> None:
     assert r.exit_code == 2
     assert needle in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_elo_recovers_known_strengths_and_orders_policies() -> None:
+    """Fights drawn from known Elo gaps (300 and 200 points): the fitted ratings keep the
+    gaps within their bootstrap intervals, and the same records give the same intervals."""
+    import numpy as np
+
+    from evaluation.elo import elo_ratings, expected_score
+
+    true = {"weak": 1250.0, "mid": 1550.0, "strong": 1750.0}
+    rng = np.random.default_rng(7)
+    games = []
+    for a, b in [("weak", "mid"), ("weak", "strong"), ("mid", "strong")]:
+        p = expected_score(true[a], true[b])
+        games += [(a, b, float(rng.random() < p)) for _ in range(500)]
+    elo = elo_ratings(list(true), games, seed=3)
+    assert [e["policy"] for e in elo] == ["strong", "mid", "weak"]
+    r = {e["policy"]: e for e in elo}
+    assert sum(e["rating"] for e in elo) / 3 == pytest.approx(1500.0, abs=0.2)
+    for name, e in r.items():
+        assert e["ci_low"] < e["rating"] < e["ci_high"]
+        assert e["games"] == 1000
+    centre = sum(true.values()) / 3
+    for name in true:  # the true ratings (centred the same way) lie in the intervals
+        assert r[name]["ci_low"] - 5 <= true[name] - centre + 1500 <= r[name]["ci_high"] + 5
+    assert elo_ratings(list(true), games, seed=3) == elo
+
+
+def test_elo_is_finite_for_a_policy_that_wins_every_fight() -> None:
+    from evaluation.elo import elo_ratings
+
+    games = [("a", "b", 1.0)] * 100 + [("b", "c", 0.5)] * 100
+    elo = {e["policy"]: e["rating"] for e in elo_ratings(["a", "b", "c"], games, n_boot=50)}
+    assert elo["a"] - elo["b"] > 400 and abs(elo["b"] - elo["c"]) < 1.0
+
+
+def test_json_has_elo_for_every_policy(one_worker: dict) -> None:
+    elo = one_worker["elo"]
+    assert {e["policy"] for e in elo} == {"random", "aggressive", "cautious"}
+    assert [e["rating"] for e in elo] == sorted((e["rating"] for e in elo), reverse=True)
+    assert all(e["games"] == 16 for e in elo)
+
+
+def test_report_folder_has_markdown_heatmap_and_json(tmp_path) -> None:
+    out = tmp_path / "rep"
+    r = run(*ARGS, "--report", str(out))
+    assert r.exit_code == 0, r.stderr
+    md = (out / "report.md").read_text()
+    assert "## Elo ratings" in md and "heatmap.png" in md and "random vs aggressive" in md
+    assert "--policies random,aggressive,cautious" in md  # the command that made it
+    png = (out / "heatmap.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    d = json.loads((out / "results.json").read_text())
+    assert d["policies"] == ["random", "aggressive", "cautious"] and "elo" in d
+
+
+def test_report_into_a_file_is_a_clear_error(tmp_path) -> None:
+    f = tmp_path / "taken"
+    f.write_text("x")
+    r = run(*ARGS, "--report", str(f))
+    assert r.exit_code == 2 and "--report" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_missing_npz_policy_is_a_clear_error(tmp_path) -> None:
+    r = run("evaluate", "--policies", f"random,{tmp_path / 'none.npz'}", "--episodes", "2")
+    assert r.exit_code == 2 and "none.npz" in r.stderr and "export-policy" in r.stderr

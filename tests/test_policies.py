@@ -168,3 +168,26 @@ def test_tactical_beats_aggressive_in_a_short_match() -> None:
         wins += play_fight(spec, {"crew": "tactical", "syndicate": "aggressive"}, 0, i, src).winner == "crew"
         wins += play_fight(spec, {"crew": "aggressive", "syndicate": "tactical"}, 0, i, src).winner == "syndicate"
     assert wins >= 6
+
+
+def test_ppo_names_the_shipped_policy_of_the_scenarios_ruleset():
+    """`ppo` is the trained policy bundled for the scenario's ruleset
+    (tactica/policies/<ruleset>.npz); a ruleset without one gets an error naming the file
+    and how to make one, never a traceback."""
+    from agents.learned import shipped_policy_path
+    from rules.errors import TacticaError
+    from rules.ruleset import available_rulesets
+
+    assert "ppo" in available_policies()
+    for rs in available_rulesets():
+        spec, _ = load_scenario(next(n for n in bundled_scenarios() if n.startswith(rs + "/")))
+        b = new_battle(spec, Dice(0))
+        b.start()
+        pol = make_policy("ppo", 0)
+        if shipped_policy_path(rs).exists():
+            a = pol.act(b.state, b.state.actor)
+            assert a in b.ruleset.legal_actions(b.state)
+            assert pol.explain(b.state, b.state.actor, a).count("%") >= 1
+        else:
+            with pytest.raises(TacticaError, match="no shipped policy"):
+                pol.act(b.state, b.state.actor)
