@@ -178,3 +178,14 @@ def test_curriculum_stage_errors_name_the_field():
         load_config({"curriculum": [{"opponents": ["random"]}]})
     with pytest.raises(ScenarioError, match=r"curriculum\[0\]\.until_steps.*a number"):
         load_config({"curriculum": [{"until_steps": "soon"}]})
+
+
+def test_time_limit_stops_learning_and_still_writes_the_policy(tmp_path):
+    """`time_limit_minutes`: learning stops at the first step past the budget; the
+    checkpoint (with the time spent) and the exported policy are written all the same."""
+    d = train(cfg(tmp_path, run_name="t", total_steps=10**6, eval_interval=0, checkpoint_interval=0,
+                  time_limit_minutes=0.002), progress=False)
+    meta = json.loads((d / "checkpoints" / "latest.json").read_text())
+    assert 0 < meta["step"] < 10**5
+    assert meta["elapsed_s"] >= 0.12
+    assert (d / "policy.npz").exists()

@@ -55,6 +55,9 @@ class TrainConfig:
     reward: dict[str, float] = field(default_factory=lambda: {"damage_dealt": 0.2, "damage_taken": 0.2})
     n_envs: int = 4
     total_steps: int = 200_000
+    #: wall-clock budget: learning stops at the first step past it, checkpoint and policy
+    #: written (0: none). The step count it reaches depends on the machine.
+    time_limit_minutes: float = 0.0
     ppo: PPOConfig = field(default_factory=PPOConfig)
     features: str = "cnn"        #: "cnn" (convolutions over grid + MLP) or "mlp" (everything flattened)
     net_arch: list[int] = field(default_factory=lambda: [128, 128])

@@ -195,6 +195,12 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             policy_kwargs={"features_extractor_class": SkirmishExtractor,
                            "features_extractor_kwargs": {"mode": cfg.features},
                            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}})
+    #: wall-clock seconds spent learning before this session (from the checkpoint on --resume)
+    clock = {"before": float(meta.get("elapsed_s", 0.0)) if resume else 0.0, "start": time.perf_counter()}
+
+    def elapsed() -> float:
+        return clock["before"] + time.perf_counter() - clock["start"]
+
     csv_path = run_dir / "eval.csv"
     if not csv_path.exists():
         csv_path.write_text("step,opponent,win_rate,episodes\n")
@@ -204,8 +210,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
         os.close(fd)
         model.save(tmp)
         os.replace(tmp, latest)
-        _atomic_write(latest_meta, json.dumps({"step": step, "ruleset": cfg.ruleset,
-                                               "fingerprint_hash": fp_hash}).encode())
+        _atomic_write(latest_meta, json.dumps({"step": step, "ruleset": cfg.ruleset, "fingerprint_hash": fp_hash,
+                                               "elapsed_s": round(elapsed(), 2)}).encode())
         export_model(model, run_dir / "policy.npz", layout_fp, env_id, {"steps": step, "config": cfg.to_dict()})
 
     class Loop(BaseCallback):
@@ -234,6 +240,10 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
 
         def _on_step(self) -> bool:
             n = self.num_timesteps
+            if cfg.time_limit_minutes and elapsed() > 60.0 * cfg.time_limit_minutes:
+                if self.prog is not None:
+                    self.prog.console.print(f"time limit of {cfg.time_limit_minutes:g} min reached at step {n}")
+                return False
             st = _stage_opponents(cfg, n)
             if st != self.stage:
                 self.training_env.env_method("set_opponents", _resolve_opponents(st, run_dir))

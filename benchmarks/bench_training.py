@@ -1,0 +1,66 @@
+"""Training throughput: env steps per second while MaskablePPO learns (rollouts + updates).
+
+Runs short training runs of one ruleset's committed config, one per features extractor
+(and vec-env kind) asked for, in the same process one after the other, and prints the
+steps per second of each and their ratio. The opponents are the config's last stage
+(mostly `tactical`), so the figure includes the scripted opponents' turns.
+
+    python benchmarks/bench_training.py --ruleset cortex --steps 8192 --features cnn,mlp
+
+Writes nothing but a temporary run folder (deleted afterwards).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ruleset", default="cortex")
+    ap.add_argument("--steps", type=int, default=8192, help="env steps per measured run")
+    ap.add_argument("--features", default="cnn,mlp", help="comma-separated: cnn, mlp")
+    ap.add_argument("--n-envs", type=int, default=4)
+    ap.add_argument("--vec-env", default="subproc", choices=("subproc", "dummy"))
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+
+    from training.config import load_config
+    from training.train import train
+
+    base = load_config(Path(__file__).resolve().parents[1] / "training" / "configs" / f"{args.ruleset}.yaml")
+    tmp = Path(tempfile.mkdtemp(prefix="tactica-bench-train-"))
+    rows = []
+    try:
+        for feat in [f.strip() for f in args.features.split(",") if f.strip()]:
+            cfg = load_config({**base.to_dict(), "features": feat, "n_envs": args.n_envs, "vec_env": args.vec_env,
+                               "total_steps": args.steps, "curriculum": [], "eval_interval": 0,
+                               "checkpoint_interval": 0, "out_dir": str(tmp), "run_name": f"bench-{feat}"})
+            t0 = time.perf_counter()
+            train(cfg, progress=False)
+            dt = time.perf_counter() - t0
+            rows.append({"ruleset": args.ruleset, "features": feat, "n_envs": args.n_envs, "vec_env": args.vec_env,
+                         "steps": args.steps, "seconds": round(dt, 1), "steps_per_s": round(args.steps / dt, 1)})
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        print(f"{r['ruleset']:16s} {r['features']:4s} {r['n_envs']} envs ({r['vec_env']}): "
+              f"{r['steps_per_s']:7.1f} steps/s  ({r['steps']} steps in {r['seconds']} s, start-up included)")
+    if len(rows) > 1:
+        print("ratio " + " / ".join(r["features"] for r in rows) + ": "
+              + " : ".join(f"{r['steps_per_s'] / rows[0]['steps_per_s']:.2f}" for r in rows))
+
+
+if __name__ == "__main__":
+    main()
