@@ -49,8 +49,8 @@ class SkirmishEnv(gym.Env):
 
     ## Rewards
     +1 when the agent team wins, -1 when it loses, 0 for a draw (the `reward` argument
-    changes them); optional shaping per step: `damage_dealt` x (enemy health lost / enemy
-    health at the start) and `damage_taken` x (own health lost / own health at the start),
+    changes them); optional shaping per step: `damage_dealt` x (enemy health lost / the enemy
+    team's full health) and `damage_taken` x (own health lost / own team's full health),
     both 0 by default. An illegal action gives `reward["illegal"]` (-1) and ends the episode.
 
     ## Episode end
@@ -161,10 +161,12 @@ class SkirmishEnv(gym.Env):
         spec, _ = load_scenario(generate_scenario(seed=seed, **{k: v for k, v in args.items() if v is not None}))
         return spec
 
-    def _team_health(self, state: BattleState) -> tuple[float, float]:
+    def _team_health(self, state: BattleState, full: bool = False) -> tuple[float, float]:
+        """(agent team's health, the others'): what is left, or with `full` the most there is."""
         own = other = 0.0
+        k = 1 if full else 0
         for c in state.combatants:
-            h = self.rs.health(c)[0]
+            h = self.rs.health(c)[k]
             if c.team == self.agent_team:
                 own += h
             else:
@@ -216,8 +218,10 @@ class SkirmishEnv(gym.Env):
         self.battle.start()
         self._advance_opponents()
         s = self.battle.state
-        self._start_health = self._team_health(s)
-        self._last_health = self._start_health
+        # damage rewards are shares of each side's full health: a stable scale (the health
+        # left after the opponents' opening turns can be 0, and recovery can raise it later)
+        self._start_health = self._team_health(s, full=True)
+        self._last_health = self._team_health(s)
         self._done = False
         obs = self._observe()
         return obs, self._info()

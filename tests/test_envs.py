@@ -193,3 +193,8 @@ def test_fight_over_before_the_agents_first_decision_ends_the_episode_on_the_nex
     obs, r, term, trunc, info = env.step(int(env.action_masks().argmax()))
     assert term and not trunc and r == pytest.approx(env.reward_cfg["loss"])
     assert info["winner"] == env.battle.state.winner and "illegal_action" not in info
+    # damage shaping is measured against each side's full health, not what the opening left:
+    # here that was 0, and a figure recovering later once gave a reward of +8e8
+    full = [sum(env.rs.health(c)[1] for c in env.battle.state.combatants if (c.team == env.agent_team) == own)
+            for own in (True, False)]
+    assert env._start_health == pytest.approx(tuple(full)) and min(full) > 0
