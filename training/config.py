@@ -29,6 +29,18 @@ class PPOConfig:
 
 
 @dataclass
+class PretrainConfig:
+    """Behaviour-cloning warm start (training/pretrain.py); `samples: 0` skips it."""
+
+    samples: int = 0            #: teacher decisions to record (whole episodes, at least this many)
+    teacher: str = "tactical"   #: the scripted policy to imitate
+    epochs: int = 4
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    workers: int = 2            #: processes collecting demonstrations
+
+
+@dataclass
 class Stage:
     """One curriculum stage: until `until_steps` total steps, train against these opponents."""
 
@@ -59,6 +71,7 @@ class TrainConfig:
     #: written (0: none). The step count it reaches depends on the machine.
     time_limit_minutes: float = 0.0
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     features: str = "cnn"        #: "cnn" (convolutions over grid + MLP) or "mlp" (everything flattened)
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
@@ -89,6 +102,8 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
         path = f"{prefix}.{k}" if prefix else k
         if k == "ppo":
             kwargs[k] = _build(PPOConfig, v, source, path)
+        elif k == "pretrain":
+            kwargs[k] = _build(PretrainConfig, v, source, path)
         elif k == "curriculum":
             if not isinstance(v, list):
                 raise ScenarioError("not a list", source=source, field=path, expected="a list of stages")

@@ -272,6 +272,17 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             if self.prog is not None:
                 self.prog.stop()
 
+    if not resume and cfg.pretrain.samples > 0:
+        _pretrain(model, cfg, run_dir, progress)
+        checkpoint(0)
+        for opp in cfg.eval_opponents if cfg.eval_interval else []:
+            wr = evaluate_win_rate(model, cfg, run_dir, opp, cfg.eval_episodes, seed=cfg.seed)
+            with open(csv_path, "a") as f:
+                f.write(f"0,{opp},{wr:.4f},{cfg.eval_episodes}\n")
+            if on_eval:
+                on_eval(0, opp, wr)
+        _plot(run_dir)
+
     remaining = cfg.total_steps - model.num_timesteps
     try:
         if remaining > 0:
@@ -282,6 +293,29 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     finally:
         venv.close()
     return run_dir
+
+
+def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool) -> dict[str, Any]:
+    """The behaviour-cloning warm start; its figures go to pretrain.json in the run folder."""
+    from training.pretrain import collect, fit
+
+    pc = cfg.pretrain
+    say = print if progress else (lambda *a, **k: None)
+    t0 = time.perf_counter()
+    say(f"pretrain: collecting {pc.samples} {pc.teacher} decisions ({pc.workers} workers) ...", flush=True)
+    demos = collect(cfg, pc.samples, pc.teacher, workers=pc.workers, seed=cfg.seed)
+    t1 = time.perf_counter()
+    say(f"pretrain: {len(demos)} decisions from {demos.episodes} fights ({demos.wins} won by the teacher, "
+        f"{demos.skipped} not expressible) in {t1 - t0:.0f} s", flush=True)
+    stats = fit(model, demos, epochs=pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
+                vf_coef=cfg.ppo.vf_coef, seed=cfg.seed,
+                on_epoch=lambda e, loss, acc: say(f"pretrain: epoch {e}: loss {loss:.3f}, "
+                                                  f"agrees with {pc.teacher} on {acc:.1%}", flush=True))
+    info = {"teacher": pc.teacher, "samples": len(demos), "episodes": demos.episodes, "teacher_wins": demos.wins,
+            "skipped": demos.skipped, "collect_s": round(t1 - t0, 1),
+            "fit_s": round(time.perf_counter() - t1, 1), "epochs": stats}
+    _atomic_write(run_dir / "pretrain.json", (json.dumps(info, indent=2) + "\n").encode())
+    return info
 
 
 def config_dict(cfg: TrainConfig) -> dict[str, Any]:
