@@ -151,3 +151,25 @@ def test_simulate_log_holds_the_same_fights_as_play_fight(tmp_path: Path) -> Non
         for e in theirs:
             del e["fight"]
         assert theirs == mine
+
+
+@pytest.mark.parametrize("scenario", bundled_scenarios())
+def test_recorded_events_equal_the_events_as_they_happened(scenario: str) -> None:
+    """An event is a record of a moment: the fight's event list at the end must read as the
+    events did when emitted (metalface's initiative event once shared its `order` list
+    with the live turn order, so a later delay rewrote logged initiative rolls)."""
+    import numpy as np
+
+    from agents.base import make_policy
+    from rules.dice import Dice
+    from rules.scenario import new_battle
+
+    spec, src = load_scenario(scenario)
+    for k in range(3):
+        live: list[str] = []
+        b = new_battle(spec, Dice(np.random.default_rng(k)), src, record=True, on_event=lambda e: live.append(dumps(e)))
+        pols = {t.name: make_policy("random" if k == 0 else "tactical", k) for t in spec.teams}
+        b.start()
+        while not b.state.over:
+            b.step(pols[b.state.actor.team].act(b.state, b.state.actor))
+        assert [dumps(e) for e in b.events] == live

@@ -144,7 +144,7 @@ class CortexBase:
     def fixed_order(self, state: BattleState, figures: Iterable[Combatant]) -> tuple[list[str], list[Event]]:
         """Scenario order, no rolls (`initiative: fixed`, for exact tests)."""
         order = [c.id for c in figures]
-        return order, [event("initiative", round=state.round, order=order, mode="fixed")]
+        return order, [event("initiative", round=state.round, order=list(order), mode="fixed")]
 
     def rolled_order(self, state: BattleState, dice: Dice, entries: Iterable[tuple[Combatant, Step, Step]]
                      ) -> tuple[list[str], list[Event]]:
@@ -160,7 +160,7 @@ class CortexBase:
             keyed.append((-r.total, -agi.index, c.order, c.id))
         keyed.sort()
         order = [k[3] for k in keyed]
-        evs.append(event("initiative", round=state.round, order=order))
+        evs.append(event("initiative", round=state.round, order=list(order)))
         return order, evs
 
     # -- defence --------------------------------------------------------------------

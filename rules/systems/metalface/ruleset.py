@@ -234,7 +234,7 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         chooser = next((i for i in order if not state.by_id[i].down), None)
         if chooser is not None:
             state.by_id[chooser].res["chooser"] = state.round
-        evs.append(event("initiative", round=state.round, order=order, mode=mode, chooser=chooser))
+        evs.append(event("initiative", round=state.round, order=list(order), mode=mode, chooser=chooser))
         return order, evs
 
     def _fresh(self, state: BattleState) -> None:
