@@ -1,7 +1,7 @@
-"""The GM commands of the `tactica` CLI: `autopilot`, `suggest` and `serve`.
+"""The GM commands of the `tactica` CLI: `autopilot`, `suggest`, `serve` and `view`.
 
 They live here so that `tactica/cli.py` only registers them (`register(app, ...)`); the
-logic is in `tactica/autopilot.py` and `tactica/server.py`.
+logic is in `tactica/autopilot.py`, `tactica/server.py` and `tactica/web/`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import typer
+from rich.markup import escape
 
 
 def register(app: typer.Typer, friendly: Callable, out, err) -> None:
@@ -108,12 +109,69 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
                                             help="Require 'Authorization: Bearer TOKEN' (or set TACTICA_TOKEN)."),
         max_body: int = typer.Option(1_000_000, "--max-body", min=1024, help="Largest request body, bytes."),
     ) -> None:
-        """An HTTP JSON API (OpenAPI at /docs): fights, suggestions, actions, state and events."""
+        """The battle map (open / in a browser) and its HTTP JSON API (OpenAPI at /docs)."""
         from tactica.server import serve as run
 
         if host not in ("127.0.0.1", "localhost", "::1") and not token:
             err.print("[yellow]warning:[/] serving beyond loopback without --token: anyone who can reach "
                       f"{host}:{port} can play", highlight=False)
-        print(f"tactica API on http://{host}:{port} (docs at /docs){' - token required' if token else ''}",
-              file=sys.stderr)
+        need = " - token required: open /#token=TOKEN" if token else ""
+        print(f"tactica battle map on http://{_url_host(host)}:{port}/ (API docs at /docs){need}", file=sys.stderr)
         run(host, port, token, max_body)
+
+    @app.command()
+    @friendly
+    def view(
+        log_file: Path = typer.Argument(..., help="A `tactica simulate --log` file, a replay file or an autopilot "
+                                        "save (any Tactica state file)."),
+        fight: Optional[int] = typer.Option(None, "--fight", min=0, help="Which fight of a simulate log (default: "
+                                            "the first; the page can switch)."),
+        scenario: Optional[str] = typer.Option(None, "--scenario", help="The scenario the log was played on "
+                                               "(default: the bundled scenario the log names)."),
+        host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback by default)."),
+        port: int = typer.Option(8766, "--port", min=0, max=65535, help="Port (0: any free port)."),
+        no_open: bool = typer.Option(False, "--no-open", help="Do not open a browser; just print the address."),
+    ) -> None:
+        """Replay a recorded fight on the battle map in the browser: step, play/pause, scrub."""
+        from tactica.server import serve as run
+        from tactica.web.replay import Replay, load_recording
+
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            err.print(f"[yellow]warning:[/] serving beyond loopback: anyone who can reach {escape(host)}:{port} "
+                      "can see this fight and start others", highlight=False)
+        rp = Replay(load_recording(log_file, scenario))
+        first = rp.fights[0] if fight is None else fight
+        followed = rp.followed(first)  # a log that cannot be followed fails here, before serving
+        port = _free_port(host, port)
+        url = f"http://{_url_host(host)}:{port}/?fight={first}"
+        print(f"replaying {log_file}: {followed.scenario}, {len(followed.frames) - 1} steps"
+              f"{f' (fight {first} of {len(rp.fights)})' if len(rp.fights) > 1 else ''} - open {url}",
+              file=sys.stderr)
+        if followed.warning:
+            err.print(f"[yellow]warning:[/] {escape(followed.warning)}", highlight=False)
+        if not no_open:
+            import threading
+            import webbrowser
+
+            threading.Timer(1.0, webbrowser.open, [url]).start()
+        run(host, port, None, replay=rp, log_level="warning")
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _free_port(host: str, port: int) -> int:
+    """`port` if it can be bound (0: a free one), else a clear error."""
+    import socket
+
+    from rules.errors import TacticaError
+
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(fam, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError as e:
+            raise TacticaError(f"cannot listen on {host}:{port} ({e.strerror or e})", field="--port",
+                               expected="a free port (another --port N, or 0 for any)") from None
+        return s.getsockname()[1]

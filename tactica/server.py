@@ -13,6 +13,20 @@ Endpoints (OpenAPI description at `/openapi.json`, interactive docs at `/docs`):
     GET    /fights/{id}/events?since=N   events from index N on
     DELETE /fights/{id}                  forget the fight
 
+For the battle-map page (`tactica/web/`):
+
+    GET    /                             the page (no token needed; it sends the token it is given)
+    GET    /web/{file}                   its scripts and styles (no token needed)
+    GET    /fights/{id}/view?since=N     map, figures, turn order, narrated log from N, settings, undo depth
+    GET    /fights/{id}/overlays?x=&y=   reach, line of sight and threat of the acting figure; with a
+                                         cell (x, y): its cover against each enemy; with to_x, to_y: a path
+    POST   /fights/{id}/undo             back one resolved action (the fight keeps an undo history)
+    POST   /fights/{id}/dice             {"action", "dice": [...]} -> the next roll the action needs
+                                         (who rolls what against what), or null when the dice are enough
+    PUT    /fights/{id}/settings         {"dice_mode": "engine"|"manual", "teams": {TEAM: {"role", "policy"}}}
+    GET    /replay?fight=N               a recorded fight, frame by frame (`tactica view LOG`)
+    GET    /replay/overlays?frame=K      the overlays of a replay frame
+
 Bodies are validated (422 with a message); a bearer token is checked when one is set (401);
 bodies over the size limit get 413. An action is resolved on a copy of the fight, which
 replaces it only when everything went well, so a bad action, bad dice or an internal error
@@ -34,7 +48,7 @@ from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -46,11 +60,13 @@ from rules.errors import DiceError, IllegalActionError, TacticaError
 from rules.replay import state_summary
 from rules.scenario import bundled_scenarios, load_scenario, new_battle, resolve_scenario
 from rules.serialize import battle_from_dict, battle_to_dict
+from rules.state import BattleState
 
 MAX_BODY = 1_000_000
 MAX_FIGHTS = 64
 MAX_MAP = 100          # cells per side of an inline scenario's map
 MAX_FIGURES = 60
+UNDO_KEEP = 50         # resolved actions a fight can take back (each keeps a copy of the fight)
 
 #: one lock for the rules engine: rulesets are shared instances with caches
 ENGINE_LOCK = threading.RLock()
@@ -111,6 +127,27 @@ class SuggestBody(BaseModel):
     seed: int | None = Field(None, ge=0, le=2**63 - 1)
 
 
+class DiceBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: ActionBody
+    actor: str | None = Field(None, max_length=200, description="if given, must be the acting figure")
+    dice: list[int] = Field(default_factory=list, max_length=1000,
+                            description="the faces entered so far, in order")
+
+
+class TeamRole(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["pc", "npc"]
+    policy: str | None = Field(None, min_length=1, max_length=100,
+                               description="the policy that plans for the team (NPCs; default tactical)")
+
+
+class SettingsBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    dice_mode: Literal["engine", "manual"] | None = Field(None, description="manual: the GM enters every die")
+    teams: dict[str, TeamRole] | None = Field(None, description="who plays each team: pc (the GM) or npc")
+
+
 # -- responses (documented shapes) ---------------------------------------------------------
 class ErrorOut(BaseModel):
     error: str
@@ -158,6 +195,49 @@ class EventsOut(BaseModel):
     total: int
 
 
+class ViewOut(BaseModel):
+    id: str
+    map: dict[str, Any]
+    board: dict[str, Any]
+    summary: dict[str, Any]
+    log: list[dict[str, Any]]
+    since: int
+    total: int
+    undo: int
+    undo_last: str | None = None
+    settings: dict[str, Any]
+    decision: int
+
+
+class OverlaysOut(BaseModel):
+    actor: str | None
+    width: int
+    height: int
+    reach: list[list[int]]
+    los: list[int] | None
+    threat: list[int] | None
+    threat_max: int
+    cover: list[dict[str, Any]] | None
+    cell: list[int] | None
+    path: list[list[int]] | None
+
+
+class UndoOut(BaseModel):
+    undone: str
+    undo: int
+    summary: dict[str, Any]
+
+
+class DiceOut(BaseModel):
+    request: dict[str, Any] | None
+    given: int
+
+
+class SettingsOut(BaseModel):
+    dice_mode: str
+    teams: dict[str, dict[str, Any]]
+
+
 # -- fights -------------------------------------------------------------------------------
 class Fight:
     def __init__(self, fid: str, battle: Battle, doc: dict[str, Any], seed: int) -> None:
@@ -168,6 +248,13 @@ class Fight:
         self.lock = threading.Lock()
         self.created = time.time()
         self.suggestions = itertools.count()
+        #: (the fight before, what was done) for each action that can be taken back, oldest first
+        self.undo: list[tuple[Battle, str]] = []
+        pcs = battle.state.settings.get("pc_teams", [])
+        self.settings: dict[str, Any] = {
+            "dice_mode": "engine",
+            "teams": {t: {"role": "pc", "policy": None} if t in pcs else {"role": "npc", "policy": "tactical"}
+                      for t in battle.state.teams}}
 
     def summary(self) -> dict[str, Any]:
         b = self.battle
@@ -248,6 +335,65 @@ def _tactica_error(e: TacticaError, status: int = 422) -> ApiError:
     return ApiError(status, e.line(), e.field)
 
 
+def _parse_action(s: BattleState, body: ActionBody) -> Action:
+    """The action of a request body, with its cell on the map."""
+    try:
+        action = Action.from_dict(body.model_dump(exclude_none=True), s.grid.width, field="action")
+    except TacticaError as e:
+        raise _tactica_error(e) from None
+    if action.cell is not None and not 0 <= action.cell < s.grid.n:
+        raise ApiError(422, f"cell {body.cell} is off the map", "action.cell")
+    return action
+
+
+def _check_legal(b: Battle, action: Action, fid: str) -> None:
+    if action not in b.legal_actions():
+        raise ApiError(422, f"{action} is not legal for {b.state.actor.id} now (GET /fights/{fid}/legal)", "action")
+
+
+def _cell_query(s: BattleState, x: int | None, y: int | None, name: str) -> int | None:
+    """A map cell from two query parameters (both or neither)."""
+    if x is None and y is None:
+        return None
+    if x is None or y is None:
+        raise ApiError(422, f"give both coordinates of the {name} cell", name)
+    if not s.grid.in_bounds(x, y):
+        raise ApiError(422, f"cell [{x}, {y}] is off the {s.grid.width}x{s.grid.height} map", name)
+    return s.grid.index(x, y)
+
+
+def _next_roll(b: Battle, action: Action, dice: list[int]) -> dict[str, Any]:
+    """The roll `action` needs after the faces `dice` (checked die by die), or null (DiceOut)."""
+    from tactica.autopilot import next_dice_request
+
+    def run(nb: Battle) -> None:
+        nb.step(action, check=False)
+
+    prefix: list[int] = []
+    rest = list(dice)
+    while True:
+        try:
+            req = next_dice_request(b, run, prefix)
+        except TacticaError as e:
+            raise _tactica_error(e) from None
+        if req is None:
+            if rest:
+                raise ApiError(422, f"dice: {len(rest)} more than the action rolls", "dice")
+            return {"request": None, "given": len(prefix)}
+        if not rest:
+            return {"request": {"roller": req.roller, "purpose": req.purpose, "pool": req.pool, "sides": req.sides,
+                                "against": req.against, "text": req.text()}, "given": len(prefix)}
+        group = rest[:len(req.sides)]
+        for j, (v, n) in enumerate(zip(group, req.sides)):
+            if not 1 <= v <= n:
+                raise ApiError(422, f"dice[{len(prefix) + j}]: a d{n} cannot show {v} (expected 1..{n})", "dice")
+        if len(group) < len(req.sides):
+            raise ApiError(422, f"dice: the next roll ({req.purpose}) needs {len(req.sides)} dice "
+                                f"({' '.join(f'd{n}' for n in req.sides)}), got {len(group)}", "dice")
+        prefix += group
+        rest = rest[len(group):]
+
+
 def _copy_battle(b: Battle) -> Battle:
     d = Dice(0)
     d.set_state(b.dice.get_state())
@@ -302,14 +448,17 @@ class BodyLimit:
 
 
 # -- the app ------------------------------------------------------------------------------
-def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: int = MAX_FIGHTS) -> FastAPI:
-    """The API app; `token` set means every /fights request needs `Authorization: Bearer TOKEN`."""
+def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: int = MAX_FIGHTS,
+               replay: Any = None) -> FastAPI:
+    """The API app; `token` set means every /fights request needs `Authorization: Bearer TOKEN`.
+    `replay`: a recorded fight (`tactica.web.replay.Replay`) the page shows (`tactica view`)."""
     app = FastAPI(title="Tactica NPC brain", version="1",
                   description="Tabletop-RPG fights under real rules: create a fight, ask an NPC policy what "
                               "to do and why, apply actions with the engine's dice or given dice, read "
                               "state and events. See `tactica/server.py`.")
     store = Store(max_fights)
     app.state.store = store
+    app.state.replay = replay
     bearer = HTTPBearer(auto_error=False, description="the token given to `tactica serve --token`")
     errors = {401: {"model": ErrorOut}, 404: {"model": ErrorOut}, 413: {"model": ErrorOut},
               422: {"model": ErrorOut}}
@@ -346,8 +495,8 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     # -- routes --------------------------------------------------------------------------
     @app.get("/health", tags=["meta"])
     def health() -> dict[str, Any]:
-        """Liveness: no token needed."""
-        return {"ok": True, "fights": len(store.fights)}
+        """Liveness: no token needed. `replay`: a recorded fight is loaded (`tactica view`)."""
+        return {"ok": True, "fights": len(store.fights), "replay": app.state.replay is not None}
 
     @app.get("/scenarios", tags=["meta"], dependencies=[Depends(auth)], responses=errors)
     def scenarios() -> dict[str, Any]:
@@ -409,16 +558,18 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
 
     @app.get("/fights/{fid}/legal", response_model=LegalOut, tags=["fights"], dependencies=[Depends(auth)],
              responses=errors)
-    def legal(fid: str = FightId) -> dict[str, Any]:
+    def legal(fid: str = FightId, notes: bool = Query(False, description="add `label`: the action in words, "
+                                                                      "with the odds of attacks")) -> dict[str, Any]:
         """The acting figure's legal actions (each with the autopilot command that selects it)."""
-        from tactica.autopilot import action_json, command_for
+        from tactica.autopilot import action_json, command_for, describe_action
 
         f = store.get(fid)
         with f.lock, ENGINE_LOCK:
             s = f.battle.state
             acts = f.battle.legal_actions()
             return {"actor": s.actor.id if s.actor is not None and not s.over else None,
-                    "actions": [action_json(s, a) | {"command": command_for(s, a)} for a in acts]}
+                    "actions": [action_json(s, a) | {"command": command_for(s, a)}
+                                | ({"label": describe_action(s, a)} if notes else {}) for a in acts]}
 
     @app.post("/fights/{fid}/suggest", response_model=PlanOut, tags=["fights"], dependencies=[Depends(auth)],
               responses=errors)
@@ -444,6 +595,8 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
               responses=errors | {409: {"model": ErrorOut}})
     def apply_action(body: ApplyAction, fid: str = FightId) -> dict[str, Any]:
         """Resolve one action of the acting figure, with the engine's dice or the given ones."""
+        from tactica.autopilot import describe_action
+
         f = store.get(fid)
         with f.lock:
             b = f.battle
@@ -452,17 +605,9 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
                 raise ApiError(409, "the fight is over", "action")
             if body.actor is not None and body.actor != s.actor.id:
                 raise ApiError(409, f"it is {s.actor.id}'s turn, not {body.actor!r}'s", "actor")
-            try:
-                action = Action.from_dict(body.action.model_dump(exclude_none=True), s.grid.width, field="action")
-            except TacticaError as e:
-                raise _tactica_error(e) from None
-            if action.cell is not None and not 0 <= action.cell < s.grid.n:
-                raise ApiError(422, f"cell {body.action.cell} is off the map", "action.cell")
+            action = _parse_action(s, body.action)
             with ENGINE_LOCK:
-                legal = b.legal_actions()
-                if action not in legal:
-                    raise ApiError(422, f"{action} is not legal for {s.actor.id} now (GET /fights/{fid}/legal)",
-                                   "action")
+                _check_legal(b, action, fid)
                 nb = _copy_battle(b)
                 n0 = len(nb.events)
                 try:
@@ -480,6 +625,9 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
                 except TacticaError as e:
                     raise _tactica_error(e) from None
                 nb.dice.clear_forced()
+                done = f"{s.actor.name}: {describe_action(s, action, with_odds=False)}"
+            f.undo.append((b, done))
+            del f.undo[:-UNDO_KEEP]
             f.battle = nb
             return {"events": nb.events[n0:], "first_event": n0, "summary": f.summary()}
 
@@ -499,11 +647,168 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         store.delete(fid)
         return {"deleted": fid}
 
+    _page_routes(app, store, auth, errors, FightId)
     return app
 
 
+# -- the battle-map page ---------------------------------------------------------------------
+_ASSET_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
+_NO_CACHE = {"Cache-Control": "no-cache"}
+
+
+def _coord(what: str):
+    """A map coordinate query parameter (one `Query` object per parameter: FastAPI names it)."""
+    return Query(None, ge=0, le=10_000, description=what)
+
+
+def _page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None:
+    """The page, its files, and the endpoints it needs beyond the fight API."""
+    from tactica.web import STATIC_DIR
+    from tactica.web.board import board_json, map_json, overlays
+
+    assets = {p.name: p for p in STATIC_DIR.iterdir()
+              if p.is_file() and p.suffix in _ASSET_TYPES} if STATIC_DIR.is_dir() else {}
+
+    @app.get("/", include_in_schema=False)
+    def page():
+        index = assets.get("index.html")
+        if index is None:  # pragma: no cover - an install without the package data
+            raise ApiError(404, "the battle-map page is not installed (tactica/web/static)")
+        return HTMLResponse(index.read_text(encoding="utf-8"), headers=_NO_CACHE)
+
+    @app.get("/web/{name}", include_in_schema=False)
+    def asset(name: str):
+        p = assets.get(name)
+        if p is None:
+            raise ApiError(404, f"no page file {name!r}", "name")
+        return FileResponse(p, media_type=_ASSET_TYPES[p.suffix], headers=_NO_CACHE)
+
+    @app.get("/fights/{fid}/view", response_model=ViewOut, tags=["page"], dependencies=[Depends(auth)],
+             responses=errors)
+    def view(fid: str = FightId, since: int = Query(0, ge=0, le=10**9)) -> dict[str, Any]:
+        """Everything the battle map draws: map, figures, turn order, the narrated log from `since`."""
+        from rules.events import narrate
+
+        f = store.get(fid)
+        with f.lock, ENGINE_LOCK:
+            b = f.battle
+            s = b.state
+            evs = b.events
+            return {"id": f.id, "map": map_json(s.grid), "board": board_json(s, b.ruleset), "summary": f.summary(),
+                    "log": [{"i": i, "text": narrate(e), "event": e} for i, e in enumerate(evs[since:], since)],
+                    "since": min(since, len(evs)), "total": len(evs), "undo": len(f.undo),
+                    "undo_last": f.undo[-1][1] if f.undo else None, "settings": f.settings,
+                    "decision": b.actions_resolved}
+
+    @app.get("/fights/{fid}/overlays", response_model=OverlaysOut, tags=["page"], dependencies=[Depends(auth)],
+             responses=errors)
+    def fight_overlays(fid: str = FightId, x: int | None = _coord("column of the hovered cell"),
+                       y: int | None = _coord("row of the hovered cell"),
+                       to_x: int | None = _coord("column of a move's goal"),
+                       to_y: int | None = _coord("row of a move's goal")) -> dict[str, Any]:
+        """Reach, line of sight and threat of the acting figure; cover from cell (x, y) against each
+        enemy; a path to (to_x, to_y). Threat: how many standing enemies see each cell."""
+        f = store.get(fid)
+        with f.lock, ENGINE_LOCK:
+            b = f.battle
+            s = b.state
+            cell, goal = _cell_query(s, x, y, "x"), _cell_query(s, to_x, to_y, "to_x")
+            return overlays(s, b.ruleset, b.legal_actions(), cell, goal)
+
+    @app.post("/fights/{fid}/undo", response_model=UndoOut, tags=["page"], dependencies=[Depends(auth)],
+              responses=errors | {409: {"model": ErrorOut}})
+    def undo(fid: str = FightId) -> dict[str, Any]:
+        """Take back the last resolved action (up to UNDO_KEEP = 50 of them)."""
+        f = store.get(fid)
+        with f.lock:
+            if not f.undo:
+                raise ApiError(409, "nothing to undo", "undo")
+            f.battle, done = f.undo.pop()
+            return {"undone": done, "undo": len(f.undo), "summary": f.summary()}
+
+    @app.post("/fights/{fid}/dice", response_model=DiceOut, tags=["page"], dependencies=[Depends(auth)],
+              responses=errors | {409: {"model": ErrorOut}})
+    def next_die(body: DiceBody, fid: str = FightId) -> dict[str, Any]:
+        """Manual dice: the next roll `action` needs after the faces given (who rolls what against
+        what, and its dice), or null when they are all the action rolls."""
+        f = store.get(fid)
+        with f.lock:
+            b = f.battle
+            s = b.state
+            if s.over:
+                raise ApiError(409, "the fight is over", "action")
+            if body.actor is not None and body.actor != s.actor.id:
+                raise ApiError(409, f"it is {s.actor.id}'s turn, not {body.actor!r}'s", "actor")
+            action = _parse_action(s, body.action)
+            with ENGINE_LOCK:
+                _check_legal(b, action, fid)
+                return _next_roll(b, action, body.dice)
+
+    @app.put("/fights/{fid}/settings", response_model=SettingsOut, tags=["page"], dependencies=[Depends(auth)],
+             responses=errors)
+    def settings(body: SettingsBody, fid: str = FightId) -> dict[str, Any]:
+        """The dice mode (engine or manual) and who plays each team (pc: the GM; npc: a policy plans)."""
+        from agents.base import available_policies
+
+        f = store.get(fid)
+        with f.lock:
+            new = {"dice_mode": f.settings["dice_mode"], "teams": {t: dict(r) for t, r in f.settings["teams"].items()}}
+            if body.dice_mode is not None:
+                new["dice_mode"] = body.dice_mode
+            for team, r in (body.teams or {}).items():
+                if team not in new["teams"]:
+                    raise ApiError(422, f"no team {team!r} (expected one of {', '.join(new['teams'])})",
+                                   f"teams.{team}")
+                policy = r.policy or ("tactical" if r.role == "npc" else None)
+                if policy is not None and policy not in available_policies():
+                    raise ApiError(422, f"unknown policy {policy!r} (expected one of "
+                                        f"{', '.join(available_policies())})", f"teams.{team}.policy")
+                new["teams"][team] = {"role": r.role, "policy": policy}
+            f.settings = new
+            return new
+
+    replay_lock = threading.Lock()
+
+    def the_replay():
+        rp = getattr(app.state, "replay", None)
+        if rp is None:
+            raise ApiError(404, "no recorded fight is loaded (open one with: tactica view LOG_FILE)", "replay")
+        return rp
+
+    @app.get("/replay", tags=["page"], dependencies=[Depends(auth)], responses=errors)
+    def replay(fight: int | None = Query(None, ge=0, le=10**9)) -> dict[str, Any]:
+        """The recorded fight of `tactica view`, frame by frame: each frame's board, its events and
+        what was done; the whole narrated log."""
+        rp = the_replay()
+        with replay_lock, ENGINE_LOCK:
+            try:
+                return rp.to_json(rp.fights[0] if fight is None else fight)
+            except TacticaError as e:
+                raise _tactica_error(e) from None
+
+    @app.get("/replay/overlays", response_model=OverlaysOut, tags=["page"], dependencies=[Depends(auth)],
+             responses=errors)
+    def replay_overlays(fight: int | None = Query(None, ge=0, le=10**9), frame: int = Query(0, ge=0, le=10**9),
+                        x: int | None = _coord("column of the hovered cell"),
+                        y: int | None = _coord("row of the hovered cell"),
+                        to_x: int | None = _coord("column of a move's goal"),
+                        to_y: int | None = _coord("row of a move's goal")) -> dict[str, Any]:
+        """The overlays of one replay frame (as for a live fight)."""
+        rp = the_replay()
+        with replay_lock, ENGINE_LOCK:
+            try:
+                i = rp.fights[0] if fight is None else fight
+                s = rp.frame_state(i, frame)
+                rs = rp.followed(i).ruleset_obj
+            except TacticaError as e:
+                raise _tactica_error(e) from None
+            legal = rs.legal_actions(s) if s.actor is not None and not s.over else []
+            return overlays(s, rs, legal, _cell_query(s, x, y, "x"), _cell_query(s, to_x, to_y, "to_x"))
+
+
 def serve(host: str = "127.0.0.1", port: int = 8765, token: str | None = None, max_body: int = MAX_BODY,
-          log_level: str = "info") -> None:
+          log_level: str = "info", replay: Any = None) -> None:
     import uvicorn
 
-    uvicorn.run(create_app(token, max_body), host=host, port=port, log_level=log_level)
+    uvicorn.run(create_app(token, max_body, replay=replay), host=host, port=port, log_level=log_level)

@@ -1,0 +1,517 @@
+// A live fight (tactica serve): the NPC's plan drawn and confirmed, PC actions by clicking,
+// manual dice, undo. The fight id is in the URL (?fight=ID), so a reload finds it again.
+
+import { get, post, put, query, ApiError } from "./api.js";
+import {
+  $, h, say, clearError, renderOrder, renderLog, appendLog, openMenu, tooltip, cellLines, errorText, scrollLog,
+} from "./ui.js";
+
+const SELF_KINDS_ORDER = ["end_turn", "defend", "aim", "reload", "ready", "drop_prone", "stand", "use", "delay",
+  "turn", "posture", "drop"];
+
+function actionBody(a) {
+  const b = { type: a.type };
+  if (a.target) b.target = a.target;
+  if (a.at) b.cell = a.at;
+  else if (a.cell !== undefined && a.cell !== null) b.cell = a.cell;
+  if (a.weapon) b.weapon = a.weapon;
+  if (a.option) b.option = a.option;
+  return b;
+}
+
+function sameCell(a, x, y) {
+  return Array.isArray(a.at) && a.at[0] === x && a.at[1] === y;
+}
+
+function shortLabel(a) {
+  if (a.label) return a.label;
+  return a.command || a.type;
+}
+
+export class LiveMode {
+  constructor(page) {
+    this.name = "live";
+    this.page = page;
+    this.map = page.map;
+    this.fid = null;
+    this.view = null;
+    this.log = [];
+    this.legal = [];
+    this.plan = null;       // the NPC policy's plan (POST suggest)
+    this.chosen = null;     // the plan or the alternative picked: {action, reason, command}
+    this.selected = false;  // the acting figure is selected for a click-action
+    this.ov = null;         // overlays of the acting figure
+    this.hover = null;
+    this.hoverTimer = null;
+    this.dice = null;       // manual dice in progress: {action, faces, request}
+    document.querySelector("#undo").addEventListener("click", () => this.page.run(() => this.undo()));
+    document.querySelector("#new-fight").addEventListener("click", () => this.page.run(() => this.showSetup()));
+    document.querySelector("#dice-mode").addEventListener("change", (ev) =>
+      this.page.run(() => this.setDiceMode(ev.target.value)));
+  }
+
+  // -- loading --------------------------------------------------------------------------
+  async start() {
+    const fid = new URLSearchParams(location.search).get("fight");
+    if (!fid) return this.showSetup();
+    this.fid = fid;
+    try {
+      await this.refresh(true);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) {
+        say(`no fight ${fid} on this server (it may have been restarted): start a new one`, "error");
+        this.fid = null;
+        history.replaceState(null, "", location.pathname);
+        return this.showSetup();
+      }
+      throw e;
+    }
+  }
+
+  async showSetup() {
+    const [sc, fights] = await Promise.all([get("/scenarios"), get("/fights")]);
+    const panel = $("#action-panel");
+    const scen = h("select", { id: "setup-scenario" },
+      sc.scenarios.map((n) => h("option", { value: n, selected: n === "cortex/warehouse" }, n)));
+    const seed = h("input", { id: "setup-seed", type: "number", min: 0, value: 0, inputmode: "numeric" });
+    const dice = h("select", { id: "setup-dice" },
+      h("option", { value: "engine" }, "the engine rolls"), h("option", { value: "manual" }, "I enter the dice"));
+    const who = h("select", { id: "setup-roles" },
+      h("option", { value: "scenario" }, "the PC teams of the scenario"),
+      h("option", { value: "all-pc" }, "every team"),
+      h("option", { value: "all-npc" }, "no team (NPCs only)"));
+    const startBtn = h("button", { id: "setup-start", class: "primary", type: "submit" }, "Start the fight");
+    const form = h("form", { id: "setup", onsubmit: (ev) => { ev.preventDefault(); this.page.run(() => this.create(scen.value, Number(seed.value || 0), dice.value, who.value)); } },
+      h("h2", {}, "New fight"),
+      h("label", {}, "Scenario ", scen),
+      h("label", {}, "Seed ", seed),
+      h("label", {}, "Dice ", dice),
+      h("label", {}, "The GM plays ", who),
+      startBtn);
+    const list = fights.fights.length
+      ? h("div", { class: "fight-list" }, h("h3", {}, "Fights on this server"),
+        h("ul", {}, fights.fights.map((f) => h("li", {},
+          h("button", { class: "link", onclick: () => this.page.run(() => this.open(f.id)) },
+            `${f.scenario} - round ${f.round}${f.over ? " (over)" : ""}`)))))
+      : null;
+    panel.replaceChildren(...[form, list].filter(Boolean));
+    $("#fight-title").textContent = "";
+    $("#round").textContent = "";
+    document.body.dataset.state = "setup";
+    scen.focus();
+  }
+
+  async create(scenario, seed, diceMode, roles) {
+    const r = await post("/fights", { scenario, seed });
+    const teams = r.summary && r.summary.combatants
+      ? [...new Set(Object.values(r.summary.combatants).map((c) => c.team))] : [];
+    const body = {};
+    if (diceMode !== "engine") body.dice_mode = diceMode;
+    if (roles !== "scenario") {
+      body.teams = Object.fromEntries(teams.map((t) => [t, { role: roles === "all-pc" ? "pc" : "npc" }]));
+    }
+    if (Object.keys(body).length) await put(`/fights/${r.id}/settings`, body);
+    await this.open(r.id);
+  }
+
+  async open(fid) {
+    this.fid = fid;
+    this.log = [];
+    history.replaceState(null, "", `${location.pathname}?fight=${encodeURIComponent(fid)}`);
+    await this.refresh(true);
+  }
+
+  /** Fetch the fight and redraw everything; a plan is asked for when an NPC acts. */
+  async refresh(full = false) {
+    const since = full ? 0 : this.log.length;
+    let v = await get(`/fights/${this.fid}/view${query({ since })}`);
+    if (v.total < this.log.length && since > 0) v = await get(`/fights/${this.fid}/view?since=0`);
+    const fresh = v.since === 0;
+    const newEntries = v.log;
+    this.log = fresh ? v.log : this.log.concat(v.log);
+    this.view = v;
+    this.selected = false;
+    this.dice = null;
+    this.plan = null;
+    this.chosen = null;
+    this.ov = null;
+    const b = v.board;
+    this.map.setMap(v.map, b.map_rows);
+    this.map.setBoard(b);
+    renderOrder(b, (t) => this.map.colour(t));
+    if (fresh) renderLog(this.log);
+    else appendLog(newEntries);
+    this.map.setMarks(this.lastStepEvents());
+    $("#fight-title").textContent = `${v.summary.scenario} (${v.summary.ruleset})`;
+    $("#dice-mode").value = v.settings.dice_mode;
+    $("#undo").disabled = v.undo === 0;
+    $("#undo").title = v.undo_last ? `undo: ${v.undo_last} (u)` : "nothing to undo";
+    document.body.dataset.state = b.over ? "over" : "fight";
+    document.body.dataset.actor = b.actor || "";
+    document.body.dataset.decision = String(v.decision);
+    this.legal = [];
+    if (!b.over && b.actor) {
+      const l = await get(`/fights/${this.fid}/legal?notes=true`);
+      this.legal = l.actions;
+      if (this.role(b.actor) === "npc") {
+        this.plan = await post(`/fights/${this.fid}/suggest`, {
+          policy: this.policy(b.actor), seed: v.decision, alternatives: 4,
+        });
+        this.chosen = { action: this.plan.action, reason: this.plan.reason, command: this.plan.command, plan: true };
+      }
+    }
+    await this.refreshOverlays();
+    this.renderPanel();
+  }
+
+  lastStepEvents() {
+    // the events since the last decision: from the last turn_start or the last acting event
+    const out = [];
+    for (let i = this.log.length - 1; i >= 0 && out.length < 40; i--) {
+      const e = this.log[i].event;
+      if (e.type === "move" || e.type === "attack") out.push(e);
+      if (e.type === "turn_start" && out.length) break;
+      if (e.type === "round_start") break;
+    }
+    return out;
+  }
+
+  figure(id) {
+    return this.view.board.figures.find((f) => f.id === id);
+  }
+
+  role(id) {
+    const f = this.figure(id);
+    const t = f && this.view.settings.teams[f.team];
+    return t ? t.role : "npc";
+  }
+
+  policy(id) {
+    const f = this.figure(id);
+    const t = f && this.view.settings.teams[f.team];
+    return (t && t.policy) || "tactical";
+  }
+
+  // -- overlays and the plan drawing -------------------------------------------------------
+  async refreshOverlays(cell = null) {
+    const b = this.view && this.view.board;
+    if (!b || b.over || !b.actor) {
+      this.map.setOverlays(null, this.page.show);
+      this.map.setPlan(null);
+      return;
+    }
+    const goal = this.chosen && this.chosen.action.type === "move" ? this.chosen.action.at : null;
+    const wantOv = this.page.overlaysWanted() || this.selected;
+    if (!wantOv && !goal) {
+      this.map.setOverlays(null, this.page.show);
+      this.drawPlan(null);
+      return;
+    }
+    const c = cell || (this.page.show.cover && this.hover) || null;
+    const ov = await get(`/fights/${this.fid}/overlays${query({
+      x: c ? c[0] : null, y: c ? c[1] : null, to_x: goal ? goal[0] : null, to_y: goal ? goal[1] : null,
+    })}`);
+    this.ov = ov;
+    const show = { ...this.page.show, reach: this.page.show.reach || this.selected };
+    this.map.setOverlays(ov, show);
+    this.drawPlan(ov.path);
+  }
+
+  drawPlan(path) {
+    const b = this.view.board;
+    if (!this.chosen || !b.actor) {
+      this.map.setPlan(null);
+      return;
+    }
+    const a = this.chosen.action;
+    const me = this.figure(b.actor);
+    const plan = { from: me.at };
+    if (a.type === "move") {
+      plan.goal = a.at;
+      plan.path = path || [me.at, a.at];
+    } else if (a.target) {
+      const t = this.figure(a.target);
+      if (t) plan.target = t.at;
+    } else if (a.at) {
+      plan.goal = a.at;
+    }
+    this.map.setPlan(plan);
+  }
+
+  // -- the side panel --------------------------------------------------------------------
+  renderPanel() {
+    this.drawPanel();
+    scrollLog();
+  }
+
+  drawPanel() {
+    const panel = $("#action-panel");
+    const b = this.view.board;
+    if (this.dice) return this.renderDice();
+    if (b.over) {
+      panel.replaceChildren(h("div", { class: "over" },
+        h("h2", {}, b.winner ? `${b.winner} win` : "Draw"),
+        h("p", {}, `The fight is over after ${b.round} round(s)${b.end_reason ? ": " + b.end_reason : ""}.`),
+        h("p", { class: "hint" }, "Undo (u) takes back the last action.")));
+      return;
+    }
+    const me = this.figure(b.actor);
+    const head = h("h2", { class: "turn-head" },
+      h("span", { class: "dot", style: `background:${this.map.colour(me.team)}` }),
+      `${me.name}'s turn`, h("small", {}, ` ${this.role(b.actor).toUpperCase()} · ${me.team}`));
+    const parts = [head];
+    if (this.plan) parts.push(this.planCard());
+    else parts.push(h("p", { class: "hint", id: "pc-hint" },
+      `Click ${me.name}, then a highlighted cell to move or an enemy to attack; or pick an action below.`));
+    parts.push(this.selfActions());
+    panel.replaceChildren(...parts);
+  }
+
+  planCard() {
+    const p = this.plan;
+    const alts = p.alternatives.map((alt, i) => h("li", {},
+      h("button", {
+        class: "alt" + (this.chosen && this.chosen.alt === i ? " chosen" : ""), dataset: { i, command: alt.command },
+        onclick: () => this.choose({ action: alt.action, reason: alt.reason, command: alt.command, alt: i }),
+      }, h("span", { class: "cmd" }, alt.command), h("small", {}, alt.reason))));
+    const c = this.chosen;
+    return h("div", { id: "plan", class: "plan" },
+      h("div", { class: "plan-label" }, c.plan ? `Plan (${p.policy})` : "Chosen instead of the plan"),
+      h("div", { class: "plan-cmd", id: "plan-command" }, c.command),
+      h("p", { class: "plan-reason", id: "plan-reason" }, c.reason),
+      h("div", { class: "row" },
+        h("button", { id: "confirm", class: "primary", onclick: () => this.page.run(() => this.act(c.action, c.command)) }, "Confirm (Enter)"),
+        c.plan ? null : h("button", {
+          onclick: () => this.choose({ action: p.action, reason: p.reason, command: p.command, plan: true }),
+        }, "Back to the plan")),
+      alts.length ? h("details", { class: "alts", open: true },
+        h("summary", {}, "Alternatives"), h("ol", {}, alts)) : null,
+      h("p", { class: "hint" }, "Or click the figure, then another cell or enemy."));
+  }
+
+  choose(c) {
+    this.chosen = c;
+    this.renderPanel();
+    this.page.run(() => this.refreshOverlays());
+  }
+
+  selfActions() {
+    const own = this.legal.filter((a) => !a.target && a.type !== "move" && a.type !== "pick_up");
+    own.sort((a, b) => (SELF_KINDS_ORDER.indexOf(a.type) + 1 || 99) - (SELF_KINDS_ORDER.indexOf(b.type) + 1 || 99));
+    return h("div", { class: "self-actions" },
+      h("div", { class: "label" }, "Actions"),
+      h("div", { class: "buttons" }, own.map((a) => h("button", {
+        class: "act" + (a.type === "end_turn" ? " end" : ""), dataset: { type: a.type, command: a.command },
+        title: shortLabel(a),
+        onclick: () => this.page.run(() => this.act(a)),
+      }, a.command))));
+  }
+
+  // -- acting ---------------------------------------------------------------------------
+  async act(action, label = null) {
+    if (this.view.settings.dice_mode === "manual") return this.startDice(action, label || action.command || action.type);
+    return this.resolve(action, null);
+  }
+
+  /** A request that changes nothing when it fails: the server's fight is shown again (another
+   *  page may have moved it on) and the error goes up to be shown. */
+  async orRefresh(fn) {
+    try {
+      return await fn();
+    } catch (e) {
+      try { await this.refresh(); } catch (e2) { /* the first error is the one to show */ }
+      throw e;
+    }
+  }
+
+  async resolve(action, dice) {
+    const body = { action: actionBody(action), actor: this.view.board.actor };
+    if (dice) body.dice = dice;
+    const r = await this.orRefresh(() => post(`/fights/${this.fid}/actions`, body));
+    clearError();
+    await this.refresh();
+    return r;
+  }
+
+  async undo() {
+    try {
+      const r = await post(`/fights/${this.fid}/undo`);
+      say(`Undone: ${r.undone}`);
+    } finally {
+      await this.refresh(true);
+    }
+  }
+
+  async setDiceMode(mode) {
+    await put(`/fights/${this.fid}/settings`, { dice_mode: mode });
+    await this.refresh();
+  }
+
+  // -- manual dice ------------------------------------------------------------------------
+  async startDice(action, label) {
+    const ask = { action: actionBody(action), actor: this.view.board.actor, dice: [] };
+    const r = await this.orRefresh(() => post(`/fights/${this.fid}/dice`, ask));
+    if (!r.request) return this.resolve(action, []);
+    this.dice = { action, label, faces: [], request: r.request };
+    this.renderDice();
+  }
+
+  renderDice() {
+    const d = this.dice;
+    const req = d.request;
+    const inputs = req.sides.map((s, i) => h("input", {
+      class: "die", type: "text", inputmode: "numeric", "aria-label": `d${s}`, placeholder: `d${s}`,
+      dataset: { sides: s, i },
+    }));
+    const form = h("form", { id: "dice", class: "dice", onsubmit: (ev) => { ev.preventDefault(); this.page.run(() => this.submitDice(inputs)); } },
+      h("div", { class: "plan-label" }, `Dice for: ${d.label}`),
+      h("p", { id: "dice-prompt" }, req.text.replace(/ - enter .*$/, "")),
+      h("div", { class: "dice-row" }, inputs.map((inp, i) => h("label", {}, h("span", {}, `d${req.sides[i]}`), inp))),
+      d.faces.length ? h("p", { class: "hint" }, `entered so far: ${d.faces.join(" ")}`) : null,
+      h("div", { class: "row" },
+        h("button", { id: "dice-ok", class: "primary", type: "submit" }, "Enter the dice (Enter)"),
+        h("button", {
+          id: "dice-roll", type: "button", onclick: () => {
+            inputs.forEach((inp) => (inp.value = String(1 + Math.floor(Math.random() * Number(inp.dataset.sides)))));
+          },
+        }, "Roll for me"),
+        h("button", { id: "dice-cancel", type: "button", onclick: () => this.cancelDice() }, "Cancel (Esc)")));
+    $("#action-panel").replaceChildren(form);
+    scrollLog();
+    inputs[0].focus();
+  }
+
+  async submitDice(inputs) {
+    const faces = inputs.map((inp) => inp.value.trim());
+    const bad = faces.findIndex((v) => !/^\d+$/.test(v));
+    if (bad >= 0) {
+      say(`die ${bad + 1}: enter a whole number (a d${inputs[bad].dataset.sides} shows 1..${inputs[bad].dataset.sides})`, "error");
+      inputs[bad].focus();
+      return;
+    }
+    const d = this.dice;
+    const all = d.faces.concat(faces.map(Number));
+    const r = await post(`/fights/${this.fid}/dice`, { action: actionBody(d.action), actor: this.view.board.actor, dice: all });
+    clearError();
+    d.faces = all;
+    if (r.request) {
+      d.request = r.request;
+      this.renderDice();
+      return;
+    }
+    this.dice = null;
+    await this.resolve(d.action, all);
+  }
+
+  cancelDice() {
+    this.dice = null;
+    this.renderPanel();
+  }
+
+  // -- the map ---------------------------------------------------------------------------
+  onCell(x, y, fig, ev) {
+    if (!this.view || this.page.busy || this.dice) return;
+    const b = this.view.board;
+    if (b.over || !b.actor) return;
+    if (fig && fig.id === b.actor && !this.selected) {
+      this.selected = true;
+      this.page.run(() => this.refreshOverlays());
+      say(`${fig.name} selected: click a cell to move or a figure to act on (Esc to drop)`);
+      return;
+    }
+    if (!this.selected) {
+      if (fig && fig.id !== b.actor) say(`click ${this.figure(b.actor).name} first, then ${fig.name}`);
+      return;
+    }
+    if (fig && fig.id === b.actor) {
+      this.selected = false;
+      this.page.run(() => this.refreshOverlays());
+      return;
+    }
+    const here = this.view.board.figures.filter((f) => f.at[0] === x && f.at[1] === y).map((f) => f.id);
+    const acts = this.legal.filter((a) => (a.target && here.includes(a.target)) || sameCell(a, x, y));
+    const moves = acts.filter((a) => a.type === "move");
+    if (acts.length === 1 && moves.length === 1) {
+      this.page.run(() => this.act(moves[0]));
+      return;
+    }
+    if (!acts.length) {
+      const who = this.figure(b.actor).name;
+      say(fig ? `${who} has no action against ${fig.name} now` : `${who} cannot move to [${x}, ${y}] now`);
+      return;
+    }
+    const title = fig ? `${this.figure(b.actor).name} → ${fig.name}` : `[${x}, ${y}]`;
+    const [cx, cy] = this.map.cellCentre(x, y);
+    openMenu(cx, cy, title, acts.map((a) => ({
+      label: a.command, note: a.label && a.label !== a.command ? a.label : null,
+      run: () => this.page.run(() => this.act(a)),
+    })));
+  }
+
+  onHover(x, y, fig, ev) {
+    if (x === null || x === undefined) {
+      this.hover = null;
+      return;
+    }
+    const lines = cellLines(this.view ? this.view.map : null, x, y, fig, this.map.terrainAt(x, y));
+    tooltip(ev, lines);
+    const same = this.hover && this.hover[0] === x && this.hover[1] === y;
+    this.hover = [x, y];
+    if (this.page.show.cover && !same && this.view && !this.view.board.over) {
+      clearTimeout(this.hoverTimer);
+      this.hoverTimer = setTimeout(() => this.coverAt(x, y, ev), 120);
+    }
+  }
+
+  async coverAt(x, y, ev) {
+    try {
+      await this.refreshOverlays([x, y]);
+    } catch (e) {
+      say(errorText(e), "error");
+      return;
+    }
+    if (!this.hover || this.hover[0] !== x || this.hover[1] !== y || !this.ov || !this.ov.cover) return;
+    const fig = this.map.figureAt(x, y);
+    const lines = cellLines(this.view.map, x, y, fig, this.map.terrainAt(x, y));
+    for (const c of this.ov.cover) {
+      const mine = c.cover ? `${c.cover_name} cover${c.cover_effect ? " (" + c.cover_effect + ")" : ""}` : "no cover";
+      const theirs = c.their_cover ? `${c.their_cover_name} cover` : "no cover";
+      lines.push(c.los ? `vs ${c.name}: ${mine}; they have ${theirs}; ${c.distance_m} m` : `vs ${c.name}: out of sight`);
+    }
+    tooltip(ev, lines);
+  }
+
+  onKey(ev, typing) {
+    if (document.body.dataset.state === "setup" || !this.view) return false;
+    const k = ev.key;
+    if (k === "Escape") {
+      if (this.dice) {
+        this.cancelDice();
+        return true;
+      }
+      if (this.selected) {
+        this.selected = false;
+        this.page.run(() => this.refreshOverlays());
+        return true;
+      }
+      return false;
+    }
+    if (this.page.busy) return false;
+    const mod = ev.ctrlKey || ev.metaKey;
+    if ((k === "z" || k === "Z") && mod && !typing) {
+      this.page.run(() => this.undo());
+      return true;
+    }
+    if (typing || mod || ev.altKey) return false;
+    if (k === "u") {
+      this.page.run(() => this.undo());
+      return true;
+    }
+    if (k === "Enter" && !(ev.target && ev.target.tagName === "BUTTON") && this.chosen && !this.dice) {
+      const c = this.chosen;
+      this.page.run(() => this.act(c.action, c.command));
+      return true;
+    }
+    return false;
+  }
+}
