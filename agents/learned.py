@@ -24,6 +24,9 @@ from rules.ruleset import get_ruleset
 from rules.state import BattleState, Combatant
 
 FORMAT = "tactica-policy"
+#: architecture parts: `cnn` / `mlp` features, and `spatial` (plus its `spatial` head record)
+_PLAIN_PARTS = ("grid", "vec", "trunk")
+_SPATIAL_PARTS = ("cells", "grid", "vec", "pi", "action")
 
 
 def _fp_hash(fp: dict[str, Any]) -> str:
@@ -34,13 +37,15 @@ def shipped_policy_path(ruleset: str) -> Path:
     return Path(str(resources.files("tactica"))) / "policies" / f"{ruleset}.npz"
 
 
-def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: tuple[int, int], pad: tuple[int, int]) -> np.ndarray:
-    """x (N, C, H, W), w (O, C, kh, kw) -> (N, O, H', W') as torch.nn.Conv2d."""
+def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: tuple[int, int], pad: tuple[int, int],
+            dilation: tuple[int, int] = (1, 1)) -> np.ndarray:
+    """x (N, C, H, W), w (O, C, kh, kw) -> (N, O, H', W') as torch.nn.Conv2d (with dilation)."""
     if pad[0] or pad[1]:
         x = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
     kh, kw = w.shape[2], w.shape[3]
-    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))  # N C H' W' kh kw
-    win = win[:, :, ::stride[0], ::stride[1]]
+    eh, ew = (kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1   # the dilated kernel's extent
+    win = np.lib.stride_tricks.sliding_window_view(x, (eh, ew), axis=(2, 3))  # N C H' W' eh ew
+    win = win[:, :, ::stride[0], ::stride[1], ::dilation[0], ::dilation[1]]
     out = np.einsum("nchwij,ocij->nohw", win, w, optimize=True)
     return out + b[None, :, None, None]
 
@@ -94,8 +99,29 @@ class NumpyPolicy(Policy):
             raise TacticaError(f"the policy was trained for {fp['ruleset']} v{fp['version']} with another "
                                f"observation/action layout", source=src, field="__meta__.fingerprint",
                                expected=f"the layout of {rs.name} v{rs.version} (retrain or re-export)")
-        for part in ("grid", "vec", "trunk"):
-            for layer in meta["architecture"][part]:
+        arch = meta.get("architecture")
+        if not isinstance(arch, dict):
+            raise TacticaError("no architecture", source=src, field="__meta__.architecture",
+                               expected="the layer specs written by `tactica export-policy`")
+        spatial = arch.get("spatial")
+        parts = _SPATIAL_PARTS if spatial is not None else _PLAIN_PARTS
+        missing = [p for p in parts if not isinstance(arch.get(p), list)]
+        if missing:
+            raise TacticaError(f"architecture without {', '.join(missing)}", source=src,
+                               field="__meta__.architecture", expected=" + ".join(parts))
+        stacks = [arch[p] for p in parts]
+        if spatial is not None:
+            try:
+                off, h, w = int(spatial["move_offset"]), int(spatial["height"]), int(spatial["width"])
+                stacks += [list(spatial["to_cells"]), list(spatial["move_head"])]
+            except (KeyError, TypeError, ValueError):
+                raise TacticaError("incomplete spatial head", source=src, field="__meta__.architecture.spatial",
+                                   expected="to_cells, move_head, move_offset, height, width") from None
+            if (h, w) != (lay.height, lay.width) or not 0 < off <= lay.n_actions - h * w:
+                raise TacticaError(f"move block {h}x{w} at {off}", source=src, field="__meta__.architecture.spatial",
+                                   expected=f"the layout's {lay.height}x{lay.width} move block at 1")
+        for layers in stacks:
+            for layer in layers:
                 if layer["op"] in ("conv2d", "linear"):
                     for suf in (".w", ".b"):
                         if layer["name"] + suf not in arrays:
@@ -115,7 +141,8 @@ class NumpyPolicy(Policy):
         for L in layers:
             op = L["op"]
             if op == "conv2d":
-                x = _conv2d(x, w[L["name"] + ".w"], w[L["name"] + ".b"], tuple(L["stride"]), tuple(L["padding"]))
+                x = _conv2d(x, w[L["name"] + ".w"], w[L["name"] + ".b"], tuple(L["stride"]), tuple(L["padding"]),
+                            tuple(L.get("dilation", (1, 1))))
             elif op == "linear":
                 x = x @ w[L["name"] + ".w"].T + w[L["name"] + ".b"]
             elif op == "relu":
@@ -129,12 +156,23 @@ class NumpyPolicy(Policy):
     def logits(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         """Action logits for a batch of observations (arrays with a leading batch axis)."""
         arch = self.meta["architecture"]
-        g = self._run(arch["grid"], obs["grid"].astype(np.float32))
+        spatial = arch.get("spatial")
+        grid = obs["grid"].astype(np.float32)
+        cells = self._run(arch["cells"], grid) if spatial is not None else None
+        g = self._run(arch["grid"], cells if cells is not None else grid)
         n = obs["grid"].shape[0]
         v = np.concatenate([obs["cover"].reshape(n, -1), obs["economy"].reshape(n, -1),
                             obs["units"].reshape(n, -1)], axis=1).astype(np.float32)
         v = self._run(arch["vec"], v)
-        return self._run(arch["trunk"], np.concatenate([g, v], axis=1))
+        if spatial is None:
+            return self._run(arch["trunk"], np.concatenate([g, v], axis=1))
+        latent = self._run(arch["pi"], np.concatenate([g, v], axis=1))
+        out = self._run(arch["action"], latent)
+        h = np.maximum(cells + self._run(spatial["to_cells"], latent)[:, :, None, None], 0)
+        moves = self._run(spatial["move_head"], h).reshape(n, -1)
+        off = int(spatial["move_offset"])
+        out[:, off:off + moves.shape[1]] = moves
+        return out
 
     def action_probs(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         """Masked softmax over actions for a batch (as MaskablePPO's distribution)."""

@@ -65,12 +65,48 @@ def test_same_seed_same_first_actions(tmp_path, run):
             obs, _ = env.reset()
 
 
-def test_export_matches_sb3_probabilities_on_a_thousand_observations(run):
+@pytest.fixture(scope="module")
+def spatial_run(tmp_path_factory) -> dict:
+    """A `spatial` run: a tiny behaviour-cloning warm start, 256 PPO steps, then resumed to 512."""
+    out = tmp_path_factory.mktemp("spatial")
+    c = cfg(out, run_name="s", features="spatial", total_steps=256, checkpoint_interval=128, eval_interval=0,
+            pretrain={"samples": 64, "workers": 1, "epochs": 1, "batch_size": 32})
+    d = train(c, progress=False)
+    first = {"step": json.loads((d / "checkpoints" / "latest.json").read_text())["step"],
+             "meta": NumpyPolicy(d / "policy.npz").meta}
+    d2 = train(load_config({**c.to_dict(), "total_steps": 512}), resume=True, progress=False)
+    return {"dir": d2, "first": first}
+
+
+def test_spatial_run_writes_policy_and_resumes_from_its_checkpoint(spatial_run):
+    from sb3_contrib import MaskablePPO
+
+    from training.features import SpatialMaskablePolicy
+
+    d, first = spatial_run["dir"], spatial_run["first"]
+    assert first["step"] >= 256 and first["meta"]["steps"] == first["step"]
+    assert set(first["meta"]["architecture"]) == {"cells", "grid", "vec", "pi", "action", "spatial"}
+    assert (d / "pretrain.json").exists()
+    final = json.loads((d / "checkpoints" / "latest.json").read_text())["step"]
+    assert final >= 512 > first["step"]
+    assert NumpyPolicy(d / "policy.npz").meta["steps"] == final
+    model = MaskablePPO.load(str(d / "checkpoints" / "latest.zip"), device="cpu")
+    assert type(model.policy) is SpatialMaskablePolicy and model.policy.features_extractor.mode == "spatial"
+    with pytest.raises(TacticaError, match="spatial features"):   # resuming under another `features`
+        train(load_config({**BASE, "out_dir": str(d.parent), "run_name": d.name, "total_steps": 1024,
+                           "features": "cnn"}), resume=True, progress=False)
+
+
+@pytest.mark.parametrize("features", ["cnn", "spatial"])
+def test_export_matches_sb3_probabilities_on_a_thousand_observations(features, request):
     import torch
     from sb3_contrib import MaskablePPO
 
+    run = request.getfixturevalue("run") if features == "cnn" else request.getfixturevalue("spatial_run")["dir"]
     model = MaskablePPO.load(str(run / "checkpoints" / "latest.zip"), device="cpu")
     pol = NumpyPolicy(run / "policy.npz")
+    if features == "cnn":  # the file format of cnn / mlp policies is the one of older exports
+        assert set(pol.meta["architecture"]) == {"grid", "vec", "trunk"}
     env = duel_env()
     pol.check_env(env.layout)
     obs, _ = env.reset(seed=0)
@@ -215,3 +251,61 @@ def test_behaviour_cloning_demos_are_legal_seeded_and_learnable(tmp_path):
     after = agreement(model, d)
     assert before < 0.5 < 0.8 < after
     assert stats[-1]["loss"] < stats[0]["loss"]
+
+
+def test_spatial_move_logits_follow_the_grid():
+    """`spatial`: the move logits are a convolution of the grid: a feature moved on the map
+    moves the move-logit map with it (with the global grid branch switched off, so the
+    latent is the same for both maps); the `cnn` policy's are not. The move head is trained
+    (in the optimizer, reached by the gradient)."""
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
+
+    from training.features import SkirmishExtractor, SpatialMaskablePolicy
+
+    env = duel_env()
+    H, W = env.layout.height, env.layout.width
+    torch.manual_seed(0)
+    spatial = SpatialMaskablePolicy(env.observation_space, env.action_space, lambda _: 3e-4, net_arch=[32, 32])
+    cnn = MaskableMultiInputActorCriticPolicy(env.observation_space, env.action_space, lambda _: 3e-4,
+                                              net_arch=[32, 32], features_extractor_class=SkirmishExtractor,
+                                              features_extractor_kwargs={"mode": "cnn"})
+    with torch.no_grad():
+        spatial.features_extractor.grid_fc[0].weight.zero_()
+
+    def obs_with_enemy_at(x: int, y: int) -> dict:
+        o = {k: torch.zeros((1, *sp.shape)) for k, sp in env.observation_space.items()}
+        o["grid"][0, env.grid_channels.index("enemies"), y, x] = 1.0
+        return o
+
+    def move_map(policy, obs) -> np.ndarray:
+        with torch.no_grad():
+            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs))
+            lg = policy.action_logits(latent) if policy is spatial else policy.action_net(latent)
+        return lg[0, 1:1 + H * W].reshape(H, W).numpy()
+
+    a, b = obs_with_enemy_at(5, 4), obs_with_enemy_at(8, 6)   # moved by (+3, +2)
+    win_a, win_b = np.s_[2:H - 4, 2:W - 5], np.s_[4:H - 2, 5:W - 2]  # 2 cells off the map edges
+    m_a, m_b = move_map(spatial, a), move_map(spatial, b)
+    assert np.ptp(m_a[win_a]) > 1e-6                     # the feature shows in the move logits
+    np.testing.assert_allclose(m_a[win_a], m_b[win_b], atol=1e-6)   # (so the argmax moves along too)
+    assert not np.allclose(move_map(cnn, a)[win_a], move_map(cnn, b)[win_b], atol=1e-6)
+
+    in_opt = {id(p) for g in spatial.optimizer.param_groups for p in g["params"]}
+    assert all(id(p) in in_opt for p in spatial.parameters())
+    obs, _ = env.reset(seed=0)
+    mask = env.action_masks()
+    move = int(np.flatnonzero(mask[1:1 + H * W])[0]) + 1
+    spatial.zero_grad()
+    _, logp, _ = spatial.evaluate_actions(spatial.obs_to_tensor(obs)[0], torch.tensor([move]), action_masks=mask[None])
+    logp.sum().backward()
+    for mod in (spatial.move_head, spatial.to_cells, spatial.features_extractor.cells_net[0]):
+        assert mod.weight.grad is not None and mod.weight.grad.abs().sum() > 0
+    with pytest.raises(RuntimeError, match="extract_features"):   # the cells of a pass are used once
+        spatial.action_logits(torch.zeros(1, 32))
+
+
+def test_unknown_features_mode_names_the_field_and_the_choices():
+    from rules.errors import ScenarioError
+    with pytest.raises(ScenarioError, match=r"features.*cnn, mlp or spatial"):
+        load_config({"features": "conv"})

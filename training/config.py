@@ -72,7 +72,9 @@ class TrainConfig:
     time_limit_minutes: float = 0.0
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
-    features: str = "cnn"        #: "cnn" (convolutions over grid + MLP) or "mlp" (everything flattened)
+    #: "cnn" (convolutions over grid + MLP), "mlp" (everything flattened) or "spatial" (per-cell
+    #: convolutional features; the move actions are scored by a convolutional head over them)
+    features: str = "cnn"
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
     eval_interval: int = 20_000  #: steps between evaluations (0: none)
@@ -85,6 +87,12 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+#: the `features` architectures (training/features.py)
+FEATURE_MODES = ("cnn", "mlp", "spatial")
+#: fields that take one of a few names
+_CHOICES = {(TrainConfig, "features"): FEATURE_MODES}
 
 
 def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
@@ -118,6 +126,10 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
                 v = type(default)(v) if not (isinstance(default, int) and isinstance(v, float) and v != int(v)) else v
             if isinstance(default, list) and not isinstance(v, list):
                 raise ScenarioError(f"{v!r}", source=source, field=path, expected="a list")
+            choices = _CHOICES.get((cls, k))
+            if choices and v not in choices:
+                raise ScenarioError(f"{v!r}", source=source, field=path,
+                                    expected=f"{', '.join(choices[:-1])} or {choices[-1]}")
             kwargs[k] = v
     missing = [f.name for f in fields.values() if _required(f) and f.name not in kwargs]
     if missing:

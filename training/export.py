@@ -2,7 +2,16 @@
 
 The file holds the weights as arrays and one JSON string `__meta__`: ruleset and version,
 env id, the observation/action layout fingerprint (and its hash), and the architecture as
-a list of layer specs (`conv2d`, `linear`, `relu`, `tanh`, `flatten`).
+lists of layer specs (`conv2d`, `linear`, `relu`, `tanh`, `flatten`):
+
+- `cnn` / `mlp` features: `grid` (grid -> features), `vec` (the concatenated vectors ->
+  features) and `trunk` (both features concatenated -> policy MLP -> action logits).
+- `spatial` features (`SpatialMaskablePolicy`): `cells` (grid -> per-cell features
+  (N, K, H, W)), `grid` (cells -> features), `vec`, `pi` (policy MLP -> latent), `action`
+  (latent -> logits of every action) and `spatial` = {`to_cells`: layers (latent -> K),
+  `move_head`: layers (a 1x1 conv2d, K -> 1), `move_offset`, `height`, `width`}: the logits
+  [move_offset : move_offset + H*W] are replaced by
+  `move_head(relu(cells + to_cells(latent)[:, :, None, None]))` flattened.
 """
 
 from __future__ import annotations
@@ -33,7 +42,10 @@ def _stack(seq: nn.Module, prefix: str, arrays: dict[str, np.ndarray]) -> list[d
         if isinstance(m, nn.Conv2d):
             arrays[name + ".w"] = m.weight.detach().cpu().numpy().astype(np.float32)
             arrays[name + ".b"] = m.bias.detach().cpu().numpy().astype(np.float32)
-            layers.append({"op": "conv2d", "name": name, "stride": list(m.stride), "padding": list(m.padding)})
+            spec = {"op": "conv2d", "name": name, "stride": list(m.stride), "padding": list(m.padding)}
+            if tuple(m.dilation) != (1, 1):
+                spec["dilation"] = list(m.dilation)
+            layers.append(spec)
         elif isinstance(m, nn.Linear):
             arrays[name + ".w"] = m.weight.detach().cpu().numpy().astype(np.float32)
             arrays[name + ".b"] = m.bias.detach().cpu().numpy().astype(np.float32)
@@ -52,15 +64,26 @@ def _stack(seq: nn.Module, prefix: str, arrays: dict[str, np.ndarray]) -> list[d
 
 
 def export_model(model, path: str | Path, layout_fp: dict[str, Any], env_id: str, extra: dict | None = None) -> Path:
-    """Write the actor of a MaskablePPO model (with `SkirmishExtractor`) to `path` atomically."""
+    """Write the actor of a MaskablePPO model (with `SkirmishExtractor`, and `SpatialMaskablePolicy`
+    for `spatial` features) to `path` atomically."""
     pol = model.policy
     fx = pol.pi_features_extractor if hasattr(pol, "pi_features_extractor") else pol.features_extractor
     arrays: dict[str, np.ndarray] = {}
-    arch = {
+    arch: dict[str, Any] = {
         "grid": _stack(fx.grid_net, "grid", arrays) + _stack(fx.grid_fc, "grid_fc", arrays),
         "vec": _stack(fx.vec_net, "vec", arrays),
-        "trunk": _stack(pol.mlp_extractor.policy_net, "pi", arrays) + _stack(pol.action_net, "action", arrays),
     }
+    pi = _stack(pol.mlp_extractor.policy_net, "pi", arrays)
+    action = _stack(pol.action_net, "action", arrays)
+    if getattr(fx, "cells_net", None) is not None:
+        from training.features import MOVE_OFFSET
+        arch["cells"] = _stack(fx.cells_net, "cells", arrays)
+        arch["pi"], arch["action"] = pi, action
+        arch["spatial"] = {"to_cells": _stack(pol.to_cells, "to_cells", arrays),
+                           "move_head": _stack(pol.move_head, "move_head", arrays),
+                           "move_offset": MOVE_OFFSET, "height": pol.grid_h, "width": pol.grid_w}
+    else:
+        arch["trunk"] = pi + action
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "ruleset": layout_fp["ruleset"],
             "ruleset_version": layout_fp["version"], "env_id": env_id, "fingerprint": layout_fp,
             "fingerprint_hash": fingerprint_hash(layout_fp), "architecture": arch, **(extra or {})}

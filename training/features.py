@@ -1,27 +1,52 @@
-"""Features extractors for the Dict observation of `SkirmishEnv` (torch; training only).
+"""Features extractors and the spatial policy for the Dict observation of `SkirmishEnv`
+(torch; training only).
 
 `cnn`: two convolutions over `grid` (3x3, then 3x3 stride 2) and a linear layer, beside
 an MLP over the vectors (`cover`, `economy`, `units`); `mlp`: `grid` flattened instead.
-Both are plain layer stacks so `training.export` can write them for `NumpyPolicy`.
+
+`spatial`: two 3x3 convolutions at full resolution give per-cell features `cells`
+(N, 32, H, W); the global feature vector is a strided convolution over `cells` and a linear
+layer, beside the same vector MLP. `SpatialMaskablePolicy` then scores the move actions
+(one per map cell) with a fully convolutional head over `cells` conditioned on the policy
+latent, instead of a linear layer over the flattened features:
+`move logits = move_head(relu(cells + to_cells(latent_pi)))`, so "move next to this
+feature" is the same weights wherever the feature is on the map.
+
+All are plain layer stacks so `training.export` can write them for `NumpyPolicy`.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import torch
 from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from training.config import FEATURE_MODES
+#: first action index of the move block (index 0 ends the turn; see envs.encoding)
+MOVE_OFFSET = 1
+
 
 class SkirmishExtractor(BaseFeaturesExtractor):
-    """grid branch + vector branch, concatenated."""
+    """grid branch + vector branch, concatenated (features_dim = 2 * hidden).
 
-    def __init__(self, observation_space: spaces.Dict, mode: str = "cnn", hidden: int = 128) -> None:
+    In `spatial` mode the per-cell features of the last forward pass stay on the module as
+    `last_cells` (N, cells_channels, H, W) for `SpatialMaskablePolicy`'s move head.
+    """
+
+    def __init__(self, observation_space: spaces.Dict, mode: str = "cnn", hidden: int = 128,
+                 cells_channels: int = 32) -> None:
         C, H, W = observation_space["grid"].shape
         vec_dim = int(sum(np.prod(observation_space[k].shape) for k in ("cover", "economy", "units")))
         super().__init__(observation_space, features_dim=2 * hidden)
         self.mode = mode
+        self.cells_net: nn.Sequential | None = None
+        self.cells_channels = 0
+        self.last_cells: torch.Tensor | None = None
         if mode == "cnn":
             self.grid_net = nn.Sequential(nn.Conv2d(C, 16, 3, padding=1), nn.ReLU(),
                                           nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten())
@@ -30,12 +55,78 @@ class SkirmishExtractor(BaseFeaturesExtractor):
         elif mode == "mlp":
             self.grid_net = nn.Sequential(nn.Flatten())
             n = C * H * W
+        elif mode == "spatial":
+            k = self.cells_channels = int(cells_channels)
+            # dilated 3x3 convolutions (1, 1, 2, 4, 2): each cell sees a 21x21 neighbourhood
+            # (distances to enemies and cover across most of a map), at full resolution
+            self.cells_net = nn.Sequential(nn.Conv2d(C, k, 3, padding=1), nn.ReLU(),
+                                           nn.Conv2d(k, k, 3, padding=1), nn.ReLU(),
+                                           nn.Conv2d(k, k, 3, padding=2, dilation=2), nn.ReLU(),
+                                           nn.Conv2d(k, k, 3, padding=4, dilation=4), nn.ReLU(),
+                                           nn.Conv2d(k, k, 3, padding=2, dilation=2), nn.ReLU())
+            self.grid_net = nn.Sequential(nn.Conv2d(k, 32, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten())
+            with torch.no_grad():
+                n = self.grid_net(torch.zeros(1, k, H, W)).shape[1]
         else:
-            raise ValueError(f"features mode {mode!r}: expected cnn or mlp")
+            raise ValueError(f"features mode {mode!r}: expected {', '.join(FEATURE_MODES)}")
         self.grid_fc = nn.Sequential(nn.Linear(n, hidden), nn.ReLU())
         self.vec_net = nn.Sequential(nn.Linear(vec_dim, hidden), nn.ReLU())
 
     def forward(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
-        g = self.grid_fc(self.grid_net(obs["grid"]))
+        x = obs["grid"]
+        if self.cells_net is not None:
+            x = self.last_cells = self.cells_net(x)
+        g = self.grid_fc(self.grid_net(x))
         v = torch.cat([obs["cover"].flatten(1), obs["economy"], obs["units"].flatten(1)], dim=1)
         return torch.cat([g, self.vec_net(v)], dim=1)
+
+
+class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
+    """MaskablePPO policy whose move logits come from a 1x1 convolution over the cells.
+
+    Needs `SkirmishExtractor` in `spatial` mode (the default features extractor here).
+    `action_net` still scores every action; its move block [1 : 1 + H*W] is replaced by
+    `move_head(relu(cells + to_cells(latent_pi)[:, :, None, None]))` flattened (index
+    1 + y * W + x, the action layout's). The cells are those of the actor's features
+    extractor's last forward pass: sb3-contrib's `forward`, `evaluate_actions` and
+    `get_distribution` all run it on the same observations just before
+    `_get_action_dist_from_latent`.
+    """
+
+    def __init__(self, observation_space, action_space, lr_schedule, *args, **kwargs) -> None:
+        kwargs.setdefault("features_extractor_class", SkirmishExtractor)
+        fx_kwargs = dict(kwargs.get("features_extractor_kwargs") or {})
+        fx_kwargs.setdefault("mode", "spatial")
+        kwargs["features_extractor_kwargs"] = fx_kwargs
+        _, self.grid_h, self.grid_w = observation_space["grid"].shape
+        if action_space.n < MOVE_OFFSET + self.grid_h * self.grid_w:
+            raise ValueError(f"action space of {action_space.n} has no move block of {self.grid_h}x{self.grid_w}")
+        super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        k = getattr(self.pi_features_extractor, "cells_channels", 0)
+        if not k:
+            raise ValueError("SpatialMaskablePolicy needs a features extractor in `spatial` mode "
+                             "(SkirmishExtractor(mode='spatial'))")
+        self.to_cells = nn.Linear(self.mlp_extractor.latent_dim_pi, k)
+        self.move_head = nn.Conv2d(k, 1, 1)
+        if self.ortho_init:  # as SB3 does: hidden layers sqrt(2), the action output 0.01
+            self.to_cells.apply(partial(self.init_weights, gain=np.sqrt(2)))
+            self.move_head.apply(partial(self.init_weights, gain=0.01))
+        # the optimizer SB3 made in _build misses the new modules: make it again, the same way
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def action_logits(self, latent_pi: torch.Tensor) -> torch.Tensor:
+        """Raw (unmasked) logits of every action, from the actor latent of the last forward."""
+        cells = self.pi_features_extractor.last_cells
+        if cells is None or cells.shape[0] != latent_pi.shape[0]:
+            raise RuntimeError("no cells from the features extractor for this batch: run extract_features first")
+        self.pi_features_extractor.last_cells = None  # consumed: a stale batch can never be reused
+        logits = self.action_net(latent_pi)
+        h = torch.relu(cells + self.to_cells(latent_pi)[:, :, None, None])
+        moves = self.move_head(h).flatten(1)
+        return torch.cat([logits[:, :MOVE_OFFSET], moves, logits[:, MOVE_OFFSET + moves.shape[1]:]], dim=1)
+
+    def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):
+        return self.action_dist.proba_distribution(action_logits=self.action_logits(latent_pi))

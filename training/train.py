@@ -146,7 +146,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    from training.features import SkirmishExtractor
+    from training.features import SkirmishExtractor, SpatialMaskablePolicy
 
     run_dir = run_dir_for(cfg)
     ckpt_dir = run_dir / "checkpoints"
@@ -185,10 +185,16 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
         except Exception as e:  # zip/pickle errors from a damaged file
             raise TacticaError(f"cannot load checkpoint: {e.__class__.__name__}", source=str(latest),
                                field="(file)", expected="a checkpoint written by `tactica train`") from None
+        mode = getattr(model.policy.features_extractor, "mode", None)
+        if mode != cfg.features:
+            raise TacticaError(f"the checkpoint has {mode} features", source=str(latest), field="features",
+                               expected=f"the checkpoint's features ({mode}), or a new run for {cfg.features}")
     else:
         p = cfg.ppo
+        # `spatial`: the move actions get a convolutional head over the per-cell features
+        policy = SpatialMaskablePolicy if cfg.features == "spatial" else "MultiInputPolicy"
         model = MaskablePPO(
-            "MultiInputPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+            policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
             n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
             ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
             tensorboard_log=str(run_dir / "tb"),
