@@ -92,9 +92,11 @@ def test_spatial_run_writes_policy_and_resumes_from_its_checkpoint(spatial_run):
     assert NumpyPolicy(d / "policy.npz").meta["steps"] == final
     model = MaskablePPO.load(str(d / "checkpoints" / "latest.zip"), device="cpu")
     assert type(model.policy) is SpatialMaskablePolicy and model.policy.features_extractor.mode == "spatial"
+    before = (d / "config.yaml").read_text()
     with pytest.raises(TacticaError, match="spatial features"):   # resuming under another `features`
         train(load_config({**BASE, "out_dir": str(d.parent), "run_name": d.name, "total_steps": 1024,
                            "features": "cnn"}), resume=True, progress=False)
+    assert (d / "config.yaml").read_text() == before   # a refused resume leaves the run's config alone
 
 
 @pytest.mark.parametrize("features", ["cnn", "spatial"])

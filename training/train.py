@@ -159,7 +159,6 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
         raise TacticaError("the run folder already has checkpoints", source=str(run_dir), field="run_name",
                            expected="a new run name, or --resume")
     ckpt_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False).encode())
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(1)
 
@@ -207,6 +206,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     def elapsed() -> float:
         return clock["before"] + time.perf_counter() - clock["start"]
 
+    # written once the checkpoint (on --resume) has been checked: a refused resume leaves the run as it was
+    _atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False).encode())
     csv_path = run_dir / "eval.csv"
     if not csv_path.exists():
         csv_path.write_text("step,opponent,win_rate,episodes\n")
