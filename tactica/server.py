@@ -346,6 +346,16 @@ def _parse_action(s: BattleState, body: ActionBody) -> Action:
     return action
 
 
+def _acting_action(b: Battle, actor: str | None, body_action: Any) -> Action:
+    """The action asked of the acting figure: 409 when the fight is over or another figure acts."""
+    s = b.state
+    if s.over:
+        raise ApiError(409, "the fight is over", "action")
+    if actor is not None and actor != s.actor.id:
+        raise ApiError(409, f"it is {s.actor.id}'s turn, not {actor!r}'s", "actor")
+    return _parse_action(s, body_action)
+
+
 def _check_legal(b: Battle, action: Action, fid: str) -> None:
     if action not in b.legal_actions():
         raise ApiError(422, f"{action} is not legal for {b.state.actor.id} now (GET /fights/{fid}/legal)", "action")
@@ -601,11 +611,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         with f.lock:
             b = f.battle
             s = b.state
-            if s.over:
-                raise ApiError(409, "the fight is over", "action")
-            if body.actor is not None and body.actor != s.actor.id:
-                raise ApiError(409, f"it is {s.actor.id}'s turn, not {body.actor!r}'s", "actor")
-            action = _parse_action(s, body.action)
+            action = _acting_action(b, body.actor, body.action)
             with ENGINE_LOCK:
                 _check_legal(b, action, fid)
                 nb = _copy_battle(b)
@@ -735,12 +741,7 @@ def _page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> Non
         f = store.get(fid)
         with f.lock:
             b = f.battle
-            s = b.state
-            if s.over:
-                raise ApiError(409, "the fight is over", "action")
-            if body.actor is not None and body.actor != s.actor.id:
-                raise ApiError(409, f"it is {s.actor.id}'s turn, not {body.actor!r}'s", "actor")
-            action = _parse_action(s, body.action)
+            action = _acting_action(b, body.actor, body.action)
             with ENGINE_LOCK:
                 _check_legal(b, action, fid)
                 return _next_roll(b, action, body.dice)
