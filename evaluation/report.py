@@ -9,14 +9,17 @@ as `--json`). Files are written whole (a temporary file, then a rename).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from rules.errors import TacticaError
+from rules.serialize import atomic_write
+
+
+def _write(path: Path, data: bytes) -> None:
+    atomic_write(path, data, mode=0o644)  # a report is for reading
 
 
 def win_matrix(result: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -35,14 +38,6 @@ def win_matrix(result: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarra
         rate[j, i] = p["b_wins"] / p["n"] if p["n"] else np.nan
         cnt[i, j] = cnt[j, i] = p["n"]
     return pols, rate, cnt
-
-
-def _atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.chmod(tmp, 0o644)  # mkstemp makes 0600: a report is for reading
-    os.replace(tmp, path)
 
 
 def heatmap_png(result: dict[str, Any], path: Path, title: str | None = None) -> Path:
@@ -76,7 +71,7 @@ def heatmap_png(result: dict[str, Any], path: Path, title: str | None = None) ->
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     plt.close(fig)
-    _atomic(path, buf.getvalue())
+    _write(path, buf.getvalue())
     return path
 
 
@@ -132,8 +127,8 @@ def write_report(result: dict[str, Any], folder: str | Path, command: str | None
         raise TacticaError(f"cannot create it ({e.strerror})", source=str(d), field="--report",
                            expected="a writable folder") from None
     heatmap_png(result, d / "heatmap.png")
-    _atomic(d / "results.json", (json.dumps(result, indent=2) + "\n").encode())
-    _atomic(d / "report.md", markdown(result, command, seconds).encode())
+    _write(d / "results.json", (json.dumps(result, indent=2) + "\n").encode())
+    _write(d / "report.md", markdown(result, command, seconds).encode())
     return d / "report.md"
 
 

@@ -61,9 +61,7 @@ import copy
 import datetime as _dt
 import difflib
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -77,7 +75,7 @@ from rules.dice import Dice
 from rules.errors import DiceError, IllegalActionError, TacticaError
 from rules.events import Event, narrate
 from rules.scenario import new_battle, resolve_scenario
-from rules.serialize import FORMAT, battle_from_dict, battle_to_dict
+from rules.serialize import FORMAT, atomic_write, battle_from_dict, battle_to_dict
 from rules.state import BattleState, Combatant
 
 SESSION_FORMAT = "tactica-autopilot"
@@ -837,33 +835,6 @@ def _set_policy_rng_state(p, st: Mapping[str, Any]) -> None:
             cur.bit_generator.state = v["generator"]
         elif isinstance(cur, Dice) and "dice" in v:
             cur.set_state(v["dice"])
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically: a temporary file in the same folder, fsync, rename."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # pragma: no cover - some file systems refuse a folder fsync
-        pass
 
 
 def read_save(path: str | Path) -> dict[str, Any]:

@@ -25,6 +25,7 @@ import yaml
 
 from agents.base import Policy
 from rules.errors import TacticaError
+from rules.serialize import atomic_write
 from training.config import TrainConfig
 from training.export import export_model, fingerprint_hash
 
@@ -76,13 +77,7 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, opponents: list[str], held_out:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.chmod(tmp, 0o644)  # mkstemp makes 0600: a report is for reading
-    os.replace(tmp, path)
+    atomic_write(path, data, mode=0o644)
 
 
 def run_dir_for(cfg: TrainConfig) -> Path:
