@@ -78,6 +78,8 @@ class Ctx:
     odds: list[A.Odds] = field(default_factory=list)
     aggression: float = 1.3
     ereach: dict[str, float] = field(default_factory=dict)
+    #: what a shot from a cell counts for when it must wait for the next turn
+    later: float = 0.3
     memo: dict[int, float] = field(default_factory=dict)
     shots: dict[int, A.Odds] = field(default_factory=dict)  # the best attack from a cell (exact)
     #: per enemy: (figure, cell, x, y, reach in metres, danger, priority), for the hot loops
@@ -209,12 +211,14 @@ class TacticalPolicy(Policy):
         def_weight = 1.0 if frac >= self.hurt else 1.6
         # draws win nothing: the longer the fight, the bolder the figure
         aggression = 1.3 + 0.7 * min(1.0, state.round / max(1, state.round_limit))
-        aggression += 0.5 * min(4, self._quiet(rs, state, me))
+        quiet = self._quiet(rs, state, me)
+        aggression += 0.5 * min(4, quiet)
         ereach = {e.id: rs.reach_m(e) for e in enemies}
         w = state.grid.width
         table = [(e, e.pos, e.pos % w, e.pos // w, ereach[e.id], danger[e.id], prio[e.id]) for e in enemies]
         return Ctx(rs, state, me, legal, enemies, allies, hp, frac, reach, A.is_melee(rs, me) if reach > 0 else True,
-                   danger, prio, offence, def_weight, odds, aggression, ereach, table=table)
+                   danger, prio, offence, def_weight, odds, aggression, ereach, table=table,
+                   later=0.3 / (1 + quiet))
 
     def _odds(self, rs: Ruleset, state: BattleState, me: Combatant, legal: list[Action]) -> list[A.Odds]:
         """The odds of the attacks worth weighing: all of them, or in the lite version the plain
@@ -307,7 +311,8 @@ class TacticalPolicy(Policy):
                 break
             me = s.by_id[ctx.me.id]
             sub = Ctx(ctx.rs, s, me, [], A.foes(s, me), ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
-                      ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach)
+                      ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach,
+                      later=ctx.later)
             best = None
             for o in A.attack_options(ctx.rs, s, me):
                 if o.p_hit < self.p_min or o.action.option:
@@ -414,7 +419,8 @@ class TacticalPolicy(Policy):
         off = 0.0
         if not A.turn_over(s2) and s2.actor is me2:
             sub = Ctx(rs, s2, me2, [], ctx.enemies, ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
-                      ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach)
+                      ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach,
+                      later=ctx.later)
             scored = sorted(((self.attack_value(sub, o), o) for o in A.attack_options(rs, s2, me2, plain_only=self.plain_only)
                              if o.p_hit >= self.p_min),
                             key=lambda x: -x[0])
@@ -425,7 +431,7 @@ class TacticalPolicy(Policy):
                 off *= ctx.aggression
         if off <= 0:
             q, tgt = self.offence_at(ctx, cell)
-            off = 0.3 * q if tgt is not None else q  # attackable from there, but not this turn
+            off = ctx.later * q if tgt is not None else q  # attackable from there, but not this turn
         expo = self._exact_exposure(ctx, s2, cell) if self.odds_exposure else self.exposure(ctx, cell)[0]
         return off - ctx.def_weight * expo, off, expo
 
@@ -467,8 +473,11 @@ class TacticalPolicy(Policy):
                 q = self.quick_value(ctx, m.cell) - 0.08 * used
                 if ends:  # a run: no attack this turn, but it closes in or reaches cover
                     off_q, tgt = self.offence_at(ctx, m.cell)
-                    q = (0.3 if tgt is not None else 0.5) * off_q \
-                        - ctx.def_weight * self.exposure(ctx, m.cell)[0] - 0.1
+                    # a shot next turn is worth less the longer a stand-off lasts: the enemy
+                    # moves before then, and two sides that only ever run to a firing spot
+                    # dance until the round limit (seen in cybergeneration and metalface)
+                    later = ctx.later if tgt is not None else 0.5
+                    q = later * off_q - ctx.def_weight * self.exposure(ctx, m.cell)[0] - 0.1
                 cand.append((q + progress.get(m.cell, 0.0), m))
             cand.sort(key=lambda x: (-x[0], x[1].cell))
             base = self.exact_value(ctx, me.pos, None)[0] if self.refine else self.quick_value(ctx, me.pos)
@@ -681,7 +690,8 @@ class TacticalPolicy(Policy):
         if A.turn_over(s2) or s2.actor is not me2:
             return heal
         sub = Ctx(ctx.rs, s2, me2, [], ctx.enemies, ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
-                  ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach)
+                  ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach,
+                      later=ctx.later)
         vals = [self.attack_value(sub, o) for o in A.attack_options(ctx.rs, s2, me2) if o.p_hit >= self.p_min]
         return heal + max(0.0, max(vals, default=0.0) - best_atk)
 
