@@ -21,6 +21,7 @@ Geometry decisions (documented here once, used by every ruleset):
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -102,6 +103,7 @@ class Grid:
         self.static_layers = None  # built by envs.encoding on first use
         self._reach: dict[tuple, dict[int, int]] = {}
         self.reach_cap = 0  # rulesets raise it to their largest move so one search serves all
+        _ALL_GRIDS.add(self)
         self.move_actions: list = []  # per-cell move actions, built by rulesets on first use
 
     # -- addressing -----------------------------------------------------------------
@@ -278,8 +280,13 @@ class Grid:
 
     def _dial(self, start: int, cap: int, blk: tuple) -> dict[int, int]:
         """Dial's bucket Dijkstra (integer step costs), cached under (start, cap, blk)."""
-        if len(self._reach) > 200_000:
-            self._reach.clear()
+        global _reach_cells
+        if _reach_cells > REACH_CELL_BUDGET:
+            # every map's reach cache together is bounded (a planner's rollouts or a long
+            # evaluation otherwise grew a process past 3 GB); results never depend on it
+            for g in list(_ALL_GRIDS):
+                g._reach.clear()
+            _reach_cells = 0
         blocked = set(blk)
         dist = {start: 0}
         buckets: list[list[int]] = [[] for _ in range(cap + 1)]
@@ -298,6 +305,7 @@ class Grid:
                         buckets[nc].append(j)
         dist = dict(sorted(dist.items()))  # canonical order: results never depend on cache history
         self._reach[(start, cap, blk)] = dist
+        _reach_cells += len(dist)
         return dist
 
     def path(self, start: int, goal: int, budget: int, blockers: Iterable[int] = ()) -> list[int]:
@@ -355,6 +363,11 @@ class Grid:
 
 
 _VARIANTS: dict[tuple, "Grid"] = {}
+#: every live map, so the reach caches can be bounded together
+_ALL_GRIDS: "weakref.WeakSet[Grid]" = weakref.WeakSet()
+#: cells stored in all reach caches (about 80 bytes each) before they are all cleared
+REACH_CELL_BUDGET = 1_000_000
+_reach_cells = 0
 
 
 def legend_from_spec(spec: Mapping[str, Mapping] | None, source: str | None = None) -> dict[str, Terrain]:

@@ -357,6 +357,27 @@ def test_budget_limits_the_reachable_cells() -> None:
     assert set(c) == {(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (0, 2)}
 
 
+def test_the_reach_caches_of_all_maps_are_bounded_together(monkeypatch) -> None:
+    """Reach searches are cached per map; a planner's rollouts on a generated
+    cybergeneration map stored 1.9 million cells (a worker grew past 3 GB over a long
+    evaluation). All maps' caches together now hold at most REACH_CELL_BUDGET cells
+    (plus the search just made), and a search after a clear gives the same answer."""
+    import rules.grid as G
+
+    monkeypatch.setattr(G, "REACH_CELL_BUDGET", 500)
+    maps = [Grid(["." * 12] * 10), Grid(["." * 9] * 9)]
+    first = {}
+    for g in maps:
+        for start in range(g.n):
+            for budget in (4, 8):
+                first[(id(g), start, budget)] = dict(g.reachable(start, budget))
+                stored = sum(len(d) for m in maps for d in m._reach.values())
+                assert stored <= 500 + g.n
+    for g in maps:
+        for start in range(0, g.n, 7):
+            assert g.reachable(start, 8) == first[(id(g), start, 8)]
+
+
 def test_difficult_ground_costs_double_to_enter() -> None:
     g = Grid([".,...",
               ".....",
