@@ -85,6 +85,13 @@ class Ctx:
     #: per enemy: (figure, cell, x, y, reach in metres, danger, priority), for the hot loops
     table: list[tuple] = field(default_factory=list)
 
+    def sub(self, state: BattleState, me: Combatant, enemies: list[Combatant] | None = None) -> "Ctx":
+        """This decision's view carried to a copy of the fight (after a trial action): the
+        same weights, fresh caches, no legal actions or odds of its own."""
+        return Ctx(self.rs, state, me, [], self.enemies if enemies is None else enemies, self.allies, self.hp,
+                   self.frac, self.reach, self.melee, self.danger, self.prio, self.offence, self.def_weight, [],
+                   self.aggression, self.ereach, later=self.later)
+
 
 class TacticalPolicy(Policy):
     """Utility scoring with the ruleset's hit chances and expected damage."""
@@ -310,9 +317,7 @@ class TacticalPolicy(Policy):
             if s.over or A.turn_over(s) or s.actor is None:
                 break
             me = s.by_id[ctx.me.id]
-            sub = Ctx(ctx.rs, s, me, [], A.foes(s, me), ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
-                      ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach,
-                      later=ctx.later)
+            sub = ctx.sub(s, me, A.foes(s, me))
             best = None
             for o in A.attack_options(ctx.rs, s, me):
                 if o.p_hit < self.p_min or o.action.option:
@@ -418,9 +423,7 @@ class TacticalPolicy(Policy):
         me2 = s2.by_id[ctx.me.id]
         off = 0.0
         if not A.turn_over(s2) and s2.actor is me2:
-            sub = Ctx(rs, s2, me2, [], ctx.enemies, ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
-                      ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach,
-                      later=ctx.later)
+            sub = ctx.sub(s2, me2)
             scored = sorted(((self.attack_value(sub, o), o) for o in A.attack_options(rs, s2, me2, plain_only=self.plain_only)
                              if o.p_hit >= self.p_min),
                             key=lambda x: -x[0])
@@ -689,9 +692,7 @@ class TacticalPolicy(Policy):
         heal = A.health_frac(ctx.rs, me2) - ctx.frac
         if A.turn_over(s2) or s2.actor is not me2:
             return heal
-        sub = Ctx(ctx.rs, s2, me2, [], ctx.enemies, ctx.allies, ctx.hp, ctx.frac, ctx.reach, ctx.melee,
-                  ctx.danger, ctx.prio, ctx.offence, ctx.def_weight, [], ctx.aggression, ctx.ereach,
-                      later=ctx.later)
+        sub = ctx.sub(s2, me2)
         vals = [self.attack_value(sub, o) for o in A.attack_options(ctx.rs, s2, me2) if o.p_hit >= self.p_min]
         return heal + max(0.0, max(vals, default=0.0) - best_atk)
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-_VARIANTS: dict[str, dict] = {}
+_VARIANTS: dict[str, dict] = {}  # variant name -> planner keyword arguments
+_SPECS: list = []                 # the maps, loaded before the workers fork
 
 
 def _make(kwargs: dict, seed=None):
@@ -45,9 +46,6 @@ def _play(job: tuple) -> tuple[str, int, str | None, float]:
     r = play_fight(spec, pols, seed, k)
     won = None if r.winner is None else ("win" if r.winner == teams[me] else "loss")
     return name, spec_idx, won, time.process_time() - t0
-
-
-_SPECS: list = []
 
 
 def main() -> None:
