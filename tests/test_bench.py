@@ -47,3 +47,19 @@ def test_bench_random_fights_on_the_warehouse(benchmark) -> None:
 
     actions = benchmark.pedantic(twenty_fights, rounds=5, iterations=1, warmup_rounds=1)
     assert actions > 0
+
+
+def test_env_bench_compares_with_minigrid_and_times_decisions(capsys) -> None:
+    """benchmarks/bench_env.py in a tiny form: both tables, a MiniGrid ratio, and the
+    decision times of tactical and planner (issue 4's speed figures come from it)."""
+    spec = importlib.util.spec_from_file_location("bench_env", BENCH.parent / "bench_env.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    r = mod.compare_minigrid(60, 2, seed=3)
+    assert r["ours_steps"] == 60 and r["ours_rate"] > 0
+    assert r["minigrid_steps"] == 60 and r["ratio"] > 0   # minigrid is a dev dependency (the bench extra)
+    d = mod.decision_times("tactical", 5, seed=3)
+    assert d["decisions"] == 5 and 0 < d["median_ms"] <= d["max_ms"]
+    mod.main(["--steps", "40", "--blocks", "2", "--decisions", "4"])
+    out = capsys.readouterr().out
+    assert "| cortex/warehouse | random |" in out and "| planner | 1 |" in out
