@@ -7,18 +7,19 @@ then every figure of both sides played by `tactical` itself until each standing 
 has had `horizon` more turns, or the fight ends. (Rollouts once used a quicker `lite`
 tactical, `LITE`; on 192 development fights in cortex the full one won 61.5% against
 tactical where the lite one won 50.5%: the lookahead is only as good as its model of
-play, and the enemies' full tactical is what the planner usually faces.) A copy is scored by the
-health of both sides (`evaluate`). tactical's choice is played unless another candidate
-beats it on the same rollouts by more than `confidence` standard errors (a paired
-comparison): the lookahead corrects tactical where the dice clearly say so.
+play, and the enemies' full tactical is what the planner usually faces.) A copy is
+scored by the health of both sides (`evaluate`). tactical's choice is played unless
+another candidate beats it on the same rollouts by more than `confidence` standard
+errors (a paired comparison): the lookahead corrects tactical where the dice clearly say
+so.
 
 Rollouts never touch the real fight: each runs on `BattleState.clone()` with its own
 `Dice`, seeded from the planner's generator, and `Battle(..., record=False)`. Rollout j
 uses the same dice seed for every candidate (common random numbers), so candidates are
 compared on the same luck; the dice are keyed by the turn (`TurnDice`), so the luck
-stays paired turn by turn even when one candidate rolls more dice early. The number of rollouts is fixed (`budget`), so the same seed
-gives the same decisions; `time_budget` (seconds) may cut a decision short, at the price
-of that determinism.
+stays paired turn by turn even when one candidate rolls more dice early. The number of
+rollouts is fixed (`budget`), so the same seed gives the same decisions; `time_budget`
+(seconds) may cut a decision short, at the price of that determinism.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class TurnDice(Dice):
     would compare different luck."""
 
     __slots__ = ("_state", "_key", "_root", "_index")
+    batch = 32  # a turn rolls a few dice: a short batch per stream
 
     def __init__(self, state: BattleState, root: tuple[int, ...]) -> None:
         super().__init__(0)
@@ -86,17 +88,11 @@ class TurnDice(Dice):
         s = self._state
         a = s.actor
         key = (s.round, self._index[a.id] if a is not None else len(self._index) + s.turn_index + 1)
-        if key != self._key:
+        if key != self._key:  # a new turn: its own stream, from the start
             self._key = key
             self._rng = np.random.default_rng([*self._root, *key])
-            self._buf = self._rng.random(32).tolist()
-            self._pos = 0
-        elif self._pos >= len(self._buf):
-            self._buf = self._rng.random(32).tolist()
-            self._pos = 0
-        u = self._buf[self._pos]
-        self._pos += 1
-        return u
+            self._buf, self._pos = [], 0
+        return super()._uniform()
 
 
 class PlannerPolicy(Policy):

@@ -26,6 +26,8 @@ class Dice:
     """Seeded dice with a roll record and an optional queue of forced results."""
 
     __slots__ = ("_rng", "_buf", "_pos", "_forced", "strict", "record", "on_roll", "_seed")
+    #: uniforms drawn from the generator at a time
+    batch = _BATCH
 
     def __init__(self, seed: int | np.random.Generator | None = 0) -> None:
         if isinstance(seed, np.random.Generator):
@@ -64,7 +66,7 @@ class Dice:
     # -- rolling --------------------------------------------------------------------
     def _uniform(self) -> float:
         if self._pos >= len(self._buf):
-            self._buf = self._rng.random(_BATCH).tolist()
+            self._buf = self._rng.random(self.batch).tolist()
             self._pos = 0
         u = self._buf[self._pos]
         self._pos += 1
