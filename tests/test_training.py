@@ -255,6 +255,38 @@ def test_behaviour_cloning_demos_are_legal_seeded_and_learnable(tmp_path):
     assert stats[-1]["loss"] < stats[0]["loss"]
 
 
+def test_dagger_round_records_teacher_labels_on_the_students_states(tmp_path, run):
+    """DAgger (training/pretrain.py): with a student, the teacher still labels every recorded
+    decision (legal under its mask), but the student's actions are played, so the fights
+    and the states differ from the teacher's own; with `teacher_share: 1` nothing changes."""
+    from training.pretrain import collect
+
+    c = cfg(tmp_path, opponents=["tactical"])
+    student = run / "policy.npz"
+    teacher = collect(c, 200, "tactical", workers=1, seed=9)
+    same = collect(c, 200, "tactical", workers=1, seed=9, learner=student, teacher_share=1.0)
+    assert np.array_equal(teacher.actions, same.actions)
+    dag = collect(c, 200, "tactical", workers=1, seed=9, learner=student, teacher_share=0.0)
+    assert len(dag) >= 200 and dag.masks[np.arange(len(dag)), dag.actions].all()
+    n = min(len(dag), len(teacher))
+    assert not np.array_equal(dag.obs["grid"][:n], teacher.obs["grid"][:n])
+    # the barely trained student wins far less often than its teacher on the same fights
+    assert dag.wins / dag.episodes < teacher.wins / teacher.episodes
+
+
+def test_dagger_rounds_in_a_run_are_logged(tmp_path):
+    d = train(cfg(tmp_path, run_name="dag", total_steps=0, eval_interval=0, opponents=["tactical"],
+                  pretrain={"samples": 150, "epochs": 1, "workers": 1, "dagger_rounds": 1, "dagger_samples": 100}),
+              progress=False)
+    info = json.loads((d / "pretrain.json").read_text())
+    assert info["samples"] >= 150 and len(info["dagger"]) == 1
+    assert info["dagger"][0]["samples"] >= 100 and info["dagger"][0]["episodes"] >= 1
+    assert not (d / "dagger-student.npz").exists()
+    from rules.errors import ScenarioError
+    with pytest.raises(ScenarioError, match=r"pretrain.dagger_teacher_share.*0.0 to 1.0"):
+        load_config({"pretrain": {"dagger_teacher_share": 1.5}})
+
+
 def test_spatial_move_logits_follow_the_grid():
     """`spatial`: the move logits are a convolution of the grid: a feature moved on the map
     moves the move-logit map with it (with the global grid branch switched off, so the

@@ -38,6 +38,11 @@ class PretrainConfig:
     batch_size: int = 256
     learning_rate: float = 1e-3
     workers: int = 2            #: processes collecting demonstrations
+    #: DAgger rounds after the first fit: the clone plays, the teacher labels the states it reaches,
+    #: and the clone is refitted on every round's demonstrations together
+    dagger_rounds: int = 0
+    dagger_samples: int = 0     #: decisions a round (0: the same as `samples`)
+    dagger_teacher_share: float = 0.0  #: chance that the teacher, not the clone, plays a decision
 
 
 @dataclass
@@ -93,6 +98,9 @@ class TrainConfig:
 FEATURE_MODES = ("cnn", "mlp", "spatial")
 #: fields that take one of a few names
 _CHOICES = {(TrainConfig, "features"): FEATURE_MODES}
+#: numeric fields with bounds (inclusive)
+_RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
+           (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None)}
 
 
 def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
@@ -130,6 +138,10 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
             if choices and v not in choices:
                 raise ScenarioError(f"{v!r}", source=source, field=path,
                                     expected=f"{', '.join(choices[:-1])} or {choices[-1]}")
+            lo, hi = _RANGES.get((cls, k), (None, None))
+            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                raise ScenarioError(f"{v!r}", source=source, field=path,
+                                    expected=f"a number from {lo}" + (f" to {hi}" if hi is not None else " up"))
             kwargs[k] = v
     missing = [f.name for f in fields.values() if _required(f) and f.name not in kwargs]
     if missing:

@@ -44,8 +44,9 @@ class Demos:
 
 
 def _collect_part(args: tuple) -> dict[str, Any]:
-    cfg_dict, teacher, opponents, n_samples, seed, gamma = args
+    cfg_dict, teacher, opponents, n_samples, seed, gamma, learner, teacher_share = args
     from agents.base import make_policy
+    from agents.learned import NumpyPolicy
     from envs.skirmish import SkirmishEnv
     from training.config import load_config
 
@@ -54,6 +55,8 @@ def _collect_part(args: tuple) -> dict[str, Any]:
                       map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies, max_allies=cfg.max_allies,
                       generator={**cfg.generator, "held_out": False})
     rng = np.random.default_rng(seed)
+    student = NumpyPolicy(learner) if learner else None
+    mix = np.random.default_rng([int(seed), 0xDA6])   # its own stream: the fights' seeds stay the teacher's
     obs_l: dict[str, list] = {}
     masks, acts, rets = [], [], []
     episodes = wins = skipped = 0
@@ -76,13 +79,20 @@ def _collect_part(args: tuple) -> dict[str, Any]:
             if idx is None:
                 skipped += int(not s.over)
                 idx = int(rng.choice(np.flatnonzero(mask)))
+                play = idx
             else:
                 for k, v in obs.items():
                     obs_l.setdefault(k, []).append(v)
                 masks.append(mask)
                 acts.append(idx)
                 recorded.append(t)
-            obs, r, term, trunc, info = env.step(idx)
+                play = idx
+                if student is not None and mix.random() >= teacher_share:
+                    # DAgger: the student drives (its most likely action, as when deployed), the teacher
+                    # only labels the state the student led to
+                    p = student.action_probs({k: v[None] for k, v in obs.items()}, mask[None])[0]
+                    play = int(np.argmax(p))
+            obs, r, term, trunc, info = env.step(play)
             rewards.append(float(r))
             done = term or trunc
             t += 1
@@ -102,15 +112,20 @@ def _collect_part(args: tuple) -> dict[str, Any]:
 
 
 def collect(cfg: TrainConfig, samples: int, teacher: str = "tactical", opponents: list[str] | None = None,
-            workers: int = 1, seed: int = 0) -> Demos:
-    """`samples` teacher decisions (at least; whole episodes) on training maps."""
+            workers: int = 1, seed: int = 0, learner: str | None = None, teacher_share: float = 1.0) -> Demos:
+    """`samples` teacher decisions (at least; whole episodes) on training maps.
+
+    With `learner` (an exported `.npz`), a DAgger round: at each of the agent's decisions the
+    teacher's choice is recorded, but the learner's most likely action is played, except with
+    probability `teacher_share`. The demonstrations then cover the states the learner's own
+    mistakes lead to, which a teacher's fights never visit."""
     opponents = list(opponents or cfg.opponents)
     opponents = [o for o in opponents if o != "self"] or ["tactical"]
     parts_n = max(1, int(workers))
     per = [samples // parts_n + (1 if i < samples % parts_n else 0) for i in range(parts_n)]
     ss = np.random.SeedSequence([int(seed), 0xB0C]).spawn(parts_n)
-    jobs = [(cfg.to_dict(), teacher, opponents, per[i], int(ss[i].generate_state(1)[0]), cfg.ppo.gamma)
-            for i in range(parts_n)]
+    jobs = [(cfg.to_dict(), teacher, opponents, per[i], int(ss[i].generate_state(1)[0]), cfg.ppo.gamma,
+             str(learner) if learner else None, float(teacher_share)) for i in range(parts_n)]
     if parts_n == 1:
         parts = [_collect_part(jobs[0])]
     else:
@@ -166,6 +181,14 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
             on_epoch(ep + 1, row["loss"], row["accuracy"])
     policy.set_training_mode(False)
     return stats
+
+
+def merge(a: Demos, b: Demos) -> Demos:
+    """The two sets of demonstrations together (DAgger aggregates every round's)."""
+    return Demos(obs={k: np.concatenate([a.obs[k], b.obs[k]]) for k in a.obs},
+                 masks=np.concatenate([a.masks, b.masks]), actions=np.concatenate([a.actions, b.actions]),
+                 returns=np.concatenate([a.returns, b.returns]), episodes=a.episodes + b.episodes,
+                 wins=a.wins + b.wins, skipped=a.skipped + b.skipped)
 
 
 def agreement(model, demos: Demos, batch_size: int = 512) -> float:

@@ -276,7 +276,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
                 self.prog.stop()
 
     if not resume and cfg.pretrain.samples > 0:
-        _pretrain(model, cfg, run_dir, progress)
+        _pretrain(model, cfg, run_dir, progress, layout_fp, env_id)
         checkpoint(0)
         for opp in cfg.eval_opponents if cfg.eval_interval else []:
             wr = evaluate_win_rate(model, cfg, run_dir, opp, cfg.eval_episodes, seed=cfg.seed)
@@ -298,9 +298,11 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     return run_dir
 
 
-def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool) -> dict[str, Any]:
-    """The behaviour-cloning warm start; its figures go to pretrain.json in the run folder."""
-    from training.pretrain import collect, fit
+def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp: dict[str, Any],
+              env_id: str) -> dict[str, Any]:
+    """The behaviour-cloning warm start (and its DAgger rounds); its figures go to pretrain.json
+    in the run folder."""
+    from training.pretrain import collect, fit, merge
 
     pc = cfg.pretrain
     say = print if progress else (lambda *a, **k: None)
@@ -316,7 +318,27 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool) -> dict[st
                                                   f"agrees with {pc.teacher} on {acc:.1%}", flush=True))
     info = {"teacher": pc.teacher, "samples": len(demos), "episodes": demos.episodes, "teacher_wins": demos.wins,
             "skipped": demos.skipped, "collect_s": round(t1 - t0, 1),
-            "fit_s": round(time.perf_counter() - t1, 1), "epochs": stats}
+            "fit_s": round(time.perf_counter() - t1, 1), "epochs": stats, "dagger": []}
+    for k in range(pc.dagger_rounds):
+        t0 = time.perf_counter()
+        student = export_model(model, run_dir / "dagger-student.npz", layout_fp, env_id)
+        n = pc.dagger_samples or pc.samples
+        say(f"pretrain: DAgger round {k + 1}: the clone plays {n} decisions, {pc.teacher} labels them ...",
+            flush=True)
+        more = collect(cfg, n, pc.teacher, workers=pc.workers, seed=cfg.seed + 1 + k, learner=student,
+                       teacher_share=pc.dagger_teacher_share)
+        t1 = time.perf_counter()
+        say(f"pretrain: DAgger round {k + 1}: the clone won {more.wins} of {more.episodes} fights; "
+            f"refitting on {len(demos) + len(more)} decisions", flush=True)
+        demos = merge(demos, more)
+        st = fit(model, demos, epochs=pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
+                 vf_coef=cfg.ppo.vf_coef, seed=cfg.seed + 1 + k,
+                 on_epoch=lambda e, loss, acc: say(f"pretrain: epoch {e}: loss {loss:.3f}, "
+                                                   f"agrees with {pc.teacher} on {acc:.1%}", flush=True))
+        info["dagger"].append({"round": k + 1, "samples": len(more), "episodes": more.episodes,
+                               "student_wins": more.wins, "collect_s": round(t1 - t0, 1),
+                               "fit_s": round(time.perf_counter() - t1, 1), "epochs": st})
+        student.unlink(missing_ok=True)
     _atomic_write(run_dir / "pretrain.json", (json.dumps(info, indent=2) + "\n").encode())
     return info
 
