@@ -199,7 +199,7 @@ def test_resume_after_sigkill_loses_at_most_one_interval(tmp_path):
     assert NumpyPolicy(d / "policy.npz").meta["steps"] == final
 
 
-@pytest.mark.parametrize("path", sorted(Path("training/configs").glob("*.yaml")) if Path("training/configs").exists() else [],
+@pytest.mark.parametrize("path", sorted(Path("training/configs").rglob("*.yaml")) if Path("training/configs").exists() else [],
                          ids=lambda p: p.stem)
 def test_every_committed_config_loads(path):
     from training.config import TrainConfig

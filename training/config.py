@@ -43,6 +43,7 @@ class PretrainConfig:
     dagger_rounds: int = 0
     dagger_samples: int = 0     #: decisions a round (0: the same as `samples`)
     dagger_teacher_share: float = 0.0  #: chance that the teacher, not the clone, plays a decision
+    dagger_epochs: int = 0      #: epochs of each refit over all the demonstrations so far (0: `epochs`)
 
 
 @dataclass
@@ -100,7 +101,8 @@ FEATURE_MODES = ("cnn", "mlp", "spatial")
 _CHOICES = {(TrainConfig, "features"): FEATURE_MODES}
 #: numeric fields with bounds (inclusive)
 _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
-           (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None)}
+           (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
+           (PretrainConfig, "dagger_epochs"): (0, None)}
 
 
 def _build(cls, data: Mapping[str, Any], source: str, prefix: str):

@@ -331,7 +331,7 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
         say(f"pretrain: DAgger round {k + 1}: the clone won {more.wins} of {more.episodes} fights; "
             f"refitting on {len(demos) + len(more)} decisions", flush=True)
         demos = merge(demos, more)
-        st = fit(model, demos, epochs=pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
+        st = fit(model, demos, epochs=pc.dagger_epochs or pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
                  vf_coef=cfg.ppo.vf_coef, seed=cfg.seed + 1 + k,
                  on_epoch=lambda e, loss, acc: say(f"pretrain: epoch {e}: loss {loss:.3f}, "
                                                    f"agrees with {pc.teacher} on {acc:.1%}", flush=True))
