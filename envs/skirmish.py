@@ -18,6 +18,8 @@ from rules.scenario import ScenarioSpec, load_scenario, new_battle
 from rules.state import BattleState
 
 from envs.generators import HELDOUT_SEED as HELD_OUT_SEED  # noqa: E402  (training seeds below, held-out from it)
+#: `agent_team` value for a side drawn at each reset
+RANDOM_SIDE = "random"
 DEFAULT_REWARD = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.0, "damage_taken": 0.0,
                   "illegal": -1.0}
 
@@ -60,7 +62,8 @@ class SkirmishEnv(gym.Env):
     ## Arguments
     `ruleset` (default: the scenario's), `scenario` (a bundled name, a file, or "generated"
     with `generator` settings), `opponent` (policy name or object, default `tactical`),
-    `agent_team` (default: the first team), `reward` (a dict updating `DEFAULT_REWARD`),
+    `agent_team` (default: the first team; `"random"`: a team drawn at each reset, so a
+    policy learns both sides of a mirrored map), `reward` (a dict updating `DEFAULT_REWARD`),
     `map_size` ((H, W) to pad to), `max_enemies` / `max_allies` (unit slots),
     `render_mode` (`ansi` or `rgb_array`).
 
@@ -103,11 +106,15 @@ class SkirmishEnv(gym.Env):
         self.rs = get_ruleset(spec.ruleset)
         self.spec0 = spec
         self._agent_team_arg = agent_team
+        self._random_side = agent_team == RANDOM_SIDE
         for sp in self._specs.values():
             teams = [t.name for t in sp.teams]
-            if agent_team is not None and agent_team not in teams:
+            if agent_team is not None and not self._random_side and agent_team not in teams:
                 raise TacticaError(f"no team {agent_team!r} in {sp.name}", field="agent_team",
-                                   expected=" or ".join(teams))
+                                   expected=" or ".join(teams + [repr(RANDOM_SIDE)]))
+        if self._random_side:
+            agent_team = None
+            self._agent_team_arg = None
         self.agent_team = agent_team or spec.teams[0].name
         for sp in self._specs.values():
             if sp.ruleset != self.ruleset_name:
@@ -118,14 +125,14 @@ class SkirmishEnv(gym.Env):
             map_size = (max([len(sp.map.rows) for sp in self._specs.values()] + [int(gs[0])]),
                         max([len(sp.map.rows[0]) for sp in self._specs.values()] + [int(gs[1])]))
         self.map_size = (int(map_size[0]), int(map_size[1]))
-        def own(sp: ScenarioSpec) -> str:
-            return agent_team or sp.teams[0].name
+        def owns(sp: ScenarioSpec) -> list[str]:   # the teams the agent may play
+            return [t.name for t in sp.teams] if self._random_side else [agent_team or sp.teams[0].name]
 
-        n_enemy = max_enemies or max(sum(len(t.combatants) for t in sp.teams if t.name != own(sp))
-                                     for sp in self._specs.values())
+        n_enemy = max_enemies or max(sum(len(t.combatants) for t in sp.teams if t.name != own)
+                                     for sp in self._specs.values() for own in owns(sp))
         n_ally = max_allies if max_allies is not None else max(
-            max(0, sum(len(t.combatants) for t in sp.teams if t.name == own(sp)) - 1)
-            for sp in self._specs.values())
+            max(0, sum(len(t.combatants) for t in sp.teams if t.name == own) - 1)
+            for sp in self._specs.values() for own in owns(sp))
         self.layout: Layout = layout_for(self.rs, self.map_size[0], self.map_size[1], n_enemy, n_ally)
         self.observation_space = self.layout.spaces()
         self.action_space = gym.spaces.Discrete(self.layout.n_actions)
@@ -193,7 +200,7 @@ class SkirmishEnv(gym.Env):
 
     def _info(self) -> dict[str, Any]:
         s = self.battle.state
-        return {"action_mask": self.layout.mask(self._legal), "round": s.round,
+        return {"action_mask": self.layout.mask(self._legal), "round": s.round, "agent_team": self.agent_team,
                 "actor": s.actor.id if s.actor is not None and not s.over else None}
 
     # -- gymnasium API ----------------------------------------------------------------
@@ -211,6 +218,8 @@ class SkirmishEnv(gym.Env):
         self.battle = new_battle(spec, dice, record=False)
         opp = self.opponents[int(rng.integers(0, len(self.opponents)))] if len(self.opponents) > 1 else self.opponents[0]
         pseed = int(rng.integers(0, 2**63 - 1))
+        if self._random_side:   # drawn last: the other draws stay those of a first-team env
+            self.agent_team = spec.teams[int(rng.integers(0, len(spec.teams)))].name
         if isinstance(opp, Policy):
             self._opponent = opp
         else:

@@ -198,3 +198,35 @@ def test_fight_over_before_the_agents_first_decision_ends_the_episode_on_the_nex
     full = [sum(env.rs.health(c)[1] for c in env.battle.state.combatants if (c.team == env.agent_team) == own)
             for own in (True, False)]
     assert env._start_health == pytest.approx(tuple(full)) and min(full) > 0
+
+
+def test_random_side_plays_both_teams_of_a_mirrored_map():
+    """`agent_team="random"`: each reset draws the agent's team (seeded), the agent only
+    ever acts for that team, the finished episode's info names it, and the layout is the
+    one a first-team env has (so one policy plays either side)."""
+    import collections
+
+    kw = dict(scenario="generated", ruleset="cortex", generator={"mirrored": True}, map_size=(16, 22),
+              max_enemies=4, max_allies=3, opponent="aggressive")
+    env = SkirmishEnv(agent_team="random", **kw)
+    assert env.layout.fingerprint() == SkirmishEnv(**kw).layout.fingerprint()
+    teams = collections.Counter()
+    rng = np.random.default_rng(0)
+    for seed in range(12):
+        obs, info = env.reset(seed=seed)
+        team = env.agent_team
+        teams[team] += 1
+        assert info["agent_team"] == team
+        done = False
+        while not done:
+            s = env.battle.state
+            assert s.actor is None or s.over or s.actor.team == team
+            obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            done = term or trunc
+        assert info["agent_team"] == team
+    assert set(teams) == {"red", "blue"}
+    again = SkirmishEnv(agent_team="random", **kw)
+    assert [(env.reset(seed=k), env.agent_team)[1] for k in range(6)] == \
+        [(again.reset(seed=k), again.agent_team)[1] for k in range(6)]
+    with pytest.raises(TacticaError, match="'random'"):
+        SkirmishEnv(scenario="cortex/duel", agent_team="green")

@@ -343,3 +343,25 @@ def test_unknown_features_mode_names_the_field_and_the_choices():
     from rules.errors import ScenarioError
     with pytest.raises(ScenarioError, match=r"features.*cnn, mlp or spatial"):
         load_config({"features": "conv"})
+    with pytest.raises(ScenarioError, match=r"side.*first or random"):
+        load_config({"side": "left"})
+
+
+def test_random_side_run_collects_demos_for_both_teams(tmp_path):
+    """`side: random`: the demonstrations (and the env the run trains on) put the agent on
+    either team; the layout does not change, so the policy file is the same kind."""
+    from training.pretrain import collect
+
+    c = cfg(tmp_path, opponents=["tactical"], scenarios=["generated"], generator={"mirrored": True, "size": [10, 12]},
+            map_size=[12, 16], max_enemies=4, max_allies=3, side="random")
+    d = collect(c, 300, "tactical", workers=1, seed=3)
+    assert len(d) >= 300 and d.masks[np.arange(len(d)), d.actions].all()
+    first = collect(load_config({**c.to_dict(), "side": "first"}), 300, "tactical", workers=1, seed=3)
+    n = min(len(d), len(first))
+    assert not np.array_equal(d.obs["units"][:n], first.obs["units"][:n])
+    # the collector's env draws its team per fight: both teams occur
+    from envs.skirmish import SkirmishEnv
+    env = SkirmishEnv(ruleset="cortex", scenario="generated", generator={"mirrored": True, "size": [10, 12]},
+                      map_size=(12, 16), max_enemies=4, max_allies=3, agent_team="random", opponent="tactical")
+    seen = {env.reset(seed=k)[1]["agent_team"] for k in range(10)}
+    assert seen == {"red", "blue"}

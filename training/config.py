@@ -81,6 +81,9 @@ class TrainConfig:
     #: "cnn" (convolutions over grid + MLP), "mlp" (everything flattened) or "spatial" (per-cell
     #: convolutional features; the move actions are scored by a convolutional head over them)
     features: str = "cnn"
+    #: the agent's team: "first" (the scenario's first team), or "random" (drawn each episode:
+    #: on a mirrored map the agent learns both sides, as `tactica evaluate` plays it)
+    side: str = "first"
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
     eval_interval: int = 20_000  #: steps between evaluations (0: none)
@@ -98,7 +101,7 @@ class TrainConfig:
 #: the `features` architectures (training/features.py)
 FEATURE_MODES = ("cnn", "mlp", "spatial")
 #: fields that take one of a few names
-_CHOICES = {(TrainConfig, "features"): FEATURE_MODES}
+_CHOICES = {(TrainConfig, "features"): FEATURE_MODES, (TrainConfig, "side"): ("first", "random")}
 #: numeric fields with bounds (inclusive)
 _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),

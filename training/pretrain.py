@@ -53,7 +53,8 @@ def _collect_part(args: tuple) -> dict[str, Any]:
     cfg = load_config(cfg_dict)
     env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=opponents, reward=cfg.reward,
                       map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies, max_allies=cfg.max_allies,
-                      generator={**cfg.generator, "held_out": False})
+                      generator={**cfg.generator, "held_out": False},
+                      agent_team="random" if cfg.side == "random" else None)
     rng = np.random.default_rng(seed)
     student = NumpyPolicy(learner) if learner else None
     mix = np.random.default_rng([int(seed), 0xDA6])   # its own stream: the fights' seeds stay the teacher's

@@ -70,7 +70,8 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, opponents: list[str], held_out:
         gen["held_out"] = held_out
         env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=_resolve_opponents(opponents, run_dir),
                           reward=cfg.reward, map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies,
-                          max_allies=cfg.max_allies, generator=gen)
+                          max_allies=cfg.max_allies, generator=gen,
+                          agent_team="random" if cfg.side == "random" else None)
         env.reset(seed=seed)
         return env
     return _thunk
@@ -103,7 +104,8 @@ def evaluate_win_rate(model, cfg: TrainConfig, run_dir: Path, opponent: str, epi
     def cb(locals_: dict, globals_: dict) -> None:
         if locals_["done"]:
             info = locals_["info"]
-            wins.append(1.0 if info.get("winner") == venv.envs[0].agent_team else 0.0)
+            # the info of the finished episode names its team (the env has already been reset)
+            wins.append(1.0 if info.get("winner") == info.get("agent_team") else 0.0)
 
     evaluate_policy(model, venv, n_eval_episodes=episodes, deterministic=True, callback=cb, warn=False)
     venv.close()
