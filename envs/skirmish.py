@@ -105,16 +105,15 @@ class SkirmishEnv(gym.Env):
         self.ruleset_name = spec.ruleset
         self.rs = get_ruleset(spec.ruleset)
         self.spec0 = spec
-        self._agent_team_arg = agent_team
         self._random_side = agent_team == RANDOM_SIDE
+        if self._random_side:
+            agent_team = None   # the team is drawn at each reset
+        self._agent_team_arg = agent_team
         for sp in self._specs.values():
             teams = [t.name for t in sp.teams]
-            if agent_team is not None and not self._random_side and agent_team not in teams:
+            if agent_team is not None and agent_team not in teams:
                 raise TacticaError(f"no team {agent_team!r} in {sp.name}", field="agent_team",
                                    expected=" or ".join(teams + [repr(RANDOM_SIDE)]))
-        if self._random_side:
-            agent_team = None
-            self._agent_team_arg = None
         self.agent_team = agent_team or spec.teams[0].name
         for sp in self._specs.values():
             if sp.ruleset != self.ruleset_name:

@@ -359,9 +359,8 @@ def test_random_side_run_collects_demos_for_both_teams(tmp_path):
     first = collect(load_config({**c.to_dict(), "side": "first"}), 300, "tactical", workers=1, seed=3)
     n = min(len(d), len(first))
     assert not np.array_equal(d.obs["units"][:n], first.obs["units"][:n])
-    # the collector's env draws its team per fight: both teams occur
-    from envs.skirmish import SkirmishEnv
-    env = SkirmishEnv(ruleset="cortex", scenario="generated", generator={"mirrored": True, "size": [10, 12]},
-                      map_size=(12, 16), max_enemies=4, max_allies=3, agent_team="random", opponent="tactical")
+    # the env the run trains on draws its team per fight: both teams occur
+    from training.train import make_env_fn
+    env = make_env_fn(c, tmp_path, ["tactical"])()
     seen = {env.reset(seed=k)[1]["agent_team"] for k in range(10)}
     assert seen == {"red", "blue"}

@@ -97,6 +97,11 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    @property
+    def agent_team(self) -> str | None:
+        """`SkirmishEnv`'s `agent_team` for `side`: None (the first team) or "random"."""
+        return "random" if self.side == "random" else None
+
 
 #: the `features` architectures (training/features.py)
 FEATURE_MODES = ("cnn", "mlp", "spatial")

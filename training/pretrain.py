@@ -54,7 +54,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
     env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=opponents, reward=cfg.reward,
                       map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies, max_allies=cfg.max_allies,
                       generator={**cfg.generator, "held_out": False},
-                      agent_team="random" if cfg.side == "random" else None)
+                      agent_team=cfg.agent_team)
     rng = np.random.default_rng(seed)
     student = NumpyPolicy(learner) if learner else None
     mix = np.random.default_rng([int(seed), 0xDA6])   # its own stream: the fights' seeds stay the teacher's
@@ -80,7 +80,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
             if idx is None:
                 skipped += int(not s.over)
                 idx = int(rng.choice(np.flatnonzero(mask)))
-                play = idx
+                play = idx   # not a teacher decision: nothing to record, nothing for the student
             else:
                 for k, v in obs.items():
                     obs_l.setdefault(k, []).append(v)
