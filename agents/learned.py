@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Policy
-from envs.encoding import Layout, layout_for
+from envs.encoding import ADVICE_ROWS, Layout, layout_for
 from rules.actions import END_TURN, Action
 from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
@@ -63,6 +63,8 @@ class NumpyPolicy(Policy):
         self.w: dict[str, np.ndarray] = {}
         self.layout: Layout | None = None
         self.last_probs: list[tuple[float, Action]] = []
+        self.advice: str | None = None
+        self._advisor = None
         if self.path is not None:
             self.load(self.path)
 
@@ -95,7 +97,8 @@ class NumpyPolicy(Policy):
         except TacticaError as e:
             raise e.at(src, "__meta__.fingerprint.ruleset")
         lay = layout_for(rs, int(fp["height"]), int(fp["width"]), int(fp["n_enemy"]), int(fp["n_ally"]))
-        if lay.fingerprint() != fp:
+        advice = fp.get("advice")
+        if lay.fingerprint(advice) != fp:
             raise TacticaError(f"the policy was trained for {fp['ruleset']} v{fp['version']} with another "
                                f"observation/action layout", source=src, field="__meta__.fingerprint",
                                expected=f"the layout of {rs.name} v{rs.version} (retrain or re-export)")
@@ -120,6 +123,13 @@ class NumpyPolicy(Policy):
             if (h, w) != (lay.height, lay.width) or not 0 < off <= lay.n_actions - h * w:
                 raise TacticaError(f"move block {h}x{w} at {off}", source=src, field="__meta__.architecture.spatial",
                                    expected=f"the layout's {lay.height}x{lay.width} move block at 1")
+        if advice is not None:
+            adv = arch.get("advice")
+            gain = adv.get("gain") if isinstance(adv, dict) else None
+            if spatial is None or not isinstance(gain, str) or gain not in arrays \
+                    or arrays[gain].shape != (ADVICE_ROWS,):
+                raise TacticaError("advice without its weights", source=src, field="__meta__.architecture.advice",
+                                   expected=f"a spatial policy with an advice gain of {ADVICE_ROWS} weights")
         for layers in stacks:
             for layer in layers:
                 if layer["op"] in ("conv2d", "linear"):
@@ -128,10 +138,12 @@ class NumpyPolicy(Policy):
                             raise TacticaError(f"missing weights {layer['name'] + suf}", source=src,
                                                field="(arrays)", expected="every layer's weights")
         self.meta, self.w, self.layout = meta, arrays, lay
+        self.advice = advice
+        self._advisor = None
 
-    def check_env(self, layout: Layout) -> None:
-        """Refuse an env whose layout differs from the one the policy was trained for."""
-        if self.layout is None or layout.fingerprint() != self.layout.fingerprint():
+    def check_env(self, layout: Layout, advice: str | None = None) -> None:
+        """Refuse an env whose layout (or advisor) differs from the one the policy was trained for."""
+        if self.layout is None or layout.fingerprint(advice) != self.layout.fingerprint(self.advice):
             raise TacticaError("the policy does not match this environment's layout", field="policy",
                                expected="a policy exported for this ruleset, map size and slot counts")
 
@@ -172,6 +184,9 @@ class NumpyPolicy(Policy):
         moves = self._run(spatial["move_head"], h).reshape(n, -1)
         off = int(spatial["move_offset"])
         out[:, off:off + moves.shape[1]] = moves
+        adv = arch.get("advice")
+        if adv is not None:
+            out = out + np.einsum("r,nra->na", self.w[adv["gain"]], obs["advice"].astype(np.float32))
         return out
 
     def action_probs(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
@@ -199,6 +214,11 @@ class NumpyPolicy(Policy):
         lmap = lay.legal_map(state, actor, legal)
         reach = [a.cell for a in legal if a.kind == "move"]
         obs = lay.observe(state, actor, actor.team, reach)
+        if self.advice is not None:
+            if self._advisor is None:   # one per policy object: policies are per fight and team
+                from envs.advice import Advisor
+                self._advisor = Advisor(lay, self.advice, self.seed_for_advisor())
+            obs["advice"] = self._advisor.advise(state, actor, lmap)
         batch = {k: v[None] for k, v in obs.items()}
         mask = lay.mask(lmap)[None]
         p = self.action_probs(batch, mask)[0]
@@ -211,4 +231,13 @@ class NumpyPolicy(Policy):
         self.last_probs = [(float(p[j]), lmap.get(int(j), END_TURN)) for j in top if p[j] > 0]
         action = lmap.get(i, END_TURN)
         self.last_reason = "learned policy: " + ", ".join(f"{a} {q:.0%}" for q, a in self.last_probs)
+        if self._advisor is not None:
+            pick = self._advisor.pick
+            self.last_reason += (f" ({self.advice} advised {pick}: {'followed' if pick == action else 'overruled'})"
+                                 if pick is not None else "")
+            self._advisor.commit(state, actor, action)
         return action
+
+    def seed_for_advisor(self) -> int:
+        """The advisor's seed, from this policy's own generator."""
+        return int(self.rng.integers(0, 2**63 - 1))

@@ -23,6 +23,9 @@ Observation (`spaces.Dict`):
 - `economy` (ECON_LEN): the ruleset's named action-economy numbers, padded with zeros.
 - `units` (1 + A + E slots x `UNIT_FEATURES`): slot 0 is the acting figure, then allies,
   then enemies, in scenario order.
+- `advice` (2 x n_actions, 0..1; only in an env made with `advice`): a scripted advisor's
+  view of the same decision (envs/advice.py): row 0 marks its pick, row 1 its score of each
+  action it ranked relative to its best.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ CONDITION_FEATURES = ("prone", "grappled", "grappling", "stunned", "impaired", "
 UNIT_FEATURES = ("present", "is_self", "is_ally", "is_enemy", "dx", "dy", "distance", "health", "down",
                  "reach", "ammo", "in_sight", "cover_vs_actor", "actor_cover_vs") + CONDITION_FEATURES
 ECON_LEN = 32
+#: rows of the optional `advice` observation (envs.advice): the advisor's pick, its scores
+ADVICE_ROWS = 2
 WEAPON_SLOTS = 4
 RING = ((0, 0), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 
@@ -106,15 +111,19 @@ class Layout:
         self.econ_names = tuple(self.ruleset.economy_features)[:ECON_LEN]
 
     # -- identity -------------------------------------------------------------------
-    def fingerprint(self) -> dict[str, Any]:
-        """What a trained policy must match: ruleset, version, shapes and the action layout."""
-        return {"ruleset": self.ruleset.name, "version": self.ruleset.version, "height": self.height,
+    def fingerprint(self, advice: str | None = None) -> dict[str, Any]:
+        """What a trained policy must match: ruleset, version, shapes and the action layout
+        (and the advisor behind the `advice` observation, when there is one)."""
+        fp = {"ruleset": self.ruleset.name, "version": self.ruleset.version, "height": self.height,
                 "width": self.width, "n_enemy": self.n_enemy, "n_ally": self.n_ally,
                 "n_actions": self.n_actions, "grid_channels": list(GRID_CHANNELS),
                 "unit_features": list(UNIT_FEATURES), "economy": list(self.econ_names),
                 "enemy_templates": [list(t) for t in self.enemy_templates],
                 "self_templates": [list(t) for t in self.self_templates],
                 "ally_templates": [list(t) for t in self.ally_templates]}
+        if advice is not None:
+            fp["advice"] = advice
+        return fp
 
     # -- slots ----------------------------------------------------------------------
     def slots(self, state: BattleState, team: str) -> tuple[list[Combatant], list[Combatant]]:
@@ -252,14 +261,17 @@ class Layout:
         return m
 
     # -- observations ---------------------------------------------------------------
-    def spaces(self):
+    def spaces(self, advice: bool = False):
         from gymnasium import spaces
-        return spaces.Dict({
+        d = {
             "grid": spaces.Box(0.0, 1.0, (len(GRID_CHANNELS), self.height, self.width), np.float32),
             "cover": spaces.Box(0.0, 1.0, (self.n_enemy, 2), np.float32),
             "economy": spaces.Box(-100.0, 100.0, (ECON_LEN,), np.float32),
             "units": spaces.Box(-1.0, 1.0, (self.n_units, len(UNIT_FEATURES)), np.float32),
-        })
+        }
+        if advice:   # envs.advice: a scripted advisor's ranking over the action layout
+            d["advice"] = spaces.Box(0.0, 1.0, (ADVICE_ROWS, self.n_actions), np.float32)
+        return spaces.Dict(d)
 
     def _static(self, state: BattleState) -> np.ndarray:
         g = state.grid

@@ -47,7 +47,8 @@ class SkirmishEnv(gym.Env):
     acting figure and the acting figure's against it), `economy` (the ruleset's named
     action-economy numbers, `economy_names`), `units` (slot 0 the acting figure, then allies,
     then enemies: position relative to the acting figure, health, conditions, reach, ammo,
-    line of sight). Maps smaller than `map_size` are padded.
+    line of sight). Maps smaller than `map_size` are padded. With `advice`, also `advice`
+    (2 x n actions: the advisor's pick, and its scores relative to its best; envs/advice.py).
 
     ## Rewards
     +1 when the agent team wins, -1 when it loses, 0 for a draw (the `reward` argument
@@ -65,7 +66,9 @@ class SkirmishEnv(gym.Env):
     `agent_team` (default: the first team; `"random"`: a team drawn at each reset, so a
     policy learns both sides of a mirrored map), `reward` (a dict updating `DEFAULT_REWARD`),
     `map_size` ((H, W) to pad to), `max_enemies` / `max_allies` (unit slots),
-    `render_mode` (`ansi` or `rgb_array`).
+    `render_mode` (`ansi` or `rgb_array`), `advice` (a scripted policy, `tactical`, whose
+    ranking of each decision's options the observation then carries as `advice`,
+    envs/advice.py).
 
     ## Registered configurations
     `tactica/Skirmish-v{N}` (generic: pass `ruleset` and `scenario`) and one id per bundled
@@ -81,7 +84,8 @@ class SkirmishEnv(gym.Env):
                  opponent: str | Policy | list = "tactical", agent_team: str | None = None,
                  reward: Mapping[str, float] | None = None, map_size: tuple[int, int] | None = None,
                  max_enemies: int | None = None, max_allies: int | None = None,
-                 generator: Mapping[str, Any] | None = None, render_mode: str | None = None) -> None:
+                 generator: Mapping[str, Any] | None = None, render_mode: str | None = None,
+                 advice: str | None = None) -> None:
         super().__init__()
         self.scenarios = list(scenario) if isinstance(scenario, (list, tuple)) else [scenario]
         if not self.scenarios:
@@ -133,7 +137,13 @@ class SkirmishEnv(gym.Env):
             max(0, sum(len(t.combatants) for t in sp.teams if t.name == own) - 1)
             for sp in self._specs.values() for own in owns(sp))
         self.layout: Layout = layout_for(self.rs, self.map_size[0], self.map_size[1], n_enemy, n_ally)
-        self.observation_space = self.layout.spaces()
+        if advice is not None:
+            from envs.advice import ADVISORS
+            if advice not in ADVISORS:
+                raise TacticaError(f"advisor {advice!r}", field="advice", expected=" or ".join(ADVISORS))
+        self.advice = advice
+        self._advisor = None
+        self.observation_space = self.layout.spaces(advice=advice is not None)
         self.action_space = gym.spaces.Discrete(self.layout.n_actions)
         self.opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
         self.opponent_arg = self.opponents[0]
@@ -147,6 +157,15 @@ class SkirmishEnv(gym.Env):
         self._opponent: Policy | None = None
 
     # -- helpers --------------------------------------------------------------------
+    def fingerprint(self) -> dict[str, Any]:
+        """What a policy trained on this env must match (the layout's, with the advisor)."""
+        return self.layout.fingerprint(self.advice)
+
+    @property
+    def advice_pick(self) -> Action | None:
+        """The advisor's pick for the current decision (None without advice)."""
+        return self._advisor.pick if self._advisor is not None else None
+
     @property
     def economy_names(self) -> tuple[str, ...]:
         return self.layout.econ_names
@@ -195,7 +214,14 @@ class SkirmishEnv(gym.Env):
         else:
             self._legal = {0: Action("end_turn")}
             reach = []
-        return self.layout.observe(s, actor, self.agent_team, reach)
+        obs = self.layout.observe(s, actor, self.agent_team, reach)
+        if self.advice is not None:
+            if actor is not None:
+                obs["advice"] = self._advisor.advise(s, actor, self._legal)
+            else:
+                obs["advice"] = np.zeros(self.observation_space["advice"].shape, dtype=np.float32)
+                self._advisor.pick = None
+        return obs
 
     def _info(self) -> dict[str, Any]:
         s = self.battle.state
@@ -219,6 +245,9 @@ class SkirmishEnv(gym.Env):
         pseed = int(rng.integers(0, 2**63 - 1))
         if self._random_side:   # drawn last: the other draws stay those of a first-team env
             self.agent_team = spec.teams[int(rng.integers(0, len(spec.teams)))].name
+        if self.advice is not None:   # after that: an env without advice draws the same
+            from envs.advice import Advisor
+            self._advisor = Advisor(self.layout, self.advice, int(rng.integers(0, 2**63 - 1)))
         if isinstance(opp, Policy):
             self._opponent = opp
         else:
@@ -251,6 +280,8 @@ class SkirmishEnv(gym.Env):
             info["illegal_reason"] = f"{self.describe_action(a)} is not legal now"
             return self._observe(), float(self.reward_cfg["illegal"]), True, False, info
         if not ended_early:
+            if self._advisor is not None:
+                self._advisor.commit(s, s.actor, self._legal[a])
             self.battle.step(self._legal[a], check=False)
             self._advance_opponents()
         own, other = self._team_health(s)

@@ -66,6 +66,6 @@ def register(app: typer.Typer, friendly, out) -> None:
                                expected="a checkpoint written by `tactica train`") from None
         meta_path = ckpt.with_suffix(".json")
         steps = json.loads(meta_path.read_text()).get("step") if meta_path.exists() else None
-        p = export_model(model, out_file, env.layout.fingerprint(), f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
+        p = export_model(model, out_file, env.fingerprint(), f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
                          {"steps": steps, "config": cfg.to_dict()})
         out.print(f"wrote {p}")

@@ -230,3 +230,45 @@ def test_random_side_plays_both_teams_of_a_mirrored_map():
         [(again.reset(seed=k), again.agent_team)[1] for k in range(6)]
     with pytest.raises(TacticaError, match="'random'"):
         SkirmishEnv(scenario="cortex/duel", agent_team="green")
+
+
+def test_advice_rows_are_tacticals_ranking_and_following_them_plays_tactical():
+    """`advice="tactical"` (envs/advice.py): row 0 marks tactical's pick, row 1 its scores
+    relative to its best, on legal actions only; an agent that plays the pick plays exactly
+    the fight tactical plays from the same seed (the advisor keeps tactical's in-fight memory),
+    and the other observation arrays, rewards and outcome are those of an env without advice."""
+    from agents.tactical import TacticalPolicy
+
+    kw = dict(ruleset="cortex", scenario="generated", generator={"mirrored": True}, map_size=(16, 22),
+              max_enemies=4, max_allies=3, agent_team="random", opponent="tactical")
+    adv_env, plain = SkirmishEnv(advice="tactical", **kw), SkirmishEnv(**kw)
+    assert adv_env.observation_space["advice"].shape == (2, adv_env.layout.n_actions)
+    assert adv_env.fingerprint() == {**plain.fingerprint(), "advice": "tactical"}
+    decisions = 0
+    for seed in range(3):
+        oa, ia = adv_env.reset(seed=seed)
+        ob, ib = plain.reset(seed=seed)
+        teacher = TacticalPolicy()
+        done = False
+        while not done:
+            adv = oa["advice"]
+            legal = ia["action_mask"].astype(bool)
+            assert adv_env.observation_space.contains(oa)
+            assert adv[0].sum() == 1 and not adv[:, ~legal].any()
+            i = int(np.argmax(adv[0]))
+            assert adv[1, i] == 1.0 and adv[1].max() == 1.0 and (adv[1][adv[1] > 0] >= 0.05).all()
+            s = plain.battle.state
+            want = {a: k for k, a in plain._legal.items()}[teacher.act(s, s.actor)]
+            assert i == want   # the pick is tactical's decision
+            for k in ob:
+                np.testing.assert_array_equal(oa[k], ob[k])
+            oa, ra, ta, tra, ia = adv_env.step(i)
+            ob, rb, tb, trb, ib = plain.step(want)
+            assert (ra, ta, tra) == (rb, tb, trb)
+            done = ta or tra
+            decisions += 1
+        assert ia.get("winner") == ib.get("winner")
+        assert not oa["advice"].any()   # no decision at the end: no advice
+    assert decisions > 20
+    with pytest.raises(TacticaError, match="advice"):
+        SkirmishEnv(advice="planner", **kw)

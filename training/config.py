@@ -84,6 +84,9 @@ class TrainConfig:
     #: the agent's team: "first" (the scenario's first team), or "random" (drawn each episode:
     #: on a mirrored map the agent learns both sides, as `tactica evaluate` plays it)
     side: str = "first"
+    #: a scripted advisor (`tactical`) whose ranking of every decision the observation carries
+    #: (envs/advice.py) and the policy weighs into its logits; needs `features: spatial`
+    advice: str | None = None
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
     eval_interval: int = 20_000  #: steps between evaluations (0: none)
@@ -106,7 +109,8 @@ class TrainConfig:
 #: the `features` architectures (training/features.py)
 FEATURE_MODES = ("cnn", "mlp", "spatial")
 #: fields that take one of a few names
-_CHOICES = {(TrainConfig, "features"): FEATURE_MODES, (TrainConfig, "side"): ("first", "random")}
+_CHOICES = {(TrainConfig, "features"): FEATURE_MODES, (TrainConfig, "side"): ("first", "random"),
+            (TrainConfig, "advice"): (None, "tactical")}
 #: numeric fields with bounds (inclusive)
 _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
@@ -146,8 +150,9 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
                 raise ScenarioError(f"{v!r}", source=source, field=path, expected="a list")
             choices = _CHOICES.get((cls, k))
             if choices and v not in choices:
+                names = ["null" if c is None else str(c) for c in choices]
                 raise ScenarioError(f"{v!r}", source=source, field=path,
-                                    expected=f"{', '.join(choices[:-1])} or {choices[-1]}")
+                                    expected=f"{', '.join(names[:-1])} or {names[-1]}")
             lo, hi = _RANGES.get((cls, k), (None, None))
             if (lo is not None and v < lo) or (hi is not None and v > hi):
                 raise ScenarioError(f"{v!r}", source=source, field=path,
@@ -157,6 +162,9 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
     if missing:
         raise ScenarioError(f"missing field(s) {missing}", source=source, field=prefix or "(top level)",
                             expected="a value for " + ", ".join(missing))
+    if cls is TrainConfig and kwargs.get("advice") is not None and kwargs.get("features", "cnn") != "spatial":
+        raise ScenarioError(f"advice {kwargs['advice']!r} with {kwargs.get('features', 'cnn')} features",
+                            source=source, field="features", expected="spatial (the policy that weighs the advice)")
     return cls(**kwargs)
 
 

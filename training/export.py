@@ -11,7 +11,9 @@ lists of layer specs (`conv2d`, `linear`, `relu`, `tanh`, `flatten`):
   (latent -> logits of every action) and `spatial` = {`to_cells`: layers (latent -> K),
   `move_head`: layers (a 1x1 conv2d, K -> 1), `move_offset`, `height`, `width`}: the logits
   [move_offset : move_offset + H*W] are replaced by
-  `move_head(relu(cells + to_cells(latent)[:, :, None, None]))` flattened.
+  `move_head(relu(cells + to_cells(latent)[:, :, None, None]))` flattened; with advice
+  (a fingerprint with `advice`), `advice` = {`gain`: the array name}: the logits then get
+  `sum_r gain[r] * advice[r]` over the observation's advice rows.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ def export_model(model, path: str | Path, layout_fp: dict[str, Any], env_id: str
         arch["spatial"] = {"to_cells": _stack(pol.to_cells, "to_cells", arrays),
                            "move_head": _stack(pol.move_head, "move_head", arrays),
                            "move_offset": MOVE_OFFSET, "height": pol.grid_h, "width": pol.grid_w}
+        if getattr(pol, "advice_gain", None) is not None:
+            arrays["advice.gain"] = pol.advice_gain.detach().cpu().numpy().astype(np.float32)
+            arch["advice"] = {"gain": "advice.gain"}
     else:
         arch["trunk"] = pi + action
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "ruleset": layout_fp["ruleset"],
@@ -92,6 +97,7 @@ def export_model(model, path: str | Path, layout_fp: dict[str, Any], env_id: str
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
     os.close(fd)
+    os.chmod(tmp, 0o644)   # mkstemp makes it private; a policy file is for sharing
     with open(tmp, "wb") as f:
         np.savez(f, **arrays)
         f.flush()

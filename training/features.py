@@ -10,7 +10,9 @@ layer, beside the same vector MLP. `SpatialMaskablePolicy` then scores the move 
 (one per map cell) with a fully convolutional head over `cells` conditioned on the policy
 latent, instead of a linear layer over the flattened features:
 `move logits = move_head(relu(cells + to_cells(latent_pi)))`, so "move next to this
-feature" is the same weights wherever the feature is on the map.
+feature" is the same weights wherever the feature is on the map. With an `advice`
+observation (envs/advice.py) the logits of every action also get `gain . advice[:, a]`,
+two learnt weights on the advisor's pick and scores: a residual policy over the advisor.
 
 All are plain layer stacks so `training.export` can write them for `NumpyPolicy`.
 """
@@ -29,6 +31,9 @@ from torch import nn
 from training.config import FEATURE_MODES
 #: first action index of the move block (index 0 ends the turn; see envs.encoding)
 MOVE_OFFSET = 1
+#: the starting weights of the `advice` rows (pick, relative score) in the logits: the advisor's
+#: pick starts about e^5 times as likely as an action it did not rank
+ADVICE_GAIN_INIT = (5.0, 2.0)
 
 
 class SkirmishExtractor(BaseFeaturesExtractor):
@@ -47,6 +52,7 @@ class SkirmishExtractor(BaseFeaturesExtractor):
         self.cells_net: nn.Sequential | None = None
         self.cells_channels = 0
         self.last_cells: torch.Tensor | None = None
+        self.last_advice: torch.Tensor | None = None
         if mode == "cnn":
             self.grid_net = nn.Sequential(nn.Conv2d(C, 16, 3, padding=1), nn.ReLU(),
                                           nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten())
@@ -73,6 +79,7 @@ class SkirmishExtractor(BaseFeaturesExtractor):
         self.vec_net = nn.Sequential(nn.Linear(vec_dim, hidden), nn.ReLU())
 
     def forward(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
+        self.last_advice = obs.get("advice")
         x = obs["grid"]
         if self.cells_net is not None:
             x = self.last_cells = self.cells_net(x)
@@ -111,6 +118,11 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
                              "(SkirmishExtractor(mode='spatial'))")
         self.to_cells = nn.Linear(self.mlp_extractor.latent_dim_pi, k)
         self.move_head = nn.Conv2d(k, 1, 1)
+        self.advice_gain: nn.Parameter | None = None
+        if "advice" in self.observation_space.spaces:
+            # the advisor's rows (pick, relative score) enter the logits with learnt weights, from a
+            # start where the advisor's pick is already the most likely action (docs/results.md)
+            self.advice_gain = nn.Parameter(torch.tensor(ADVICE_GAIN_INIT, dtype=torch.float32))
         if self.ortho_init:  # as SB3 does: hidden layers sqrt(2), the action output 0.01
             self.to_cells.apply(partial(self.init_weights, gain=np.sqrt(2)))
             self.move_head.apply(partial(self.init_weights, gain=0.01))
@@ -126,7 +138,14 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
         logits = self.action_net(latent_pi)
         h = torch.relu(cells + self.to_cells(latent_pi)[:, :, None, None])
         moves = self.move_head(h).flatten(1)
-        return torch.cat([logits[:, :MOVE_OFFSET], moves, logits[:, MOVE_OFFSET + moves.shape[1]:]], dim=1)
+        out = torch.cat([logits[:, :MOVE_OFFSET], moves, logits[:, MOVE_OFFSET + moves.shape[1]:]], dim=1)
+        if self.advice_gain is not None:
+            adv = self.pi_features_extractor.last_advice
+            if adv is None or adv.shape[0] != out.shape[0]:
+                raise RuntimeError("no advice from the features extractor for this batch")
+            self.pi_features_extractor.last_advice = None
+            out = out + (adv * self.advice_gain[None, :, None]).sum(dim=1)
+        return out
 
     def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):
         return self.action_dist.proba_distribution(action_logits=self.action_logits(latent_pi))

@@ -54,7 +54,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
     env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=opponents, reward=cfg.reward,
                       map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies, max_allies=cfg.max_allies,
                       generator={**cfg.generator, "held_out": False},
-                      agent_team=cfg.agent_team)
+                      agent_team=cfg.agent_team, advice=cfg.advice)
     rng = np.random.default_rng(seed)
     student = NumpyPolicy(learner) if learner else None
     mix = np.random.default_rng([int(seed), 0xDA6])   # its own stream: the fights' seeds stay the teacher's
@@ -74,7 +74,12 @@ def _collect_part(args: tuple) -> dict[str, Any]:
             mask = info["action_mask"].astype(bool)
             idx = None
             if not s.over and s.actor is not None and s.actor.team == env.agent_team:
-                a = pol.act(s, s.actor)
+                if env.advice == teacher and env.advice_pick is not None:
+                    # the env's advisor is this teacher with the same memory (it is told every action
+                    # played): its pick is the teacher's decision, at half the cost
+                    a = env.advice_pick
+                else:
+                    a = pol.act(s, s.actor)
                 inv = {act: i for i, act in env._legal.items()}
                 idx = inv.get(a)
             if idx is None:

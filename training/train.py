@@ -71,7 +71,7 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, opponents: list[str], held_out:
         env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=_resolve_opponents(opponents, run_dir),
                           reward=cfg.reward, map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies,
                           max_allies=cfg.max_allies, generator=gen,
-                          agent_team=cfg.agent_team)
+                          agent_team=cfg.agent_team, advice=cfg.advice)
         env.reset(seed=seed)
         return env
     return _thunk
@@ -165,7 +165,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     venv = SubprocVecEnv(fns, start_method="spawn") if cfg.vec_env == "subproc" and cfg.n_envs > 1 else DummyVecEnv(fns)
     venv = VecMonitor(venv)
     probe = make_env_fn(cfg, run_dir, ["random"])()
-    layout_fp = probe.layout.fingerprint()
+    layout_fp = probe.fingerprint()
     env_id = f"tactica/Skirmish-v0?ruleset={cfg.ruleset}"
     fp_hash = fingerprint_hash(layout_fp)
     if resume:
