@@ -6,6 +6,9 @@ steps per second of each and their ratio. The opponents are the config's last st
 (mostly `tactical`), so the figure includes the scripted opponents' turns.
 
     python benchmarks/bench_training.py --ruleset cortex --steps 8192 --features cnn,mlp
+    python benchmarks/bench_training.py --ruleset cortex --steps 8192 --features spatial,spatial+advice
+
+No behaviour-cloning stage (`pretrain.samples: 0`): only the learning is timed.
 
 Writes nothing but a temporary run folder (deleted afterwards).
 """
@@ -27,7 +30,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ruleset", default="cortex")
     ap.add_argument("--steps", type=int, default=8192, help="env steps per measured run")
-    ap.add_argument("--features", default="cnn,mlp", help="comma-separated: cnn, mlp")
+    ap.add_argument("--features", default="cnn,mlp",
+                    help="comma-separated: cnn, mlp, spatial, spatial+advice (with tactical's advice)")
     ap.add_argument("--n-envs", type=int, default=4)
     ap.add_argument("--vec-env", default="subproc", choices=("subproc", "dummy"))
     ap.add_argument("--json", action="store_true")
@@ -41,7 +45,9 @@ def main() -> None:
     rows = []
     try:
         for feat in [f.strip() for f in args.features.split(",") if f.strip()]:
-            cfg = load_config({**base.to_dict(), "features": feat, "n_envs": args.n_envs, "vec_env": args.vec_env,
+            mode, _, adv = feat.partition("+")   # "spatial+advice": with tactical's advice (envs/advice.py)
+            cfg = load_config({**base.to_dict(), "features": mode, "advice": "tactical" if adv else None,
+                               "n_envs": args.n_envs, "vec_env": args.vec_env, "pretrain": {"samples": 0},
                                "total_steps": args.steps, "curriculum": [], "eval_interval": 0,
                                "checkpoint_interval": 0, "out_dir": str(tmp), "run_name": f"bench-{feat}"})
             t0 = time.perf_counter()
@@ -55,7 +61,7 @@ def main() -> None:
         print(json.dumps(rows, indent=2))
         return
     for r in rows:
-        print(f"{r['ruleset']:16s} {r['features']:4s} {r['n_envs']} envs ({r['vec_env']}): "
+        print(f"{r['ruleset']:16s} {r['features']:14s} {r['n_envs']} envs ({r['vec_env']}): "
               f"{r['steps_per_s']:7.1f} steps/s  ({r['steps']} steps in {r['seconds']} s, start-up included)")
     if len(rows) > 1:
         print("ratio " + " / ".join(r["features"] for r in rows) + ": "

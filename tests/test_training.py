@@ -426,3 +426,28 @@ def test_advice_config_errors_name_the_field():
         load_config({"advice": "tactical", "features": "cnn"})
     with pytest.raises(ScenarioError, match=r"advice.*null or tactical"):
         load_config({"advice": "planner", "features": "spatial"})
+    with pytest.raises(ScenarioError, match=r"advice_gain.*two numbers"):
+        load_config({"advice": "tactical", "features": "spatial", "advice_gain": [1.0]})
+
+
+def test_advice_gain_sets_where_the_policy_starts():
+    """`advice_gain`: the starting weights of the advisor's pick and scores in the logits, so
+    the untrained policy already puts that much more probability on the advisor's pick."""
+    from sb3_contrib import MaskablePPO
+
+    from training.features import SpatialMaskablePolicy
+
+    env = advice_env()
+    obs, _ = env.reset(seed=0)
+    mask = env.action_masks()
+    for gain in ([5.0, 2.0], [0.0, 0.0]):
+        model = MaskablePPO(SpatialMaskablePolicy, env, n_steps=64, seed=0, device="cpu",
+                            policy_kwargs={"advice_gain": gain, "net_arch": [16]})
+        np.testing.assert_allclose(model.policy.advice_gain.detach().numpy(), gain)
+        t_obs, _ = model.policy.obs_to_tensor(obs)
+        p = model.policy.get_distribution(t_obs, action_masks=mask[None]).distribution.probs.detach().numpy()[0]
+        pick = int(np.argmax(obs["advice"][0]))
+        if gain[0]:   # e^7 against the near-zero logits of an untrained network
+            assert p[pick] > 0.5 and np.argmax(p) == pick
+        else:
+            assert p[pick] < 2.0 / mask.sum()

@@ -87,6 +87,9 @@ class TrainConfig:
     #: a scripted advisor (`tactical`) whose ranking of every decision the observation carries
     #: (envs/advice.py) and the policy weighs into its logits; needs `features: spatial`
     advice: str | None = None
+    #: the starting weights of the advice rows (the advisor's pick, its relative scores) in the
+    #: logits: large follows the advisor from the start, small explores around it
+    advice_gain: list[float] = field(default_factory=lambda: [5.0, 2.0])
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
     eval_interval: int = 20_000  #: steps between evaluations (0: none)
@@ -162,6 +165,10 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
     if missing:
         raise ScenarioError(f"missing field(s) {missing}", source=source, field=prefix or "(top level)",
                             expected="a value for " + ", ".join(missing))
+    gain = kwargs.get("advice_gain", (0.0, 0.0)) if cls is TrainConfig else (0.0, 0.0)
+    if len(gain) != 2 or not all(isinstance(g, (int, float)) and not isinstance(g, bool) for g in gain):
+        raise ScenarioError(f"{kwargs['advice_gain']!r}", source=source, field="advice_gain",
+                            expected="two numbers: the weights of the advisor's pick and of its scores")
     if cls is TrainConfig and kwargs.get("advice") is not None and kwargs.get("features", "cnn") != "spatial":
         raise ScenarioError(f"advice {kwargs['advice']!r} with {kwargs.get('features', 'cnn')} features",
                             source=source, field="features", expected="spatial (the policy that weighs the advice)")

@@ -31,8 +31,8 @@ from torch import nn
 from training.config import FEATURE_MODES
 #: first action index of the move block (index 0 ends the turn; see envs.encoding)
 MOVE_OFFSET = 1
-#: the starting weights of the `advice` rows (pick, relative score) in the logits: the advisor's
-#: pick starts about e^5 times as likely as an action it did not rank
+#: the default starting weights of the `advice` rows (pick, relative score) in the logits: the
+#: advisor's pick starts about e^7 times as likely as an action it did not rank
 ADVICE_GAIN_INIT = (5.0, 2.0)
 
 
@@ -100,7 +100,9 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
     `_get_action_dist_from_latent`.
     """
 
-    def __init__(self, observation_space, action_space, lr_schedule, *args, **kwargs) -> None:
+    def __init__(self, observation_space, action_space, lr_schedule, *args,
+                 advice_gain: tuple[float, float] = ADVICE_GAIN_INIT, **kwargs) -> None:
+        self.advice_gain_init = tuple(float(g) for g in advice_gain)
         kwargs.setdefault("features_extractor_class", SkirmishExtractor)
         fx_kwargs = dict(kwargs.get("features_extractor_kwargs") or {})
         fx_kwargs.setdefault("mode", "spatial")
@@ -122,7 +124,7 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
         if "advice" in self.observation_space.spaces:
             # the advisor's rows (pick, relative score) enter the logits with learnt weights, from a
             # start where the advisor's pick is already the most likely action (docs/results.md)
-            self.advice_gain = nn.Parameter(torch.tensor(ADVICE_GAIN_INIT, dtype=torch.float32))
+            self.advice_gain = nn.Parameter(torch.tensor(self.advice_gain_init, dtype=torch.float32))
         if self.ortho_init:  # as SB3 does: hidden layers sqrt(2), the action output 0.01
             self.to_cells.apply(partial(self.init_weights, gain=np.sqrt(2)))
             self.move_head.apply(partial(self.init_weights, gain=0.01))
