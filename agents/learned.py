@@ -186,7 +186,10 @@ class NumpyPolicy(Policy):
         out[:, off:off + moves.shape[1]] = moves
         adv = arch.get("advice")
         if adv is not None:
-            out = out + np.einsum("r,nra->na", self.w[adv["gain"]], obs["advice"].astype(np.float32))
+            a = obs["advice"].astype(np.float32)
+            out = out + np.einsum("r,nra->na", self.w[adv["gain"]], a)
+            if adv.get("only"):   # the advisor's candidates only (training.features.UNRANKED)
+                out = out + np.where(a[:, 1] > 0, 0.0, -1e8).astype(np.float32)
         return out
 
     def action_probs(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:

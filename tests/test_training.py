@@ -451,3 +451,36 @@ def test_advice_gain_sets_where_the_policy_starts():
             assert p[pick] > 0.5 and np.argmax(p) == pick
         else:
             assert p[pick] < 2.0 / mask.sum()
+
+
+def test_advice_only_chooses_among_the_advisors_candidates(tmp_path):
+    """`advice_only`: the actions the advisor did not rank get no probability (in SB3 and in
+    the exported NumpyPolicy alike), even with no weight on the advice, while every ranked
+    legal action keeps some."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.export import export_model
+    from training.features import SpatialMaskablePolicy
+
+    env = advice_env()
+    model = MaskablePPO(SpatialMaskablePolicy, env, n_steps=64, seed=0, device="cpu",
+                        policy_kwargs={"advice_gain": [0.0, 0.0], "advice_only": True, "net_arch": [16]})
+    pol = NumpyPolicy(export_model(model, tmp_path / "only.npz", env.fingerprint(), "test"))
+    assert pol.meta["architecture"]["advice"]["only"] is True
+    obs, _ = env.reset(seed=1)
+    seen = 0
+    for _ in range(40):
+        mask = env.action_masks()
+        ranked = obs["advice"][1] > 0
+        t_obs, _ = model.policy.obs_to_tensor(obs)
+        with torch.no_grad():
+            p = model.policy.get_distribution(t_obs, action_masks=mask[None]).distribution.probs.numpy()[0]
+        p_np = pol.action_probs({k: v[None] for k, v in obs.items()}, mask[None])[0]
+        np.testing.assert_allclose(p, p_np, atol=1e-5)
+        assert p[~ranked].sum() < 1e-6 and (p[ranked & mask] > 0.01 / ranked.sum()).all()
+        seen += int((mask & ~ranked).any())
+        obs, _, t, tr, _ = env.step(int(np.argmax(p)))
+        if t or tr:
+            obs, _ = env.reset()
+    assert seen > 10   # most decisions had legal actions the advisor did not rank

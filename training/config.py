@@ -90,6 +90,9 @@ class TrainConfig:
     #: the starting weights of the advice rows (the advisor's pick, its relative scores) in the
     #: logits: large follows the advisor from the start, small explores around it
     advice_gain: list[float] = field(default_factory=lambda: [5.0, 2.0])
+    #: choose only among the actions the advisor ranked (its candidates): exploration stays
+    #: among sensible options
+    advice_only: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
     eval_interval: int = 20_000  #: steps between evaluations (0: none)

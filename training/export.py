@@ -13,7 +13,8 @@ lists of layer specs (`conv2d`, `linear`, `relu`, `tanh`, `flatten`):
   [move_offset : move_offset + H*W] are replaced by
   `move_head(relu(cells + to_cells(latent)[:, :, None, None]))` flattened; with advice
   (a fingerprint with `advice`), `advice` = {`gain`: the array name}: the logits then get
-  `sum_r gain[r] * advice[r]` over the observation's advice rows.
+  `sum_r gain[r] * advice[r]` over the observation's advice rows, and with `only` true
+  -1e8 where advice row 1 is 0 (the actions the advisor did not rank).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def export_model(model, path: str | Path, layout_fp: dict[str, Any], env_id: str
                            "move_offset": MOVE_OFFSET, "height": pol.grid_h, "width": pol.grid_w}
         if getattr(pol, "advice_gain", None) is not None:
             arrays["advice.gain"] = pol.advice_gain.detach().cpu().numpy().astype(np.float32)
-            arch["advice"] = {"gain": "advice.gain"}
+            arch["advice"] = {"gain": "advice.gain", "only": bool(getattr(pol, "advice_only", False))}
     else:
         arch["trunk"] = pi + action
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "ruleset": layout_fp["ruleset"],

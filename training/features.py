@@ -12,7 +12,8 @@ latent, instead of a linear layer over the flattened features:
 `move logits = move_head(relu(cells + to_cells(latent_pi)))`, so "move next to this
 feature" is the same weights wherever the feature is on the map. With an `advice`
 observation (envs/advice.py) the logits of every action also get `gain . advice[:, a]`,
-two learnt weights on the advisor's pick and scores: a residual policy over the advisor.
+two learnt weights on the advisor's pick and scores: a residual policy over the advisor;
+with `advice_only` it chooses among the actions the advisor ranked (its candidates) only.
 
 All are plain layer stacks so `training.export` can write them for `NumpyPolicy`.
 """
@@ -34,6 +35,8 @@ MOVE_OFFSET = 1
 #: the default starting weights of the `advice` rows (pick, relative score) in the logits: the
 #: advisor's pick starts about e^7 times as likely as an action it did not rank
 ADVICE_GAIN_INIT = (5.0, 2.0)
+#: what `advice_only` adds to the logit of an action the advisor did not rank (as a masked one)
+UNRANKED = -1e8
 
 
 class SkirmishExtractor(BaseFeaturesExtractor):
@@ -101,8 +104,10 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
     """
 
     def __init__(self, observation_space, action_space, lr_schedule, *args,
-                 advice_gain: tuple[float, float] = ADVICE_GAIN_INIT, **kwargs) -> None:
+                 advice_gain: tuple[float, float] = ADVICE_GAIN_INIT, advice_only: bool = False,
+                 **kwargs) -> None:
         self.advice_gain_init = tuple(float(g) for g in advice_gain)
+        self.advice_only = bool(advice_only)
         kwargs.setdefault("features_extractor_class", SkirmishExtractor)
         fx_kwargs = dict(kwargs.get("features_extractor_kwargs") or {})
         fx_kwargs.setdefault("mode", "spatial")
@@ -147,6 +152,8 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
                 raise RuntimeError("no advice from the features extractor for this batch")
             self.pi_features_extractor.last_advice = None
             out = out + (adv * self.advice_gain[None, :, None]).sum(dim=1)
+            if self.advice_only:   # only the actions the advisor ranked (row 1 > 0) can be chosen
+                out = out + torch.where(adv[:, 1] > 0, 0.0, UNRANKED)
         return out
 
     def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):

@@ -198,7 +198,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             policy_kwargs={"features_extractor_class": SkirmishExtractor,
                            "features_extractor_kwargs": {"mode": cfg.features},
                            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-                           **({"advice_gain": list(cfg.advice_gain)} if cfg.advice else {})})
+                           **({"advice_gain": list(cfg.advice_gain), "advice_only": cfg.advice_only}
+                              if cfg.advice else {})})
     #: wall-clock seconds spent learning before this session (from the checkpoint on --resume)
     clock = {"before": float(meta.get("elapsed_s", 0.0)) if resume else 0.0, "start": time.perf_counter()}
 
