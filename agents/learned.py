@@ -236,7 +236,8 @@ class NumpyPolicy(Policy):
         self.last_reason = "learned policy: " + ", ".join(f"{a} {q:.0%}" for q, a in self.last_probs)
         if self._advisor is not None:
             pick = self._advisor.pick
-            self.last_reason += (f" ({self.advice} advised {pick}: {'followed' if pick == action else 'overruled'})"
+            why = f", as it {self._advisor.pick_reason}" if self._advisor.pick_reason else ""
+            self.last_reason += (f" ({self.advice} advised {pick}{why}: {'followed' if pick == action else 'overruled'})"
                                  if pick is not None else "")
             self._advisor.commit(state, actor, action)
         return action
