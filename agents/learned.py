@@ -220,7 +220,7 @@ class NumpyPolicy(Policy):
         if self.advice is not None:
             if self._advisor is None:   # one per policy object: policies are per fight and team
                 from envs.advice import Advisor
-                self._advisor = Advisor(lay, self.advice, self.seed_for_advisor())
+                self._advisor = Advisor(lay, self.advice, int(self.rng.integers(0, 2**63 - 1)))
             obs["advice"] = self._advisor.advise(state, actor, lmap)
         batch = {k: v[None] for k, v in obs.items()}
         mask = lay.mask(lmap)[None]
@@ -241,7 +241,3 @@ class NumpyPolicy(Policy):
                                  if pick is not None else "")
             self._advisor.commit(state, actor, action)
         return action
-
-    def seed_for_advisor(self) -> int:
-        """The advisor's seed, from this policy's own generator."""
-        return int(self.rng.integers(0, 2**63 - 1))

@@ -33,12 +33,17 @@ ADVISORS = ("tactical",)
 FLOOR = 0.05
 
 
+def check_advisor(source: str) -> None:
+    """Refuse a policy that cannot advise (an error naming the `advice` field)."""
+    if source not in ADVISORS:
+        raise TacticaError(f"advisor {source!r}", field="advice", expected=" or ".join(ADVISORS))
+
+
 class Advisor:
     """One team's advisor for one fight."""
 
     def __init__(self, layout: Layout, source: str = "tactical", seed=None) -> None:
-        if source not in ADVISORS:
-            raise TacticaError(f"advisor {source!r}", field="advice", expected=" or ".join(ADVISORS))
+        check_advisor(source)
         self.layout = layout
         self.source = source
         self.policy = make_policy(source, seed)

@@ -138,9 +138,8 @@ class SkirmishEnv(gym.Env):
             for sp in self._specs.values() for own in owns(sp))
         self.layout: Layout = layout_for(self.rs, self.map_size[0], self.map_size[1], n_enemy, n_ally)
         if advice is not None:
-            from envs.advice import ADVISORS
-            if advice not in ADVISORS:
-                raise TacticaError(f"advisor {advice!r}", field="advice", expected=" or ".join(ADVISORS))
+            from envs.advice import check_advisor
+            check_advisor(advice)
         self.advice = advice
         self._advisor = None
         self.observation_space = self.layout.spaces(advice=advice is not None)
