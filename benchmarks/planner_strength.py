@@ -51,52 +51,54 @@ KNOBS = {
 }
 
 
-def _tactical(knobs: dict, seed=None):
-    from agents import assess as A
-    from agents.tactical import TacticalPolicy
+from agents import assess as A  # noqa: E402  (after the path set-up above)
+from agents.tactical import TacticalPolicy  # noqa: E402
 
-    class KnobbedTactical(TacticalPolicy):
-        """`tactical` with some weights changed (for this benchmark only)."""
 
-        def __init__(self, seed=None) -> None:
-            super().__init__(seed)
-            self.knobs = dict(knobs)
-            for k in ("kill_bonus", "move_margin"):
-                if k in knobs:
-                    setattr(self, k, float(knobs[k]))
+class KnobbedTactical(TacticalPolicy):
+    """`tactical` with some weights changed (`KNOBS`; for this benchmark only)."""
 
-        def _context(self, rs, state, me, legal):
-            ctx = super()._context(rs, state, me, legal)
-            k = self.knobs
-            ctx.aggression *= k.get("aggression", 1.0)
-            ctx.later *= k.get("later", 1.0)
-            if ctx.def_weight > 1.0 and "hurt_weight" in k:
-                ctx.def_weight = float(k["hurt_weight"])
-            ctx.def_weight *= k.get("caution", 1.0)
-            return ctx
+    def __init__(self, knobs: dict, seed=None) -> None:
+        super().__init__(seed)
+        self.knobs = dict(knobs)
+        for k in ("kill_bonus", "move_margin"):
+            if k in knobs:
+                setattr(self, k, float(knobs[k]))
 
-        def offence_at(self, ctx, cell):
-            v, t = super().offence_at(ctx, cell)
-            return (v * self.knobs.get("pull", 1.0) if t is None else v), t
+    def _context(self, rs, state, me, legal):
+        ctx = super()._context(rs, state, me, legal)
+        k = self.knobs
+        ctx.aggression *= k.get("aggression", 1.0)
+        ctx.later *= k.get("later", 1.0)
+        if ctx.def_weight > 1.0 and "hurt_weight" in k:
+            ctx.def_weight = float(k["hurt_weight"])
+        ctx.def_weight *= k.get("caution", 1.0)
+        return ctx
 
-        def _guard_choices(self, ctx, kinds):
-            out = super()._guard_choices(ctx, kinds)
-            for c in out:
-                if c.score > 0:
-                    c.score *= self.knobs.get("guard", 1.0)
-            return out
+    def offence_at(self, ctx, cell):
+        v, t = super().offence_at(ctx, cell)
+        return (v * self.knobs.get("pull", 1.0) if t is None else v), t
 
-        def attack_value(self, ctx, o):
-            v = super().attack_value(ctx, o)
-            f = self.knobs.get("focus", 0.0)
-            if f:
-                v *= 1.0 + f * (1.0 - A.health_frac(ctx.rs, ctx.state.by_id[o.action.target]))
-            return v
+    def _guard_choices(self, ctx, kinds):
+        out = super()._guard_choices(ctx, kinds)
+        for c in out:
+            if c.score > 0:
+                c.score *= self.knobs.get("guard", 1.0)
+        return out
 
+    def attack_value(self, ctx, o):
+        v = super().attack_value(ctx, o)
+        f = self.knobs.get("focus", 0.0)
+        if f:
+            v *= 1.0 + f * (1.0 - A.health_frac(ctx.rs, ctx.state.by_id[o.action.target]))
+        return v
+
+
+def _tactical(knobs: dict, seed=None) -> KnobbedTactical:
     bad = sorted(set(knobs) - set(KNOBS))
     if bad:
         raise SystemExit(f"--knobs: unknown knob(s) {', '.join(bad)}; expected some of {', '.join(KNOBS)}")
-    return KnobbedTactical(seed)
+    return KnobbedTactical(knobs, seed)
 
 
 def _make(kwargs: dict, seed=None):

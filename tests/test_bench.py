@@ -65,7 +65,7 @@ def test_env_bench_compares_with_minigrid_and_times_decisions(capsys) -> None:
     assert "| cortex/warehouse | random |" in out and "| planner | 1 |" in out
 
 
-def test_knob_study_baseline_is_tactical_and_knobs_change_play() -> None:
+def test_knob_study_baseline_is_tactical_and_knobs_change_play(monkeypatch) -> None:
     """benchmarks/planner_strength.py --knobs: with no knobs the variant plays exactly as
     tactical (same fights, same result), so the study measures the knobs alone; a changed
     knob changes decisions; an unknown knob is refused by name."""
@@ -73,7 +73,10 @@ def test_knob_study_baseline_is_tactical_and_knobs_change_play() -> None:
     spec = importlib.util.spec_from_file_location("planner_strength", BENCH.parent / "planner_strength.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    import agents.base
     from agents.base import register_policy
+    # the variants registered here (and by the benchmark's own _play) stay in this test
+    monkeypatch.setattr(agents.base, "_REGISTRY", dict(agents.base._REGISTRY))
     register_policy("knobs-none", lambda seed=None: mod._tactical({}, seed))
     register_policy("knobs-bold", lambda seed=None: mod._tactical({"aggression": 3.0, "caution": 0.2}, seed))
     sc = load_scenario(generate_scenario("cortex", 5003, mirrored=True))[0]
