@@ -127,9 +127,20 @@ class Layout:
 
     # -- slots ----------------------------------------------------------------------
     def slots(self, state: BattleState, team: str) -> tuple[list[Combatant], list[Combatant]]:
-        """(ally slots, enemy slots) for a team, in scenario order (fixed for a fight)."""
+        """(ally slots, enemy slots) for a team, in scenario order (fixed for a fight).
+
+        A side with more figures than the layout has slots for (a bundled scenario with
+        five guards against a policy trained on up to four) has its figures that are out of
+        the fight moved behind the standing ones, so a standing figure takes the slot a
+        downed one leaves and every standing enemy can still be attacked (in scenario
+        order it never got a slot: the policy could not finish the fight). Sides that fit
+        keep scenario order throughout."""
         allies = [c for c in state.combatants if c.team == team]
         enemies = [c for c in state.combatants if c.team != team]
+        if len(allies) > self.n_ally + 1:     # the acting figure is one of them, without a slot
+            allies.sort(key=lambda c: c.down)  # stable: scenario order among the standing
+        if len(enemies) > self.n_enemy:
+            enemies.sort(key=lambda c: c.down)
         return allies, enemies
 
     # -- actions --------------------------------------------------------------------

@@ -272,3 +272,31 @@ def test_advice_rows_are_tacticals_ranking_and_following_them_plays_tactical():
     assert decisions > 20
     with pytest.raises(TacticaError, match="advice"):
         SkirmishEnv(advice="planner", **kw)
+
+
+def test_a_side_larger_than_the_layout_gives_a_downed_figures_slot_to_a_standing_one():
+    """envs/encoding.py, Layout.slots: metalface/foundry has five guards; a layout with four
+    enemy slots (the shipped metalface policy's) left the fifth without a slot for the whole
+    fight, so a learned policy could never attack it and drew every fight it should have
+    won. When a side overflows its slots, downed figures go behind the standing ones
+    (scenario order otherwise); a side that fits keeps scenario order."""
+    from evaluation.simulate import new_battle
+    from rules.dice import Dice
+
+    spec, _ = load_scenario("metalface/foundry")
+    b = new_battle(spec, Dice(0))
+    b.start()
+    s, rs = b.state, get_ruleset("metalface")
+    lay = layout_for(rs, 16, 22, 4, 3)
+    _, enemies = lay.slots(s, "cell")
+    guards = [c for c in s.combatants if c.team == "security"]
+    assert len(guards) == 5 and [c.id for c in enemies] == [c.id for c in guards]
+    guards[0].conditions.add("unconscious")   # the first guard drops: the fifth takes a slot
+    assert guards[0].down
+    _, enemies = lay.slots(s, "cell")
+    assert [c.id for c in enemies[:4]] == [c.id for c in guards[1:]] and enemies[4] is guards[0]
+    big = layout_for(rs, 16, 22, 5, 3)
+    _, five = big.slots(s, "cell")
+    assert [c.id for c in five] == [c.id for c in guards]   # it fits: scenario order kept
+    allies, _ = lay.slots(s, "security")   # five guards for three ally slots and the actor: overflows too
+    assert [c.id for c in allies] == [c.id for c in guards[1:] + guards[:1]]
