@@ -64,6 +64,7 @@ class NumpyPolicy(Policy):
         self.layout: Layout | None = None
         self.last_probs: list[tuple[float, Action]] = []
         self.advice: str | None = None
+        self.clock = False
         self._advisor = None
         if self.path is not None:
             self.load(self.path)
@@ -98,7 +99,8 @@ class NumpyPolicy(Policy):
             raise e.at(src, "__meta__.fingerprint.ruleset")
         lay = layout_for(rs, int(fp["height"]), int(fp["width"]), int(fp["n_enemy"]), int(fp["n_ally"]))
         advice = fp.get("advice")
-        if lay.fingerprint(advice) != fp:
+        clock = "clock" in fp
+        if lay.fingerprint(advice, clock) != fp:
             raise TacticaError(f"the policy was trained for {fp['ruleset']} v{fp['version']} with another "
                                f"observation/action layout", source=src, field="__meta__.fingerprint",
                                expected=f"the layout of {rs.name} v{rs.version} (retrain or re-export)")
@@ -139,11 +141,13 @@ class NumpyPolicy(Policy):
                                                field="(arrays)", expected="every layer's weights")
         self.meta, self.w, self.layout = meta, arrays, lay
         self.advice = advice
+        self.clock = clock
         self._advisor = None
 
-    def check_env(self, layout: Layout, advice: str | None = None) -> None:
-        """Refuse an env whose layout (or advisor) differs from the one the policy was trained for."""
-        if self.layout is None or layout.fingerprint(advice) != self.layout.fingerprint(self.advice):
+    def check_env(self, layout: Layout, advice: str | None = None, clock: bool = False) -> None:
+        """Refuse an env whose layout (or advisor, or clock) differs from the one the policy was
+        trained for."""
+        if self.layout is None or layout.fingerprint(advice, clock) != self.layout.fingerprint(self.advice, self.clock):
             raise TacticaError("the policy does not match this environment's layout", field="policy",
                                expected="a policy exported for this ruleset, map size and slot counts")
 
@@ -217,6 +221,8 @@ class NumpyPolicy(Policy):
         lmap = lay.legal_map(state, actor, legal)
         reach = [a.cell for a in legal if a.kind == "move"]
         obs = lay.observe(state, actor, actor.team, reach)
+        if self.clock:
+            lay.set_clock(obs, state)
         if self.advice is not None:
             if self._advisor is None:   # one per policy object: policies are per fight and team
                 from envs.advice import Advisor

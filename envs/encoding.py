@@ -20,7 +20,9 @@ Observation (`spaces.Dict`):
 - `grid` (C x H x W, 0..1): the channels of `GRID_CHANNELS`.
 - `cover` (E x 2, 0..1): per enemy slot, the cover the enemy has against the acting
   figure and the cover the acting figure has against it (level / 4).
-- `economy` (ECON_LEN): the ruleset's named action-economy numbers, padded with zeros.
+- `economy` (ECON_LEN): the ruleset's named action-economy numbers, padded with zeros;
+  with the optional clock (`clock`), its last slot (`CLOCK_SLOT`) holds the rounds left
+  before the round limit as a share of the limit (1 in the first round, 1/limit in the last).
 - `units` (1 + A + E slots x `UNIT_FEATURES`): slot 0 is the acting figure, then allies,
   then enemies, in scenario order.
 - `advice` (2 x n_actions, 0..1; only in an env made with `advice`): a scripted advisor's
@@ -47,6 +49,8 @@ CONDITION_FEATURES = ("prone", "grappled", "grappling", "stunned", "impaired", "
 UNIT_FEATURES = ("present", "is_self", "is_ally", "is_enemy", "dx", "dy", "distance", "health", "down",
                  "reach", "ammo", "in_sight", "cover_vs_actor", "actor_cover_vs") + CONDITION_FEATURES
 ECON_LEN = 32
+#: the economy slot of the optional clock (rounds left / round limit); no ruleset may use it
+CLOCK_SLOT = ECON_LEN - 1
 #: rows of the optional `advice` observation (envs.advice): the advisor's pick, its scores
 ADVICE_ROWS = 2
 WEAPON_SLOTS = 4
@@ -108,12 +112,15 @@ class Layout:
         self._self_index = {t: i for i, t in enumerate(self.self_templates)}
         self._ally_index = {t: i for i, t in enumerate(self.ally_templates)}
         self.n_units = 1 + self.n_ally + self.n_enemy
-        self.econ_names = tuple(self.ruleset.economy_features)[:ECON_LEN]
+        self.econ_names = tuple(self.ruleset.economy_features)[:CLOCK_SLOT]
+        if len(self.ruleset.economy_features) > CLOCK_SLOT:
+            raise ValueError(f"{self.ruleset.name} declares {len(self.ruleset.economy_features)} economy "
+                             f"features; the observation has room for {CLOCK_SLOT} (the last slot is the clock's)")
 
     # -- identity -------------------------------------------------------------------
-    def fingerprint(self, advice: str | None = None) -> dict[str, Any]:
+    def fingerprint(self, advice: str | None = None, clock: bool = False) -> dict[str, Any]:
         """What a trained policy must match: ruleset, version, shapes and the action layout
-        (and the advisor behind the `advice` observation, when there is one)."""
+        (and the advisor behind the `advice` observation, and the clock, when there are)."""
         fp = {"ruleset": self.ruleset.name, "version": self.ruleset.version, "height": self.height,
                 "width": self.width, "n_enemy": self.n_enemy, "n_ally": self.n_ally,
                 "n_actions": self.n_actions, "grid_channels": list(GRID_CHANNELS),
@@ -123,7 +130,15 @@ class Layout:
                 "ally_templates": [list(t) for t in self.ally_templates]}
         if advice is not None:
             fp["advice"] = advice
+        if clock:
+            fp["clock"] = f"economy[{CLOCK_SLOT}] = rounds left / round limit"
         return fp
+
+    def set_clock(self, obs: dict[str, np.ndarray], state: BattleState) -> None:
+        """Write the clock into `obs["economy"]`: the rounds left before the round limit, this
+        one included, as a share of the limit (so the policy sees a draw by the limit coming)."""
+        limit = max(1, int(state.round_limit))
+        obs["economy"][CLOCK_SLOT] = max(0.0, min(1.0, (limit - int(state.round) + 1) / limit))
 
     # -- slots ----------------------------------------------------------------------
     def slots(self, state: BattleState, team: str) -> tuple[list[Combatant], list[Combatant]]:

@@ -49,6 +49,8 @@ class SkirmishEnv(gym.Env):
     then enemies: position relative to the acting figure, health, conditions, reach, ammo,
     line of sight). Maps smaller than `map_size` are padded. With `advice`, also `advice`
     (2 x n actions: the advisor's pick, and its scores relative to its best; envs/advice.py).
+    With `clock`, the last economy slot holds the rounds left before the round limit, as a
+    share of the limit (envs/encoding.py, `CLOCK_SLOT`).
 
     ## Rewards
     +1 when the agent team wins, -1 when it loses, 0 for a draw (the `reward` argument
@@ -58,7 +60,10 @@ class SkirmishEnv(gym.Env):
 
     ## Episode end
     Terminated when a side is out (or after an illegal action, with `info["illegal_action"]`);
-    truncated when the fight reaches its round limit. Stepping after the end raises an error.
+    truncated when the fight reaches its round limit, unless the env has the `clock`: then the
+    agent sees the limit coming, the draw at the limit is part of the task, and the episode
+    is terminated (learners then do not bootstrap past it). Stepping after the end raises an
+    error.
 
     ## Arguments
     `ruleset` (default: the scenario's), `scenario` (a bundled name, a file, or "generated"
@@ -68,7 +73,7 @@ class SkirmishEnv(gym.Env):
     `map_size` ((H, W) to pad to), `max_enemies` / `max_allies` (unit slots),
     `render_mode` (`ansi` or `rgb_array`), `advice` (a scripted policy, `tactical`, whose
     ranking of each decision's options the observation then carries as `advice`,
-    envs/advice.py).
+    envs/advice.py), `clock` (observe the rounds left; a draw at the round limit terminates).
 
     ## Registered configurations
     `tactica/Skirmish-v{N}` (generic: pass `ruleset` and `scenario`) and one id per bundled
@@ -85,7 +90,7 @@ class SkirmishEnv(gym.Env):
                  reward: Mapping[str, float] | None = None, map_size: tuple[int, int] | None = None,
                  max_enemies: int | None = None, max_allies: int | None = None,
                  generator: Mapping[str, Any] | None = None, render_mode: str | None = None,
-                 advice: str | None = None) -> None:
+                 advice: str | None = None, clock: bool = False) -> None:
         super().__init__()
         self.scenarios = list(scenario) if isinstance(scenario, (list, tuple)) else [scenario]
         if not self.scenarios:
@@ -141,6 +146,7 @@ class SkirmishEnv(gym.Env):
             from envs.advice import check_advisor
             check_advisor(advice)
         self.advice = advice
+        self.clock = bool(clock)
         self._advisor = None
         self.observation_space = self.layout.spaces(advice=advice is not None)
         self.action_space = gym.spaces.Discrete(self.layout.n_actions)
@@ -158,7 +164,7 @@ class SkirmishEnv(gym.Env):
     # -- helpers --------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
         """What a policy trained on this env must match (the layout's, with the advisor)."""
-        return self.layout.fingerprint(self.advice)
+        return self.layout.fingerprint(self.advice, self.clock)
 
     @property
     def advice_pick(self) -> Action | None:
@@ -214,6 +220,8 @@ class SkirmishEnv(gym.Env):
             self._legal = {0: Action("end_turn")}
             reach = []
         obs = self.layout.observe(s, actor, self.agent_team, reach)
+        if self.clock:
+            self.layout.set_clock(obs, s)
         if self.advice is not None:
             if actor is not None:
                 obs["advice"] = self._advisor.advise(s, actor, self._legal)
@@ -300,7 +308,7 @@ class SkirmishEnv(gym.Env):
                 terminated = True
             elif s.winner is None:
                 reward += self.reward_cfg["draw"]
-                if s.end_reason == "round limit":
+                if s.end_reason == "round limit" and not self.clock:
                     truncated = True
                 else:
                     terminated = True

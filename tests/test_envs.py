@@ -300,3 +300,36 @@ def test_a_side_larger_than_the_layout_gives_a_downed_figures_slot_to_a_standing
     assert [c.id for c in five] == [c.id for c in guards]   # it fits: scenario order kept
     allies, _ = lay.slots(s, "security")   # five guards for three ally slots and the actor: overflows too
     assert [c.id for c in allies] == [c.id for c in guards[1:] + guards[:1]]
+
+
+def test_clock_shows_the_rounds_left_and_a_draw_at_the_limit_terminates():
+    """With `clock` the last economy slot is rounds left / round limit (1 in round 1, 1/limit in
+    the last), and a draw by the round limit is `terminated` (the agent saw it coming), where
+    the plain env truncates. Generated maps end in a draw after their round limit."""
+    from envs.encoding import CLOCK_SLOT
+
+    seen = {}
+    for clock in (False, True):
+        env = SkirmishEnv(scenario="cortex/duel", opponent="random", clock=clock,
+                          reward={"draw": -0.5})
+        assert ("clock" in env.fingerprint()) == clock
+        for ep in range(20):
+            obs, _ = env.reset(seed=ep)
+            s = env.battle.state
+            s.round_limit = 2   # a short fight: ending every turn, it reaches the limit
+            if clock:
+                env.layout.set_clock(obs, s)
+                assert obs["economy"][CLOCK_SLOT] == pytest.approx((2 - s.round + 1) / 2)
+            done = False
+            while not done:
+                obs, r, term, trunc, _ = env.step(0)
+                done = term or trunc
+                if clock and not done:
+                    assert obs["economy"][CLOCK_SLOT] == pytest.approx((2 - env.battle.state.round + 1) / 2)
+                elif not done:
+                    assert obs["economy"][CLOCK_SLOT] == 0.0
+            if env.battle.state.end_reason == "round limit":
+                seen[clock] = (term, trunc, r)
+                break
+    assert seen[False] == (False, True, -0.5)
+    assert seen[True] == (True, False, -0.5)

@@ -40,8 +40,8 @@ def test_shipped_policy_fits_the_training_env_and_plays_every_bundled_scenario(r
     assert meta["ruleset"] == ruleset
     fp = meta["fingerprint"]
     env = SkirmishEnv(ruleset=ruleset, scenario="generated", map_size=(fp["height"], fp["width"]),
-                      max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=pol.advice)
-    pol.check_env(env.layout, env.advice)     # raises when the layout differs
+                      max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=pol.advice, clock=pol.clock)
+    pol.check_env(env.layout, env.advice, env.clock)   # raises when the layout differs
     for name in (n for n in bundled_scenarios() if n.startswith(ruleset + "/")):
         spec = load_scenario(name)[0]
         a, b = (t.name for t in spec.teams)

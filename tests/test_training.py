@@ -484,3 +484,34 @@ def test_advice_only_chooses_among_the_advisors_candidates(tmp_path):
         if t or tr:
             obs, _ = env.reset()
     assert seen > 10   # most decisions had legal actions the advisor did not rank
+
+
+def test_clock_policy_exports_matches_sb3_and_refuses_an_env_without_the_clock(tmp_path):
+    """`clock: true` trains on the rounds-left observation: the export's fingerprint says so,
+    NumpyPolicy fills the clock itself when it plays (its probabilities match SB3's on the
+    env's observations within 1e-5), and an env without the clock is refused."""
+    from sb3_contrib import MaskablePPO
+
+    from evaluation.simulate import play_fight
+    from rules.scenario import load_scenario
+
+    run_dir = train(cfg(tmp_path, run_name="clock", clock=True, total_steps=256, eval_interval=0,
+                        checkpoint_interval=256), progress=False)
+    pol = NumpyPolicy(run_dir / "policy.npz")
+    assert pol.clock and "clock" in pol.meta["fingerprint"]
+    env = SkirmishEnv(scenario="cortex/duel", opponent="aggressive", map_size=(12, 16), max_enemies=1,
+                      max_allies=0, clock=True)
+    pol.check_env(env.layout, None, True)
+    with pytest.raises(TacticaError, match="does not match"):
+        pol.check_env(env.layout)
+    model = MaskablePPO.load(str(run_dir / "checkpoints" / "latest.zip"), device="cpu")
+    assert max_probability_gap(model, pol, env, 200) < 1e-5
+    # on its own (no env) the policy builds the same observation, clock included
+    env.reset(seed=2)
+    s = env.battle.state
+    p_env = pol.action_probs({k: v[None] for k, v in env._observe().items()}, env.action_masks()[None])[0]
+    pol.act(s, s.actor)
+    assert max(p for p, _ in pol.last_probs) == pytest.approx(float(p_env.max()), abs=1e-6)
+    spec = load_scenario("cortex/duel")[0]
+    a, b = (t.name for t in spec.teams)
+    assert play_fight(spec, {a: str(run_dir / "policy.npz"), b: "aggressive"}, 1, 0).actions > 0

@@ -91,6 +91,9 @@ class TrainConfig:
     #: choose only among the actions the advisor ranked (its candidates): exploration stays
     #: among sensible options
     advice_only: bool = False
+    #: observe the rounds left before the round limit (envs/encoding.py, `CLOCK_SLOT`); a draw at
+    #: the limit then ends the episode (terminated, not truncated: no bootstrapping past it)
+    clock: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
     eval_interval: int = 20_000  #: steps between evaluations (0: none)
