@@ -305,7 +305,7 @@ def test_a_side_larger_than_the_layout_gives_a_downed_figures_slot_to_a_standing
 def test_clock_shows_the_rounds_left_and_a_draw_at_the_limit_terminates():
     """With `clock` the last economy slot is rounds left / round limit (1 in round 1, 1/limit in
     the last), and a draw by the round limit is `terminated` (the agent saw it coming), where
-    the plain env truncates. Generated maps end in a draw after their round limit."""
+    the plain env truncates."""
     from envs.encoding import CLOCK_SLOT
 
     seen = {}
