@@ -65,6 +65,19 @@ def test_env_bench_compares_with_minigrid_and_times_decisions(capsys) -> None:
     assert "| cortex/warehouse | random |" in out and "| planner | 1 |" in out
 
 
+def test_profile_env_times_a_training_env_and_names_the_rules_hot_spot(capsys) -> None:
+    """benchmarks/profile_env.py in a tiny form (docs/benchmarks.md's cortex_hu/metalface env
+    rates come from it): a positive rate, and the profile reaches the ruleset's legal actions."""
+    pytest.importorskip("torch")   # training.train imports the exporter
+    spec = importlib.util.spec_from_file_location("profile_env", BENCH.parent / "profile_env.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rate = mod.main([str(BENCH.parents[1] / "training" / "configs" / "metalface.yaml"), "--steps", "10", "--top", "60"])
+    out = capsys.readouterr().out
+    assert rate > 0 and "metalface: " in out and "env steps/s" in out
+    assert "legal_actions" in out and "skirmish.py" in out
+
+
 def test_knob_study_baseline_is_tactical_and_knobs_change_play(monkeypatch) -> None:
     """benchmarks/planner_strength.py --knobs: with no knobs the variant plays exactly as
     tactical (same fights, same result), so the study measures the knobs alone; a changed
