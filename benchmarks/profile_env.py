@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable from a checkout not installed
 
 from training.config import load_config
 from training.train import make_env_fn

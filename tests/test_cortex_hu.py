@@ -895,6 +895,48 @@ def test_policies_play_cortex_hu_to_the_end(policy):
         assert b.state.over and 1 <= b.state.round <= spec.round_limit
 
 
+def _attack_actions_by_the_rule(state, a) -> list[Action]:
+    """Every (target, weapon, option) `can_attack` allows, in `attack_actions`' order."""
+    return [RS.action("attack", target=t.id, weapon=w.name, option=o or None)
+            for t in state.combatants if t.team != a.team and not t.down
+            for w in RS.usable_weapons(a) for o in RS.attack_options if RS.can_attack(state, a, t, w, o)]
+
+
+def test_the_fast_attack_enumeration_is_exactly_can_attack():
+    """`attack_actions` checks target, reach, ammunition and range once per target and weapon
+    (the env's hot path); it must list exactly what `can_attack` - the rule - allows. Random and
+    aggressive fights over the bundled scenarios and generated maps, compared for every standing
+    figure at every decision, with every option kind seen (called shots, disarm, throw, choke)."""
+    import numpy as np
+
+    from agents.base import make_policy
+    from envs.generators import generate_scenario
+    from rules.dice import Dice
+    from rules.scenario import bundled_scenarios
+
+    specs = [load_scenario(n) for n in bundled_scenarios() if n.startswith("cortex_hu/")]
+    specs += [load_scenario(generate_scenario("cortex_hu", seed)) for seed in range(8)]
+    seen: set = set()
+    decisions = 0
+    for k, (spec, src) in enumerate(specs):
+        for seed in range(2):
+            b = new_battle(spec, Dice(np.random.default_rng([k, seed])), src, record=False)
+            pols = {t.name: make_policy("random" if (k + seed) % 2 else "aggressive", 10 * seed + i)
+                    for i, t in enumerate(spec.teams)}
+            s = b.state
+            b.start()
+            while not s.over and decisions < 20_000:
+                for c in s.combatants:
+                    if not c.down:
+                        fast = RS.attack_actions(s, c)
+                        assert fast == _attack_actions_by_the_rule(s, c), (src, seed, s.round, c.id)
+                        seen.update(x.option for x in fast)
+                b.step(pols[s.actor.team].act(s, s.actor), check=True)
+                decisions += 1
+    assert decisions > 500
+    assert {None, "all_out", "called:leg", "called:knee_waive", "disarm", "throw", "choke"} <= seen
+
+
 def test_pettingzoo_api_on_cortex_hu():
     import warnings
 
