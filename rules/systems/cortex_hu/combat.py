@@ -110,11 +110,7 @@ class CombatHu:
             steps += self.all_out_steps
         if self.ranged_attack(w, option):
             steps += a.res["aim"] * int(self.aim_rules["steps_per_round"])
-        if option.startswith("called:"):
-            steps += int(self.called["areas"][self.area_of(option)]["attack_steps"])
-        elif option == "disarm":
-            steps += int(self.disarm_rules["firearm_steps" if w.ranged else "melee_steps"])
-        return steps
+        return steps + self.option_steps(w, option)
 
     def attack_dice(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str = ""
                     ) -> tuple[str, Step, str, Step] | None:
