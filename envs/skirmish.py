@@ -57,6 +57,10 @@ class SkirmishEnv(gym.Env):
     changes them); optional shaping per step: `damage_dealt` x (enemy health lost / the enemy
     team's full health) and `damage_taken` x (own health lost / own team's full health),
     both 0 by default. An illegal action gives `reward["illegal"]` (-1) and ends the episode.
+    The shaping sums to the fight's final damage difference, so it is not neutral: in a
+    ruleset where many fights are drawn, `damage_taken` pays for keeping health in a fight
+    that ends drawn anyway, and a learner turns passive (cybergeneration, docs/results.md);
+    use `damage_dealt` alone there, with `clock`, so a draw is not bootstrapped past.
 
     ## Episode end
     Terminated when a side is out (or after an illegal action, with `info["illegal_action"]`);

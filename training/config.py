@@ -68,6 +68,8 @@ class TrainConfig:
     #: scripted opponents by name, and "self" for past checkpoints of this run (self-play)
     opponents: list[str] = field(default_factory=lambda: ["aggressive", "tactical"])
     curriculum: list[Stage] = field(default_factory=list)
+    #: SkirmishEnv reward terms; damage_taken shaping can pay for passivity where fights are
+    #: often drawn (envs/skirmish.py, Rewards; docs/results.md, cybergeneration)
     reward: dict[str, float] = field(default_factory=lambda: {"damage_dealt": 0.2, "damage_taken": 0.2})
     n_envs: int = 4
     total_steps: int = 200_000
