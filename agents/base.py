@@ -53,6 +53,7 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     "aggressive": "agents.scripted:AggressivePolicy",
     "cautious": "agents.cautious:CautiousPolicy",
     "tactical": "agents.tactical:TacticalPolicy",
+    "bold": "agents.tactical:BoldPolicy",
     "planner": "agents.planner:PlannerPolicy",
     #: the trained policy shipped for the scenario's ruleset (tactica/policies/<ruleset>.npz)
     "ppo": "agents.learned:NumpyPolicy",

@@ -27,8 +27,9 @@ from rules.actions import Action
 from rules.errors import TacticaError
 from rules.state import BattleState, Combatant
 
-#: scripted policies that can advise (they rank their options: `rank` and `commit`)
-ADVISORS = ("tactical",)
+#: scripted policies that can advise (they rank their options: `rank` and `commit`; `bold` is
+#: tactical at a tenth of its caution)
+ADVISORS = ("tactical", "bold")
 #: row 1's value for a ranked action far below the best (so "ranked" differs from "not ranked")
 FLOOR = 0.05
 

@@ -75,7 +75,7 @@ class SkirmishEnv(gym.Env):
     `agent_team` (default: the first team; `"random"`: a team drawn at each reset, so a
     policy learns both sides of a mirrored map), `reward` (a dict updating `DEFAULT_REWARD`),
     `map_size` ((H, W) to pad to), `max_enemies` / `max_allies` (unit slots),
-    `render_mode` (`ansi` or `rgb_array`), `advice` (a scripted policy, `tactical`, whose
+    `render_mode` (`ansi` or `rgb_array`), `advice` (a scripted policy, `tactical` or `bold`, whose
     ranking of each decision's options the observation then carries as `advice`,
     envs/advice.py), `clock` (observe the rounds left; a draw at the round limit terminates).
 

@@ -232,23 +232,25 @@ def test_random_side_plays_both_teams_of_a_mirrored_map():
         SkirmishEnv(scenario="cortex/duel", agent_team="green")
 
 
-def test_advice_rows_are_tacticals_ranking_and_following_them_plays_tactical():
+@pytest.mark.parametrize("advisor,ruleset", [("tactical", "cortex"), ("bold", "metalface")])
+def test_advice_rows_are_tacticals_ranking_and_following_them_plays_tactical(advisor, ruleset):
     """`advice="tactical"` (envs/advice.py): row 0 marks tactical's pick, row 1 its scores
     relative to its best, on legal actions only; an agent that plays the pick plays exactly
     the fight tactical plays from the same seed (the advisor keeps tactical's in-fight memory),
-    and the other observation arrays, rewards and outcome are those of an env without advice."""
-    from agents.tactical import TacticalPolicy
+    and the other observation arrays, rewards and outcome are those of an env without advice.
+    The same holds for the `bold` advisor and `bold`'s own fight."""
+    from agents.tactical import BoldPolicy, TacticalPolicy
 
-    kw = dict(ruleset="cortex", scenario="generated", generator={"mirrored": True}, map_size=(16, 22),
+    kw = dict(ruleset=ruleset, scenario="generated", generator={"mirrored": True}, map_size=(16, 22),
               max_enemies=4, max_allies=3, agent_team="random", opponent="tactical")
-    adv_env, plain = SkirmishEnv(advice="tactical", **kw), SkirmishEnv(**kw)
+    adv_env, plain = SkirmishEnv(advice=advisor, **kw), SkirmishEnv(**kw)
     assert adv_env.observation_space["advice"].shape == (2, adv_env.layout.n_actions)
-    assert adv_env.fingerprint() == {**plain.fingerprint(), "advice": "tactical"}
+    assert adv_env.fingerprint() == {**plain.fingerprint(), "advice": advisor}
     decisions = 0
     for seed in range(3):
         oa, ia = adv_env.reset(seed=seed)
         ob, ib = plain.reset(seed=seed)
-        teacher = TacticalPolicy()
+        teacher = {"tactical": TacticalPolicy, "bold": BoldPolicy}[advisor]()
         done = False
         while not done:
             adv = oa["advice"]

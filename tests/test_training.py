@@ -424,7 +424,7 @@ def test_advice_config_errors_name_the_field():
     from rules.errors import ScenarioError
     with pytest.raises(ScenarioError, match=r"features.*spatial"):
         load_config({"advice": "tactical", "features": "cnn"})
-    with pytest.raises(ScenarioError, match=r"advice.*null or tactical"):
+    with pytest.raises(ScenarioError, match=r"advice.*null, tactical or bold"):
         load_config({"advice": "planner", "features": "spatial"})
     with pytest.raises(ScenarioError, match=r"advice_gain.*two numbers"):
         load_config({"advice": "tactical", "features": "spatial", "advice_gain": [1.0]})

@@ -84,7 +84,7 @@ class TrainConfig:
     #: the agent's team: "first" (the scenario's first team), or "random" (drawn each episode:
     #: on a mirrored map the agent learns both sides, as `tactica evaluate` plays it)
     side: str = "first"
-    #: a scripted advisor (`tactical`) whose ranking of every decision the observation carries
+    #: a scripted advisor (`tactical` or `bold`) whose ranking of every decision the observation carries
     #: (envs/advice.py) and the policy weighs into its logits; needs `features: spatial`
     advice: str | None = None
     #: the starting weights of the advice rows (the advisor's pick, its relative scores) in the
@@ -119,7 +119,7 @@ class TrainConfig:
 FEATURE_MODES = ("cnn", "mlp", "spatial")
 #: fields that take one of a few names
 _CHOICES = {(TrainConfig, "features"): FEATURE_MODES, (TrainConfig, "side"): ("first", "random"),
-            (TrainConfig, "advice"): (None, "tactical")}
+            (TrainConfig, "advice"): (None, "tactical", "bold")}
 #: numeric fields with bounds (inclusive)
 _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
