@@ -2,11 +2,11 @@
 
     python benchmarks/advice_overrules.py runs/metalface-advice-candidates/policy.npz --maps 10 --fights 4
 
-Plays the exported policy (one trained with `advice: tactical`) against `tactical` on
+Plays the exported policy (one trained with `advice: tactical` or `bold`) against `tactical` on
 generated development maps of the policy's ruleset (seeds from `--map-seed`, 5000 by
 default: never the held-out ones), sides alternating, and counts over the policy's
 decisions how often it played the advisor's pick, and for the others which kind of action
-tactical advised and which the policy played instead. Prints one table and the fights'
+its advisor advised and which the policy played instead. Prints one table and the fights'
 tally (wins, losses, draws, mean rounds).
 """
 
@@ -72,10 +72,10 @@ def main(argv: list[str] | None = None) -> dict:
     n = max(1, tally["decisions"])
     print(f"{ruleset}: {tally['fights']} fights against tactical: {tally['win']} won, {tally['loss']} lost, "
           f"{tally['draw']} drawn, {rounds / max(1, tally['fights']):.1f} rounds on average")
-    print(f"{tally['decisions']} decisions; tactical's pick overruled on {tally['overruled']} "
+    print(f"{tally['decisions']} decisions; {probe.advice}'s pick overruled on {tally['overruled']} "
           f"({tally['overruled'] / n:.1%})")
     if pairs:
-        print("| tactical advised | the policy played | decisions | share of all |")
+        print(f"| {probe.advice} advised | the policy played | decisions | share of all |")
         print("|---|---|---:|---:|")
         for (adv, got), c in pairs.most_common():
             print(f"| {adv} | {got} | {c} | {c / n:.1%} |")
