@@ -107,7 +107,7 @@ def replay_url(browser, tmp_path_factory):
 def page(browser):
     ctx = browser.new_context(viewport=DESKTOP)
     pg = ctx.new_page()
-    pg.set_default_timeout(20_000)
+    pg.set_default_timeout(60_000)   # a shared 2-core machine under load: 20 s once timed out
     problems: list[str] = []
     pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     pg.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
