@@ -64,15 +64,16 @@ class KnobbedTactical(TacticalPolicy):
         for k in ("kill_bonus", "move_margin"):
             if k in knobs:
                 setattr(self, k, float(knobs[k]))
+        # tactical's own scales (the ones `bold` sets)
+        self.caution = float(knobs.get("caution", 1.0))
+        self.boldness = float(knobs.get("aggression", 1.0))
 
     def _context(self, rs, state, me, legal):
         ctx = super()._context(rs, state, me, legal)
         k = self.knobs
-        ctx.aggression *= k.get("aggression", 1.0)
         ctx.later *= k.get("later", 1.0)
-        if ctx.def_weight > 1.0 and "hurt_weight" in k:
-            ctx.def_weight = float(k["hurt_weight"])
-        ctx.def_weight *= k.get("caution", 1.0)
+        if ctx.frac < self.hurt and "hurt_weight" in k:
+            ctx.def_weight = float(k["hurt_weight"]) * self.caution
         return ctx
 
     def offence_at(self, ctx, cell):
