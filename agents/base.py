@@ -55,6 +55,7 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     "tactical": "agents.tactical:TacticalPolicy",
     "bold": "agents.tactical:BoldPolicy",
     "planner": "agents.planner:PlannerPolicy",
+    "planner-bold": "agents.planner:BoldPlannerPolicy",
     #: the trained policy shipped for the scenario's ruleset (tactica/policies/<ruleset>.npz)
     "ppo": "agents.learned:NumpyPolicy",
 }

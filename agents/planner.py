@@ -36,7 +36,12 @@ from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
 from agents.base import Policy
-from agents.tactical import Choice, TacticalPolicy, TurnMemory
+from agents.tactical import BoldPolicy, Choice, TacticalPolicy, TurnMemory
+from rules.errors import TacticaError
+
+#: scripted players the planner can search around (`guide`): their ranking gives the
+#: candidates and their choice the default, and they play the planner's own side in rollouts
+GUIDES = {"tactical": TacticalPolicy, "bold": BoldPolicy}
 
 
 def evaluate(rs: Ruleset, state: BattleState, team: str) -> float:
@@ -102,16 +107,23 @@ class PlannerPolicy(Policy):
 
     def __init__(self, seed=None, *, budget: int = 16, top_k: int = 3, horizon: int = 1,
                  time_budget: float | None = None, close: float = 0.25, confidence: float = 1.5,
-                 rollout_policy: dict | None = None, opponent_rollout: dict | None = None) -> None:
+                 rollout_policy: dict | None = None, opponent_rollout: dict | None = None,
+                 guide: str = "tactical") -> None:
         """`budget`: rollouts per decision (split between the candidates); `top_k`: how many
         candidates; `horizon`: turns each standing figure gets in a rollout; `time_budget`:
         optional seconds per decision; `close`: only candidates scored within this of the
         best are tried (tactical's clear choices are kept without lookahead); `confidence`:
         how many standard errors better than tactical's choice an alternative must be;
         `rollout_policy` / `opponent_rollout`: TacticalPolicy settings of the rollouts' own
-        and enemy players (default: tactical's own; `LITE` is quicker and weaker)."""
+        and enemy players (default: tactical's own; `LITE` is quicker and weaker); `guide`:
+        the scripted player searched around (`tactical` or `bold`): it ranks the candidates,
+        its pick is the default, and it plays the planner's side in the rollouts (the
+        enemies are always played by tactical there)."""
         super().__init__(seed)
-        self.guide = TacticalPolicy(seed=int(self.rng.integers(1 << 62)))
+        if guide not in GUIDES:
+            raise TacticaError(f"planner guide {guide!r}", field="guide", expected=" or ".join(GUIDES))
+        self.guide_cls = GUIDES[guide]
+        self.guide = self.guide_cls(seed=int(self.rng.integers(1 << 62)))
         self.budget = max(1, int(budget))
         self.top_k = max(1, int(top_k))
         self.horizon = max(1, int(horizon))
@@ -243,7 +255,8 @@ class PlannerPolicy(Policy):
         s = state.clone()
         pol_ss = [np.random.SeedSequence([*seed, 1 + i]) for i in range(len(s.teams))]
         battle = Battle(s, rs, TurnDice(s, (*seed, 0)), record=False)
-        pols = {t: self._rollout_policy(pol_ss[i], self.rollout_policy if t == actor.team else self.opponent_rollout)
+        pols = {t: self._rollout_policy(pol_ss[i], self.rollout_policy, self.guide_cls) if t == actor.team
+                else self._rollout_policy(pol_ss[i], self.opponent_rollout, TacticalPolicy)
                 for i, t in enumerate(s.teams)}
         mine = pols[actor.team]
         mine.mem = replace(self.guide.mem) if self.guide.mem.key == (s.round, s.turn_index, actor.id) \
@@ -266,11 +279,25 @@ class PlannerPolicy(Policy):
             steps += 1
         return evaluate(rs, s, actor.team)
 
-    def _rollout_policy(self, ss: np.random.SeedSequence, kwargs: dict) -> TacticalPolicy:
-        p = TacticalPolicy(seed=ss, **kwargs)
+    def _rollout_policy(self, ss: np.random.SeedSequence, kwargs: dict, cls: type = TacticalPolicy) -> TacticalPolicy:
+        p = cls(seed=ss, **kwargs)
         g = self.guide
         p.seen_threat = dict(g.seen_threat)
         p.my_offence = dict(g.my_offence)
         p.charge = g.charge
         p._tier_cache = g._tier_cache  # pure function of the economy: safe to share
         return p
+
+
+class BoldPlannerPolicy(PlannerPolicy):
+    """`planner-bold`: the planner searching around `bold` (tactical at a tenth of its
+    caution) instead of tactical: bold ranks the candidates and plays the planner's own side
+    in the rollouts. In cortex_hu it won 67.8% of 320 paired development fights against
+    tactical, where bold alone won 57.8% of the same fights, at ~18 CPU s a fight
+    (docs/results.md, cortex_hu)."""
+
+    name = "planner-bold"
+
+    def __init__(self, seed=None, **kwargs) -> None:
+        kwargs.setdefault("guide", "bold")
+        super().__init__(seed, **kwargs)

@@ -131,6 +131,31 @@ def test_planner_uses_lookahead_and_scores_candidates() -> None:
     assert "lookahead" in planner.explain(s, s.actor, a)
 
 
+def test_planner_searches_around_its_guide(monkeypatch) -> None:
+    """`guide="bold"`: bold ranks the candidates and plays the planner's side in the
+    rollouts; the enemies there are still tactical. An unknown guide names the field."""
+    from agents.tactical import BoldPolicy, TacticalPolicy
+    from rules.errors import TacticaError
+    s = started("cortex/warehouse", seed=2).state
+    planner = PlannerPolicy(seed=1, budget=4, top_k=3, close=10.0, guide="bold")
+    assert type(planner.guide) is BoldPolicy
+    assert type(make_policy("planner-bold", 1).guide) is BoldPolicy   # the registered name
+    made = []
+    real = planner._rollout_policy
+
+    def spy(ss, kwargs, cls=TacticalPolicy):
+        p = real(ss, kwargs, cls)
+        made.append(type(p))
+        return p
+
+    monkeypatch.setattr(planner, "_rollout_policy", spy)
+    planner.act(s, s.actor)
+    assert made and len(made) % 2 == 0
+    assert made.count(BoldPolicy) == made.count(TacticalPolicy)  # one of each per rollout
+    with pytest.raises(TacticaError, match="guide"):
+        PlannerPolicy(seed=1, guide="cautious")
+
+
 def test_rollout_dice_are_paired_turn_by_turn() -> None:
     """TurnDice: a turn's rolls depend on the rollout seed and the turn, not on how many
     dice earlier turns rolled, so two candidates meet the same luck turn by turn."""

@@ -515,3 +515,65 @@ def test_clock_policy_exports_matches_sb3_and_refuses_an_env_without_the_clock(t
     spec = load_scenario("cortex/duel")[0]
     a, b = (t.name for t in spec.teams)
     assert play_fight(spec, {a: str(run_dir / "policy.npz"), b: "aggressive"}, 1, 0).actions > 0
+
+
+def test_overrule_weight_teaches_the_departures_from_the_advisor(tmp_path):
+    """`pretrain.overrule_weight`: tactical taught with bold's advice in the observation
+    departs from bold's pick on some decisions (`overrules`); weighing those 8 times makes
+    the clone copy more of them than plain cloning does from the same start and data."""
+    from sb3_contrib import MaskablePPO
+
+    from training.features import SpatialMaskablePolicy
+    from training.pretrain import collect, fit, overrules
+
+    c = cfg(tmp_path, opponents=["tactical"], advice="bold", features="spatial")
+    d = collect(c, 400, "tactical", workers=1, seed=5)
+    over = overrules(d)
+    assert 5 <= over.sum() < len(d) // 2
+    assert (d.obs["advice"][over, 0, :].argmax(axis=1) != d.actions[over]).all()
+    env = SkirmishEnv(scenario="cortex/duel", opponent="aggressive", map_size=(12, 16), max_enemies=1,
+                      max_allies=0, advice="bold")
+    acc = {}
+    for w in (1.0, 8.0):
+        model = MaskablePPO(SpatialMaskablePolicy, env, n_steps=64, seed=0, device="cpu",
+                            policy_kwargs={"advice_gain": [5.0, 2.0], "net_arch": [32]})
+        stats = fit(model, d, epochs=6, batch_size=64, learning_rate=1e-3, overrule_weight=w)
+        assert stats[-1]["overrules"] == int(over.sum())
+        acc[w] = stats[-1]["overrule_accuracy"]
+    assert acc[8.0] > acc[1.0] + 0.1, acc
+    from rules.errors import ScenarioError
+    with pytest.raises(ScenarioError, match="overrule_weight"):
+        load_config({"pretrain": {"overrule_weight": 0.5}})
+
+
+def test_cloning_leaves_out_what_the_policy_cannot_choose_and_demos_round_trip(tmp_path):
+    """With `advice_only`, a teacher's action the advisor did not rank has probability 0
+    under the policy: fitting leaves it out (counted) instead of letting its ~1e8 loss drown
+    the others (a first cortex_hu clone of planner-bold lost its whole fit that way); and
+    demonstrations saved to `.npz` load back unchanged."""
+    from dataclasses import replace
+
+    from sb3_contrib import MaskablePPO
+
+    from training.features import SpatialMaskablePolicy
+    from training.pretrain import Demos, collect, fit
+
+    c = cfg(tmp_path, opponents=["tactical"], advice="bold", features="spatial", advice_only=True)
+    d = collect(c, 120, "bold", workers=1, seed=2)
+    free = d.masks & ~(d.obs["advice"][:, 1, :] > 0)
+    i = int(np.flatnonzero(free.any(axis=1))[0])
+    acts = d.actions.copy()
+    acts[i] = int(np.flatnonzero(free[i])[0])
+    bad = replace(d, actions=acts)
+    env = SkirmishEnv(scenario="cortex/duel", opponent="aggressive", map_size=(12, 16), max_enemies=1,
+                      max_allies=0, advice="bold")
+    model = MaskablePPO(SpatialMaskablePolicy, env, n_steps=64, seed=0, device="cpu",
+                        policy_kwargs={"advice_gain": [5.0, 2.0], "advice_only": True, "net_arch": [16]})
+    stats = fit(model, bad, epochs=2, batch_size=64)
+    assert stats[-1]["unreachable"] == 1
+    assert stats[-1]["loss"] < 10.0
+    bad.save(tmp_path / "demos.npz")
+    back = Demos.load(tmp_path / "demos.npz")
+    assert np.array_equal(back.actions, bad.actions) and np.array_equal(back.masks, bad.masks)
+    assert all(np.array_equal(back.obs[k], bad.obs[k]) for k in bad.obs)
+    assert (back.episodes, back.wins, back.skipped) == (bad.episodes, bad.wins, bad.skipped)

@@ -42,6 +42,9 @@ class PretrainConfig:
     dagger_samples: int = 0     #: decisions a round (0: the same as `samples`)
     dagger_teacher_share: float = 0.0  #: chance that the teacher, not the clone, plays a decision
     dagger_epochs: int = 0      #: epochs of each refit over all the demonstrations so far (0: `epochs`)
+    #: weight of a decision where the teacher overruled the env's advisor (`advice`), against 1 for
+    #: the others: a teacher that mostly agrees with its advisor otherwise teaches only the advisor
+    overrule_weight: float = 1.0
 
 
 @dataclass
@@ -123,6 +126,7 @@ _CHOICES = {(TrainConfig, "features"): FEATURE_MODES, (TrainConfig, "side"): ("f
 #: numeric fields with bounds (inclusive)
 _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
+           (PretrainConfig, "overrule_weight"): (1.0, None),
            (PretrainConfig, "dagger_epochs"): (0, None)}
 
 

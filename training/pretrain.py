@@ -42,6 +42,19 @@ class Demos:
     def __len__(self) -> int:
         return len(self.actions)
 
+    def save(self, path) -> None:
+        """Write the demonstrations to an `.npz` (plain arrays), so a refit needs no new collection."""
+        arrays = {f"obs.{k}": v for k, v in self.obs.items()}
+        np.savez_compressed(path, masks=self.masks, actions=self.actions, returns=self.returns,
+                            counts=np.array([self.episodes, self.wins, self.skipped]), **arrays)
+
+    @classmethod
+    def load(cls, path) -> "Demos":
+        with np.load(path, allow_pickle=False) as z:
+            e, w, s = (int(x) for x in z["counts"])
+            return cls(obs={k[4:]: z[k] for k in z.files if k.startswith("obs.")}, masks=z["masks"],
+                       actions=z["actions"], returns=z["returns"], episodes=e, wins=w, skipped=s)
+
 
 def _collect_part(args: tuple) -> dict[str, Any]:
     cfg_dict, teacher, opponents, n_samples, seed, gamma, learner, teacher_share = args
@@ -147,15 +160,42 @@ def collect(cfg: TrainConfig, samples: int, teacher: str = "tactical", opponents
                  skipped=sum(p["skipped"] for p in parts))
 
 
+def overrules(demos: Demos) -> np.ndarray:
+    """Which demonstrations overrule the advisor: the teacher chose another action than the
+    one the `advice` observation marks as the advisor's pick (all False without advice)."""
+    adv = demos.obs.get("advice")
+    if adv is None or len(demos) == 0:
+        return np.zeros(len(demos), dtype=bool)
+    row0 = adv[:, 0, :]
+    return (row0.max(axis=1) > 0) & (row0.argmax(axis=1) != demos.actions)
+
+
 def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_rate: float = 1e-3,
-        vf_coef: float = 0.5, seed: int = 0, on_epoch: Callable[[int, float, float], None] | None = None
-        ) -> list[dict[str, float]]:
+        vf_coef: float = 0.5, seed: int = 0, on_epoch: Callable[[int, float, float], None] | None = None,
+        overrule_weight: float = 1.0) -> list[dict[str, float]]:
     """Cross-entropy on the teacher's actions (+ value regression); returns per-epoch stats
-    (loss, accuracy of the policy's most likely action on the demonstrations)."""
+    (loss, accuracy of the policy's most likely action on the demonstrations, and on the
+    overrules alone: the decisions where the teacher departed from the advisor's pick).
+
+    `overrule_weight` weighs each overrule's cross-entropy that many times an ordinary
+    decision's: a teacher that follows its advisor on ~95% of its decisions otherwise
+    teaches a clone that copies the advisor and learns none of the departures
+    (docs/results.md, Cloning the planner with tactical's advice)."""
     import torch
     import torch.nn.functional as F
 
     policy = model.policy
+    over = overrules(demos)
+    weights = np.where(over, float(overrule_weight), 1.0).astype(np.float32)
+    # a teacher's action the policy can never choose (with `advice_only`, one the env's advisor
+    # did not rank) has log-probability ~-1e8: it cannot be learnt and its gradient, clipped,
+    # would drown every other one, so it is left out (and counted)
+    support = demos.masks.astype(bool)
+    if getattr(policy, "advice_only", False) and "advice" in demos.obs:
+        support = support & (demos.obs["advice"][:, 1, :] > 0)
+    reachable = support[np.arange(len(demos)), demos.actions] if len(demos) else np.zeros(0, dtype=bool)
+    weights[~reachable] = 0.0
+    over &= reachable
     policy.set_training_mode(True)
     opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     n = len(demos)
@@ -163,7 +203,7 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     stats = []
     for ep in range(epochs):
         order = rng.permutation(n)
-        tot_loss = tot_acc = 0.0
+        tot_loss = tot_acc = over_acc = 0.0
         for start in range(0, n, batch_size):
             b = order[start:start + batch_size]
             obs = {k: torch.as_tensor(v[b]) for k, v in demos.obs.items()}
@@ -171,7 +211,8 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
             masks = demos.masks[b]
             values, logp, _ = policy.evaluate_actions(obs, acts, action_masks=masks)
             ret = torch.as_tensor(demos.returns[b])
-            loss = -logp.mean() + vf_coef * F.mse_loss(values.flatten(), ret)
+            w = torch.as_tensor(weights[b])
+            loss = -(w * logp).sum() / w.sum().clamp(min=1.0) + vf_coef * F.mse_loss(values.flatten(), ret)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
@@ -179,9 +220,16 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
             with torch.no_grad():
                 dist = policy.get_distribution(obs, action_masks=masks)
                 pred = dist.distribution.probs.argmax(dim=1)
-                tot_acc += float((pred == acts).float().sum())
+                hit = (pred == acts).numpy()
+                tot_acc += float(hit.sum())
+                over_acc += float(hit[over[b]].sum())
             tot_loss += float(loss.detach()) * len(b)
         row = {"epoch": ep + 1, "loss": tot_loss / n, "accuracy": tot_acc / n}
+        if not reachable.all():
+            row["unreachable"] = int((~reachable).sum())
+        if over.any():
+            row["overrules"] = int(over.sum())
+            row["overrule_accuracy"] = over_acc / int(over.sum())
         stats.append(row)
         if on_epoch:
             on_epoch(ep + 1, row["loss"], row["accuracy"])

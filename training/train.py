@@ -314,12 +314,19 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
     say(f"pretrain: collecting {pc.samples} {pc.teacher} decisions ({pc.workers} workers) ...", flush=True)
     demos = collect(cfg, pc.samples, pc.teacher, workers=pc.workers, seed=cfg.seed)
     t1 = time.perf_counter()
+    demos.save(run_dir / "demos.npz")
     say(f"pretrain: {len(demos)} decisions from {demos.episodes} fights ({demos.wins} won by the teacher, "
         f"{demos.skipped} not expressible) in {t1 - t0:.0f} s", flush=True)
     stats = fit(model, demos, epochs=pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
-                vf_coef=cfg.ppo.vf_coef, seed=cfg.seed,
+                vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, overrule_weight=pc.overrule_weight,
                 on_epoch=lambda e, loss, acc: say(f"pretrain: epoch {e}: loss {loss:.3f}, "
                                                   f"agrees with {pc.teacher} on {acc:.1%}", flush=True))
+    if stats and stats[-1].get("unreachable"):
+        say(f"pretrain: {stats[-1]['unreachable']} of {pc.teacher}'s decisions are outside what the policy can "
+            "choose (not ranked by the advisor): left out", flush=True)
+    if stats and "overrules" in stats[-1]:
+        say(f"pretrain: {pc.teacher} overruled the advisor on {stats[-1]['overrules']} decisions; the clone "
+            f"agrees with {stats[-1]['overrule_accuracy']:.1%} of those", flush=True)
     info = {"teacher": pc.teacher, "samples": len(demos), "episodes": demos.episodes, "teacher_wins": demos.wins,
             "skipped": demos.skipped, "collect_s": round(t1 - t0, 1),
             "fit_s": round(time.perf_counter() - t1, 1), "epochs": stats, "dagger": []}
@@ -336,7 +343,7 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
             f"refitting on {len(demos) + len(more)} decisions", flush=True)
         demos = merge(demos, more)
         st = fit(model, demos, epochs=pc.dagger_epochs or pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
-                 vf_coef=cfg.ppo.vf_coef, seed=cfg.seed + 1 + k,
+                 vf_coef=cfg.ppo.vf_coef, seed=cfg.seed + 1 + k, overrule_weight=pc.overrule_weight,
                  on_epoch=lambda e, loss, acc: say(f"pretrain: epoch {e}: loss {loss:.3f}, "
                                                    f"agrees with {pc.teacher} on {acc:.1%}", flush=True))
         info["dagger"].append({"round": k + 1, "samples": len(more), "episodes": more.episodes,
