@@ -577,3 +577,94 @@ def test_cloning_leaves_out_what_the_policy_cannot_choose_and_demos_round_trip(t
     assert np.array_equal(back.actions, bad.actions) and np.array_equal(back.masks, bad.masks)
     assert all(np.array_equal(back.obs[k], bad.obs[k]) for k in bad.obs)
     assert (back.episodes, back.wins, back.skipped) == (bad.episodes, bad.wins, bad.skipped)
+
+
+def _reflected_duel(tmp_path: Path, fx: bool, fy: bool) -> str:
+    """cortex/duel reflected left-right (`fx`) and/or up-down (`fy`), as a scenario file."""
+    import yaml
+
+    from rules.scenario import bundled_dir
+
+    doc = yaml.safe_load((bundled_dir() / "cortex" / "duel.yaml").read_text())
+    rows = doc["map"]["rows"]
+    h, w = len(rows), len(rows[0])
+    doc["map"]["rows"] = [r[::-1] if fx else r for r in (rows[::-1] if fy else rows)]
+    for team in doc["teams"]:
+        for c in team["combatants"]:
+            x, y = c["at"]
+            c["at"] = [w - 1 - x if fx else x, h - 1 - y if fy else y]
+    p = tmp_path / f"duel-{int(fx)}{int(fy)}.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    return str(p)
+
+
+def test_mirrored_demos_are_the_decisions_of_the_reflected_fights(tmp_path):
+    """`pretrain.mirror` (training/pretrain.py `mirrored`): the mirror image of a decision is
+    the decision the env itself encodes on the reflected map, padded the same way (a 12x16
+    map in a 14x20 layout stays in its corner): grid, units, cover, economy and mask equal
+    exactly; the advisor scores every action but the moves alike and its best move as well
+    (which of several equally good cells it ranks depends on cell order), and the reflected
+    pick is legal there and the best of the reflected advice."""
+    from training.pretrain import Demos, mirrored
+
+    def first(path):
+        env = SkirmishEnv(scenario=path, opponent="aggressive", map_size=(14, 20), max_enemies=1,
+                          max_allies=0, advice="bold")
+        obs, info = env.reset(seed=3)
+        return env, obs, info["action_mask"].astype(bool)
+
+    env, o, m = first(_reflected_duel(tmp_path, False, False))
+    pick = int(o["advice"][0].argmax())
+    d = Demos(obs={k: v[None] for k, v in o.items()}, masks=m[None], actions=np.array([pick]),
+              returns=np.zeros(1, np.float32), episodes=1, wins=0, skipped=0, episode=np.zeros(1, np.int64))
+    mm = mirrored(d, env.layout)
+    assert len(mm) == 4 and np.array_equal(mm.episode, np.zeros(4))
+    for i, (fx, fy) in enumerate([(True, False), (False, True), (True, True)], start=1):
+        _, o2, m2 = first(_reflected_duel(tmp_path, fx, fy))
+        for k in ("grid", "units", "cover", "economy"):
+            assert np.array_equal(mm.obs[k][i], o2[k]), (fx, fy, k)
+        assert np.array_equal(mm.masks[i], m2)
+        a, b = mm.obs["advice"][i, 1], o2["advice"][1]
+        moves = slice(1, 1 + env.layout.n_move)
+        assert np.array_equal(np.delete(a, np.r_[moves]), np.delete(b, np.r_[moves]))  # end turn, attacks ...
+        assert a[moves].max() == b[moves].max()
+        assert a[mm.actions[i]] == a.max() == b.max() and m2[mm.actions[i]]
+        assert mm.actions[i] != pick   # a move: the reflected cell is another index
+    twice = mirrored(mm.subset(np.array([1])), env.layout)   # reflecting twice gives the decision back
+    assert np.array_equal(twice.obs["grid"][1], o["grid"]) and twice.actions[1] == pick
+
+
+def test_holdout_and_saved_demos_tell_learning_from_memorising(tmp_path):
+    """`pretrain.holdout` keeps whole fights out of the fit and reports the clone's agreement
+    on them each epoch; `pretrain.demos` refits saved demonstrations without collecting (a
+    file from another layout, or no file, gets an error naming the field)."""
+    from training.pretrain import collect
+
+    c = cfg(tmp_path, opponents=["tactical"], advice="bold", features="spatial")
+    d = collect(c, 240, "tactical", workers=2, seed=4)
+    assert d.episode is not None and 0 <= d.episode.min() and d.episode.max() < d.episodes   # some fights end before the agent acts
+    fit_d, held = d.split(0.3, seed=0)
+    assert len(fit_d) + len(held) == len(d) and len(held) > 0
+    assert not set(fit_d.episode) & set(held.episode)
+    d.save(tmp_path / "saved.npz")
+    out = train(cfg(tmp_path, run_name="ho", total_steps=0, eval_interval=0, advice="bold", features="spatial",
+                    pretrain={"demos": str(tmp_path / "saved.npz"), "holdout": 0.3, "mirror": True, "epochs": 2,
+                              "batch_size": 64}), progress=False)
+    info = json.loads((out / "pretrain.json").read_text())
+    assert info["samples"] == len(d) and info["held_out"] == len(held) and info["mirror"] is True
+    assert info["collect_s"] < 5.0   # nothing was collected
+    last = info["epochs"][-1]
+    for k in ("held_out_accuracy", "held_out_advisor_accuracy", "held_out_overrules", "held_out_departures"):
+        assert k in last
+    assert 0.0 <= last["held_out_accuracy"] <= 1.0
+    from rules.errors import ScenarioError
+    with pytest.raises(TacticaError, match="pretrain.demos"):
+        train(cfg(tmp_path, run_name="nofile", total_steps=0, eval_interval=0,
+                  pretrain={"demos": str(tmp_path / "missing.npz")}), progress=False)
+    with pytest.raises(TacticaError, match="pretrain.demos.*ruleset, map size"):
+        train(cfg(tmp_path, run_name="other", total_steps=0, eval_interval=0,    # no advice: other shapes
+                  pretrain={"demos": str(tmp_path / "saved.npz")}), progress=False)
+    with pytest.raises(ScenarioError, match=r"pretrain.holdout.*0.0 to 0.9"):
+        load_config({"pretrain": {"holdout": 0.95}})
+    with pytest.raises(ScenarioError, match=r"pretrain.demos"):
+        load_config({"pretrain": {"demos": 3}})

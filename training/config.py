@@ -45,6 +45,14 @@ class PretrainConfig:
     #: weight of a decision where the teacher overruled the env's advisor (`advice`), against 1 for
     #: the others: a teacher that mostly agrees with its advisor otherwise teaches only the advisor
     overrule_weight: float = 1.0
+    #: share of the fights held out of the fit: each epoch reports the clone's agreement on them
+    #: (pretrain.json), which tells learning from memorising
+    holdout: float = 0.0
+    #: add the three mirror images of every fitted decision (training/pretrain.py `mirrored`)
+    mirror: bool = False
+    #: a `demos.npz` saved by an earlier run (its path), fitted instead of collecting anew;
+    #: it must come from the same ruleset, map size, slots and advice
+    demos: str = ""
 
 
 @dataclass
@@ -126,7 +134,7 @@ _CHOICES = {(TrainConfig, "features"): FEATURE_MODES, (TrainConfig, "side"): ("f
 #: numeric fields with bounds (inclusive)
 _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
-           (PretrainConfig, "overrule_weight"): (1.0, None),
+           (PretrainConfig, "overrule_weight"): (1.0, None), (PretrainConfig, "holdout"): (0.0, 0.9),
            (PretrainConfig, "dagger_epochs"): (0, None)}
 
 
@@ -159,6 +167,8 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
                 if isinstance(v, bool) or not isinstance(v, (int, float)):
                     raise ScenarioError(f"{v!r}", source=source, field=path, expected="a number")
                 v = type(default)(v) if not (isinstance(default, int) and isinstance(v, float) and v != int(v)) else v
+            if isinstance(default, str) and not isinstance(v, str):
+                raise ScenarioError(f"{v!r}", source=source, field=path, expected="a string")
             if isinstance(default, list) and not isinstance(v, list):
                 raise ScenarioError(f"{v!r}", source=source, field=path, expected="a list")
             choices = _CHOICES.get((cls, k))

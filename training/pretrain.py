@@ -38,6 +38,8 @@ class Demos:
     episodes: int
     wins: int
     skipped: int
+    #: the fight each decision comes from (0 .. episodes - 1), so a validation split keeps fights whole
+    episode: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -45,6 +47,8 @@ class Demos:
     def save(self, path) -> None:
         """Write the demonstrations to an `.npz` (plain arrays), so a refit needs no new collection."""
         arrays = {f"obs.{k}": v for k, v in self.obs.items()}
+        if self.episode is not None:
+            arrays["episode"] = self.episode
         np.savez_compressed(path, masks=self.masks, actions=self.actions, returns=self.returns,
                             counts=np.array([self.episodes, self.wins, self.skipped]), **arrays)
 
@@ -53,7 +57,27 @@ class Demos:
         with np.load(path, allow_pickle=False) as z:
             e, w, s = (int(x) for x in z["counts"])
             return cls(obs={k[4:]: z[k] for k in z.files if k.startswith("obs.")}, masks=z["masks"],
-                       actions=z["actions"], returns=z["returns"], episodes=e, wins=w, skipped=s)
+                       actions=z["actions"], returns=z["returns"], episodes=e, wins=w, skipped=s,
+                       episode=z["episode"] if "episode" in z.files else None)
+
+    def subset(self, idx: np.ndarray) -> "Demos":
+        """The decisions at `idx` (the counts of fights and wins are not split: they stay 0)."""
+        return Demos(obs={k: v[idx] for k, v in self.obs.items()}, masks=self.masks[idx],
+                     actions=self.actions[idx], returns=self.returns[idx], episodes=0, wins=0, skipped=0,
+                     episode=None if self.episode is None else self.episode[idx])
+
+    def split(self, share: float, seed: int = 0) -> tuple["Demos", "Demos"]:
+        """(fit, held out): `share` of the fights, drawn with `seed`, held out whole (without
+        fight ids, the last `share` of the decisions)."""
+        n = len(self)
+        if self.episode is None:
+            cut = n - int(round(n * share))
+            return self.subset(np.arange(cut)), self.subset(np.arange(cut, n))
+        ids = np.unique(self.episode)
+        k = int(round(len(ids) * share))
+        held = np.random.default_rng([int(seed), 0x5E7]).choice(ids, size=k, replace=False) if k else ids[:0]
+        out = np.isin(self.episode, held)
+        return self.subset(np.flatnonzero(~out)), self.subset(np.flatnonzero(out))
 
 
 def _collect_part(args: tuple) -> dict[str, Any]:
@@ -72,7 +96,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
     student = NumpyPolicy(learner) if learner else None
     mix = np.random.default_rng([int(seed), 0xDA6])   # its own stream: the fights' seeds stay the teacher's
     obs_l: dict[str, list] = {}
-    masks, acts, rets = [], [], []
+    masks, acts, rets, eps = [], [], [], []
     episodes = wins = skipped = 0
     ep = 0
     while len(acts) < n_samples:
@@ -104,6 +128,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
                     obs_l.setdefault(k, []).append(v)
                 masks.append(mask)
                 acts.append(idx)
+                eps.append(ep)
                 recorded.append(t)
                 play = idx
                 if student is not None and mix.random() >= teacher_share:
@@ -127,7 +152,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
     env.close()
     return {"obs": {k: np.asarray(v) for k, v in obs_l.items()}, "masks": np.asarray(masks),
             "actions": np.asarray(acts, dtype=np.int64), "returns": np.asarray(rets, dtype=np.float32),
-            "episodes": episodes, "wins": wins, "skipped": skipped}
+            "episode": np.asarray(eps, dtype=np.int64), "episodes": episodes, "wins": wins, "skipped": skipped}
 
 
 def collect(cfg: TrainConfig, samples: int, teacher: str = "tactical", opponents: list[str] | None = None,
@@ -152,12 +177,72 @@ def collect(cfg: TrainConfig, samples: int, teacher: str = "tactical", opponents
         with mp.get_context("spawn").Pool(parts_n) as pool:
             parts = pool.map(_collect_part, jobs)
     keys = parts[0]["obs"].keys()
+    first = np.cumsum([0] + [p["episodes"] for p in parts])   # each worker's fights get their own ids
     return Demos(obs={k: np.concatenate([p["obs"][k] for p in parts]) for k in keys},
                  masks=np.concatenate([p["masks"] for p in parts]),
                  actions=np.concatenate([p["actions"] for p in parts]),
                  returns=np.concatenate([p["returns"] for p in parts]),
                  episodes=sum(p["episodes"] for p in parts), wins=sum(p["wins"] for p in parts),
-                 skipped=sum(p["skipped"] for p in parts))
+                 skipped=sum(p["skipped"] for p in parts),
+                 episode=np.concatenate([p["episode"] + first[i] for i, p in enumerate(parts)]))
+
+
+def mirrored(demos: Demos, layout) -> Demos:
+    """The demonstrations with their three mirror images added (left-right, up-down, both).
+
+    A grid fight reflected across the map's middle is the same fight: the rules have no
+    preferred direction. Each decision is reflected within its own map (the `in_map` cells;
+    a map smaller than the layout stays in its corner, as the env pads it): the grid's
+    cells, the units' offsets from the actor (`dx`, `dy`), and the move block of the mask,
+    the advice and the chosen action. `layout` is the env's `envs.encoding.Layout`."""
+    from envs.encoding import GRID_CHANNELS, RING, UNIT_FEATURES
+
+    if len(demos) == 0:
+        return demos
+    H, W = layout.height, layout.width
+    n_move = layout.n_move
+    ring = [(layout.off_self + layout._self_index[("pick_up", k, "")], d) for k, d in enumerate(RING)
+            if ("pick_up", k, "") in layout._self_index]
+    ix, iy = UNIT_FEATURES.index("dx"), UNIT_FEATURES.index("dy")
+    in_map = demos.obs["grid"][:, GRID_CHANNELS.index("in_map")] > 0
+    hs = in_map.any(axis=2).sum(axis=1)
+    ws = in_map.any(axis=1).sum(axis=1)
+    out = [demos]
+    for fx, fy in ((True, False), (False, True), (True, True)):
+        obs = {k: v.copy() for k, v in demos.obs.items()}
+        masks, actions = demos.masks.copy(), demos.actions.copy()
+        for (h, w) in {(int(a), int(b)) for a, b in zip(hs, ws)}:
+            sel = np.flatnonzero((hs == h) & (ws == w))
+            ys, xs = np.arange(H), np.arange(W)
+            sy = np.where(ys < h, h - 1 - ys, ys) if fy else ys
+            sx = np.where(xs < w, w - 1 - xs, xs) if fx else xs
+            g = obs["grid"][sel]
+            obs["grid"][sel] = g[:, :, sy][:, :, :, sx]
+            # move index 1 + y * W + x: the reflected cell of each
+            perm = np.arange(layout.n_actions)
+            perm[1:1 + n_move] = 1 + (sy[:, None] * W + sx[None, :]).ravel()
+            for k_, d in ring:
+                rd = (-d[0] if fx else d[0], -d[1] if fy else d[1])
+                perm[k_] = layout.off_self + layout._self_index[("pick_up", RING.index(rd), "")]
+            # new[perm[i]] = old[i]: the action i becomes perm[i]
+            inv = np.empty_like(perm)
+            inv[perm] = np.arange(len(perm))
+            masks[sel] = demos.masks[sel][:, inv]
+            if "advice" in obs:
+                obs["advice"][sel] = demos.obs["advice"][sel][:, :, inv]
+            actions[sel] = perm[demos.actions[sel]]
+        if fx:
+            obs["units"][:, :, ix] *= -1
+        if fy:
+            obs["units"][:, :, iy] *= -1
+        out.append(Demos(obs=obs, masks=masks, actions=actions, returns=demos.returns.copy(), episodes=0,
+                         wins=0, skipped=0, episode=None if demos.episode is None else demos.episode.copy()))
+    # the images belong to their decision's fight (a split keeps them with it)
+    return Demos(obs={k: np.concatenate([d.obs[k] for d in out]) for k in demos.obs},
+                 masks=np.concatenate([d.masks for d in out]), actions=np.concatenate([d.actions for d in out]),
+                 returns=np.concatenate([d.returns for d in out]), episodes=demos.episodes, wins=demos.wins,
+                 skipped=demos.skipped,
+                 episode=None if demos.episode is None else np.concatenate([demos.episode] * len(out)))
 
 
 def overrules(demos: Demos) -> np.ndarray:
@@ -172,7 +257,7 @@ def overrules(demos: Demos) -> np.ndarray:
 
 def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_rate: float = 1e-3,
         vf_coef: float = 0.5, seed: int = 0, on_epoch: Callable[[int, float, float], None] | None = None,
-        overrule_weight: float = 1.0) -> list[dict[str, float]]:
+        overrule_weight: float = 1.0, held_out: Demos | None = None) -> list[dict[str, float]]:
     """Cross-entropy on the teacher's actions (+ value regression); returns per-epoch stats
     (loss, accuracy of the policy's most likely action on the demonstrations, and on the
     overrules alone: the decisions where the teacher departed from the advisor's pick).
@@ -180,7 +265,10 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     `overrule_weight` weighs each overrule's cross-entropy that many times an ordinary
     decision's: a teacher that follows its advisor on ~95% of its decisions otherwise
     teaches a clone that copies the advisor and learns none of the departures
-    (docs/results.md, Cloning the planner with tactical's advice)."""
+    (docs/results.md, Cloning the planner with tactical's advice).
+
+    `held_out`: demonstrations from other fights, never fitted; each epoch also reports the
+    clone's agreement on them (`judge`), which tells learning from memorising."""
     import torch
     import torch.nn.functional as F
 
@@ -230,6 +318,10 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
         if over.any():
             row["overrules"] = int(over.sum())
             row["overrule_accuracy"] = over_acc / int(over.sum())
+        if held_out is not None and len(held_out):
+            policy.set_training_mode(False)
+            row.update({f"held_out_{k}": v for k, v in judge(model, held_out).items()})
+            policy.set_training_mode(True)
         stats.append(row)
         if on_epoch:
             on_epoch(ep + 1, row["loss"], row["accuracy"])
@@ -238,22 +330,56 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
 
 
 def merge(a: Demos, b: Demos) -> Demos:
-    """The two sets of demonstrations together (DAgger aggregates every round's)."""
+    """The two sets of demonstrations together (DAgger aggregates every round's); `b`'s fights
+    are numbered after `a`'s."""
+    episode = None
+    if a.episode is not None and b.episode is not None:
+        base = max(a.episodes, int(a.episode.max()) + 1 if len(a.episode) else 0)
+        episode = np.concatenate([a.episode, b.episode + base])
     return Demos(obs={k: np.concatenate([a.obs[k], b.obs[k]]) for k in a.obs},
                  masks=np.concatenate([a.masks, b.masks]), actions=np.concatenate([a.actions, b.actions]),
                  returns=np.concatenate([a.returns, b.returns]), episodes=a.episodes + b.episodes,
-                 wins=a.wins + b.wins, skipped=a.skipped + b.skipped)
+                 wins=a.wins + b.wins, skipped=a.skipped + b.skipped, episode=episode)
 
 
-def agreement(model, demos: Demos, batch_size: int = 512) -> float:
-    """Share of the demonstrations where the policy's most likely action is the teacher's."""
+def predict(model, demos: Demos, batch_size: int = 512) -> np.ndarray:
+    """The policy's most likely action for each demonstration."""
     import torch
 
-    hits = 0
+    out = []
     with torch.no_grad():
         for start in range(0, len(demos), batch_size):
             sl = slice(start, start + batch_size)
             obs = {k: torch.as_tensor(v[sl]) for k, v in demos.obs.items()}
             dist = model.policy.get_distribution(obs, action_masks=demos.masks[sl])
-            hits += int((dist.distribution.probs.argmax(dim=1) == torch.as_tensor(demos.actions[sl])).sum())
-    return hits / max(1, len(demos))
+            out.append(dist.distribution.probs.argmax(dim=1).numpy())
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def agreement(model, demos: Demos, batch_size: int = 512) -> float:
+    """Share of the demonstrations where the policy's most likely action is the teacher's."""
+    return float((predict(model, demos, batch_size) == demos.actions).mean()) if len(demos) else 0.0
+
+
+def judge(model, demos: Demos) -> dict[str, float]:
+    """How the clone's most likely actions compare with the teacher's on `demos`: `accuracy`
+    (agreement), and with an advisor in the observation `advisor_accuracy` (the agreement of
+    always following the advisor: the bar a clone must clear), `overrules` (the teacher's
+    departures from the advisor), `overrule_accuracy` (the share of those the clone makes too),
+    `departures` (the clone's own departures) and `departures_right` (the share of those that
+    are the teacher's choice). A clone that memorised its demonstrations departs often and
+    rarely rightly on fights it has not seen."""
+    pred = predict(model, demos)
+    out = {"accuracy": float((pred == demos.actions).mean())}
+    adv = demos.obs.get("advice")
+    if adv is not None:
+        row0 = adv[:, 0, :]
+        has = row0.max(axis=1) > 0
+        pick = row0.argmax(axis=1)
+        over = has & (pick != demos.actions)
+        dep = has & (pred != pick)
+        out.update({"advisor_accuracy": float((has & (pick == demos.actions)).mean()), "overrules": int(over.sum()),
+                    "overrule_accuracy": float((pred[over] == demos.actions[over]).mean()) if over.any() else 0.0,
+                    "departures": int(dep.sum()),
+                    "departures_right": float((pred[dep] == demos.actions[dep]).mean()) if dep.any() else 0.0})
+    return out

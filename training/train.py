@@ -279,7 +279,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             if self.prog is not None:
                 self.prog.stop()
 
-    if not resume and cfg.pretrain.samples > 0:
+    if not resume and (cfg.pretrain.samples > 0 or cfg.pretrain.demos):
         _pretrain(model, cfg, run_dir, progress, layout_fp, env_id)
         checkpoint(0)
         for opp in cfg.eval_opponents if cfg.eval_interval else []:
@@ -306,21 +306,45 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
               env_id: str) -> dict[str, Any]:
     """The behaviour-cloning warm start (and its DAgger rounds); its figures go to pretrain.json
     in the run folder."""
-    from training.pretrain import collect, fit, merge
+    from training.pretrain import collect, fit, merge, mirrored
 
     pc = cfg.pretrain
     say = print if progress else (lambda *a, **k: None)
     t0 = time.perf_counter()
-    say(f"pretrain: collecting {pc.samples} {pc.teacher} decisions ({pc.workers} workers) ...", flush=True)
-    demos = collect(cfg, pc.samples, pc.teacher, workers=pc.workers, seed=cfg.seed)
+    if pc.demos:
+        demos = _load_demos(Path(pc.demos), model)
+        say(f"pretrain: {len(demos)} decisions from {pc.demos}", flush=True)
+    else:
+        say(f"pretrain: collecting {pc.samples} {pc.teacher} decisions ({pc.workers} workers) ...", flush=True)
+        demos = collect(cfg, pc.samples, pc.teacher, workers=pc.workers, seed=cfg.seed)
     t1 = time.perf_counter()
     demos.save(run_dir / "demos.npz")
     say(f"pretrain: {len(demos)} decisions from {demos.episodes} fights ({demos.wins} won by the teacher, "
         f"{demos.skipped} not expressible) in {t1 - t0:.0f} s", flush=True)
-    stats = fit(model, demos, epochs=pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
-                vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, overrule_weight=pc.overrule_weight,
-                on_epoch=lambda e, loss, acc: say(f"pretrain: epoch {e}: loss {loss:.3f}, "
-                                                  f"agrees with {pc.teacher} on {acc:.1%}", flush=True))
+    train_d, held = demos.split(pc.holdout, seed=cfg.seed) if pc.holdout > 0 else (demos, None)
+    layout = make_env_fn(cfg, run_dir, ["random"])().layout if pc.mirror else None
+
+    def fit_set(d):
+        return mirrored(d, layout) if pc.mirror else d
+
+    def on_epoch(e, loss, acc):
+        say(f"pretrain: epoch {e}: loss {loss:.3f}, agrees with {pc.teacher} on {acc:.1%}", flush=True)
+
+    def report(st):
+        if held is not None and st and "held_out_accuracy" in st[-1]:
+            r = st[-1]
+            line = (f"pretrain: on {len(held)} held-out decisions the clone agrees with {pc.teacher} on "
+                    f"{r['held_out_accuracy']:.1%}")
+            if "held_out_advisor_accuracy" in r:
+                line += (f" (following the advisor: {r['held_out_advisor_accuracy']:.1%}); of its "
+                         f"{r['held_out_departures']} departures from the advisor {r['held_out_departures_right']:.0%} "
+                         f"are {pc.teacher}'s")
+            say(line, flush=True)
+
+    stats = fit(model, fit_set(train_d), epochs=pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
+                vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, overrule_weight=pc.overrule_weight, held_out=held,
+                on_epoch=on_epoch)
+    report(stats)
     if stats and stats[-1].get("unreachable"):
         say(f"pretrain: {stats[-1]['unreachable']} of {pc.teacher}'s decisions are outside what the policy can "
             "choose (not ranked by the advisor): left out", flush=True)
@@ -329,7 +353,8 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
             f"agrees with {stats[-1]['overrule_accuracy']:.1%} of those", flush=True)
     info = {"teacher": pc.teacher, "samples": len(demos), "episodes": demos.episodes, "teacher_wins": demos.wins,
             "skipped": demos.skipped, "collect_s": round(t1 - t0, 1),
-            "fit_s": round(time.perf_counter() - t1, 1), "epochs": stats, "dagger": []}
+            "fit_s": round(time.perf_counter() - t1, 1), "held_out": len(held) if held is not None else 0,
+            "mirror": pc.mirror, "demos_from": pc.demos or None, "epochs": stats, "dagger": []}
     for k in range(pc.dagger_rounds):
         t0 = time.perf_counter()
         student = export_model(model, run_dir / "dagger-student.npz", layout_fp, env_id)
@@ -342,16 +367,41 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
         say(f"pretrain: DAgger round {k + 1}: the clone won {more.wins} of {more.episodes} fights; "
             f"refitting on {len(demos) + len(more)} decisions", flush=True)
         demos = merge(demos, more)
-        st = fit(model, demos, epochs=pc.dagger_epochs or pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
-                 vf_coef=cfg.ppo.vf_coef, seed=cfg.seed + 1 + k, overrule_weight=pc.overrule_weight,
-                 on_epoch=lambda e, loss, acc: say(f"pretrain: epoch {e}: loss {loss:.3f}, "
-                                                   f"agrees with {pc.teacher} on {acc:.1%}", flush=True))
+        train_d = merge(train_d, more)
+        st = fit(model, fit_set(train_d), epochs=pc.dagger_epochs or pc.epochs, batch_size=pc.batch_size,
+                 learning_rate=pc.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed + 1 + k,
+                 overrule_weight=pc.overrule_weight, held_out=held, on_epoch=on_epoch)
+        report(st)
         info["dagger"].append({"round": k + 1, "samples": len(more), "episodes": more.episodes,
                                "student_wins": more.wins, "collect_s": round(t1 - t0, 1),
                                "fit_s": round(time.perf_counter() - t1, 1), "epochs": st})
         student.unlink(missing_ok=True)
     _atomic_write(run_dir / "pretrain.json", (json.dumps(info, indent=2) + "\n").encode())
     return info
+
+
+def _load_demos(path: Path, model):
+    """Saved demonstrations (`pretrain.demos`), checked against this run's observation and
+    action spaces."""
+    import zipfile
+
+    from training.pretrain import Demos
+
+    try:
+        demos = Demos.load(path)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        raise TacticaError(f"cannot read the demonstrations ({e.__class__.__name__})", source=str(path),
+                           field="pretrain.demos", expected="a demos.npz written by `tactica train`") from None
+    spaces = model.observation_space.spaces
+    got = {k: tuple(v.shape[1:]) for k, v in demos.obs.items()}
+    want = {k: tuple(sp.shape) for k, sp in spaces.items() if k != "action_mask"}
+    n_act = int(model.action_space.n)
+    if got != want or demos.masks.shape[1:] != (n_act,):
+        raise TacticaError(f"the demonstrations have observations {got} and {demos.masks.shape[1]} actions",
+                           source=str(path), field="pretrain.demos",
+                           expected=f"demonstrations of this config's ruleset, map size, slots and advice: "
+                                    f"{want} and {n_act} actions")
+    return demos
 
 
 def config_dict(cfg: TrainConfig) -> dict[str, Any]:
