@@ -93,7 +93,7 @@ def _play(job: tuple) -> list:
     return pols[teams[me]].log
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ruleset", default="cortex_hu")
     ap.add_argument("--guide", default="bold")
@@ -107,18 +107,23 @@ def main() -> None:
     ap.add_argument("--control", action="store_true",
                     help="the repeats keep the planner's own rollout seed (a check of the copying: they must "
                          "repeat every pick)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     from envs.generators import generate_scenario
     from rules.scenario import load_scenario
     _ARGS.update(repeats=args.repeats, guide=args.guide, control=args.control)
+    _SPECS.clear()
     _SPECS.extend(load_scenario(generate_scenario(args.ruleset, args.map_seed + i, mirrored=True))[0]
                   for i in range(args.maps))
     jobs = [(i, k, args.seed) for i in range(len(_SPECS)) for k in range(args.fights)]
     t0 = time.time()
     logs = []
-    with mp.get_context("fork").Pool(args.workers) as pool:
-        for log in pool.imap_unordered(_play, jobs, chunksize=1):
-            logs.extend(log)
+    if args.workers <= 1:
+        for job in jobs:
+            logs.extend(_play(job))
+    else:
+        with mp.get_context("fork").Pool(args.workers) as pool:
+            for log in pool.imap_unordered(_play, jobs, chunksize=1):
+                logs.extend(log)
     over = [d for d in logs if d[0]]
     keep = [d for d in logs if not d[0]]
     reps_over = [r for d in over for r in d[2]]
@@ -143,6 +148,7 @@ def main() -> None:
         if logs:
             print(f"  a repeat makes the planner's own pick in {out['repeat_same_action']:.1%}")
         print(f"  ({out['seconds']:.0f} s)")
+    return out
 
 
 if __name__ == "__main__":

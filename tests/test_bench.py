@@ -112,3 +112,17 @@ def test_knob_study_baseline_is_tactical_and_knobs_change_play(monkeypatch) -> N
     for j in range(3):
         results = [mod._play(("same", 0, 2 * j + side, 11, True))[2] for side in (0, 1)]
         assert sorted(results) == ["loss", "win"], results
+
+
+def test_planner_repeat_copies_the_planner_faithfully() -> None:
+    """benchmarks/planner_repeat.py --control: copies of the planner that keep its own
+    rollout seed decide every looked-ahead position as it did (so the copying of planner,
+    memory and position is exact, and what the study measures with fresh seeds is the
+    rollouts' luck alone)."""
+    spec = importlib.util.spec_from_file_location("planner_repeat", BENCH.parent / "planner_repeat.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = mod.main(["--ruleset", "cortex_hu", "--maps", "1", "--fights", "2", "--repeats", "1", "--workers", "1",
+                    "--control", "--json"])
+    assert out["looked_ahead"] >= 5
+    assert out["repeat_same_action"] == 1.0
