@@ -53,6 +53,10 @@ class PretrainConfig:
     #: a `demos.npz` saved by an earlier run (its path), fitted instead of collecting anew;
     #: it must come from the same ruleset, map size, slots and advice
     demos: str = ""
+    #: soft targets: where the teacher weighed several actions (a planner's rollout values), pull the
+    #: policy towards softmax(values / value_temperature) with this weight (0: the pick alone)
+    value_weight: float = 0.0
+    value_temperature: float = 0.05
 
 
 @dataclass
@@ -135,6 +139,7 @@ _CHOICES = {(TrainConfig, "features"): FEATURE_MODES, (TrainConfig, "side"): ("f
 _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
            (PretrainConfig, "overrule_weight"): (1.0, None), (PretrainConfig, "holdout"): (0.0, 0.9),
+           (PretrainConfig, "value_weight"): (0.0, None), (PretrainConfig, "value_temperature"): (1e-4, None),
            (PretrainConfig, "dagger_epochs"): (0, None)}
 
 

@@ -40,6 +40,9 @@ class Demos:
     skipped: int
     #: the fight each decision comes from (0 .. episodes - 1), so a validation split keeps fights whole
     episode: np.ndarray | None = None
+    #: (n, n_actions) the teacher's value of each action it weighed (a planner's rollout means), NaN
+    #: for the others; None when the teacher gives none
+    values: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -49,6 +52,8 @@ class Demos:
         arrays = {f"obs.{k}": v for k, v in self.obs.items()}
         if self.episode is not None:
             arrays["episode"] = self.episode
+        if self.values is not None:
+            arrays["values"] = self.values
         np.savez_compressed(path, masks=self.masks, actions=self.actions, returns=self.returns,
                             counts=np.array([self.episodes, self.wins, self.skipped]), **arrays)
 
@@ -58,13 +63,15 @@ class Demos:
             e, w, s = (int(x) for x in z["counts"])
             return cls(obs={k[4:]: z[k] for k in z.files if k.startswith("obs.")}, masks=z["masks"],
                        actions=z["actions"], returns=z["returns"], episodes=e, wins=w, skipped=s,
-                       episode=z["episode"] if "episode" in z.files else None)
+                       episode=z["episode"] if "episode" in z.files else None,
+                       values=z["values"] if "values" in z.files else None)
 
     def subset(self, idx: np.ndarray) -> "Demos":
         """The decisions at `idx` (the counts of fights and wins are not split: they stay 0)."""
         return Demos(obs={k: v[idx] for k, v in self.obs.items()}, masks=self.masks[idx],
                      actions=self.actions[idx], returns=self.returns[idx], episodes=0, wins=0, skipped=0,
-                     episode=None if self.episode is None else self.episode[idx])
+                     episode=None if self.episode is None else self.episode[idx],
+                     values=None if self.values is None else self.values[idx])
 
     def split(self, share: float, seed: int = 0) -> tuple["Demos", "Demos"]:
         """(fit, held out): `share` of the fights, drawn with `seed`, held out whole (without
@@ -96,7 +103,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
     student = NumpyPolicy(learner) if learner else None
     mix = np.random.default_rng([int(seed), 0xDA6])   # its own stream: the fights' seeds stay the teacher's
     obs_l: dict[str, list] = {}
-    masks, acts, rets, eps = [], [], [], []
+    masks, acts, rets, eps, vals = [], [], [], [], []
     episodes = wins = skipped = 0
     ep = 0
     while len(acts) < n_samples:
@@ -119,6 +126,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
                     a = pol.act(s, s.actor)
                 inv = {act: i for i, act in env._legal.items()}
                 idx = inv.get(a)
+                weighed = getattr(pol, "last_values", None) if a is getattr(pol, "last_action", None) else None
             if idx is None:
                 skipped += int(not s.over)
                 idx = int(rng.choice(np.flatnonzero(mask)))
@@ -129,6 +137,8 @@ def _collect_part(args: tuple) -> dict[str, Any]:
                 masks.append(mask)
                 acts.append(idx)
                 eps.append(ep)
+                if weighed:   # kept sparse: a scripted teacher weighs nothing
+                    vals.append((len(acts) - 1, {inv[act]: v for act, v in weighed.items() if act in inv}))
                 recorded.append(t)
                 play = idx
                 if student is not None and mix.random() >= teacher_share:
@@ -152,7 +162,8 @@ def _collect_part(args: tuple) -> dict[str, Any]:
     env.close()
     return {"obs": {k: np.asarray(v) for k, v in obs_l.items()}, "masks": np.asarray(masks),
             "actions": np.asarray(acts, dtype=np.int64), "returns": np.asarray(rets, dtype=np.float32),
-            "episode": np.asarray(eps, dtype=np.int64), "episodes": episodes, "wins": wins, "skipped": skipped}
+            "episode": np.asarray(eps, dtype=np.int64), "values": vals, "n_actions": int(env.action_space.n),
+            "episodes": episodes, "wins": wins, "skipped": skipped}
 
 
 def collect(cfg: TrainConfig, samples: int, teacher: str = "tactical", opponents: list[str] | None = None,
@@ -184,7 +195,8 @@ def collect(cfg: TrainConfig, samples: int, teacher: str = "tactical", opponents
                  returns=np.concatenate([p["returns"] for p in parts]),
                  episodes=sum(p["episodes"] for p in parts), wins=sum(p["wins"] for p in parts),
                  skipped=sum(p["skipped"] for p in parts),
-                 episode=np.concatenate([p["episode"] + first[i] for i, p in enumerate(parts)]))
+                 episode=np.concatenate([p["episode"] + first[i] for i, p in enumerate(parts)]),
+                 values=_dense_values(parts))
 
 
 def mirrored(demos: Demos, layout) -> Demos:
@@ -211,6 +223,7 @@ def mirrored(demos: Demos, layout) -> Demos:
     for fx, fy in ((True, False), (False, True), (True, True)):
         obs = {k: v.copy() for k, v in demos.obs.items()}
         masks, actions = demos.masks.copy(), demos.actions.copy()
+        values = None if demos.values is None else demos.values.copy()
         for (h, w) in {(int(a), int(b)) for a, b in zip(hs, ws)}:
             sel = np.flatnonzero((hs == h) & (ws == w))
             ys, xs = np.arange(H), np.arange(W)
@@ -228,6 +241,8 @@ def mirrored(demos: Demos, layout) -> Demos:
             inv = np.empty_like(perm)
             inv[perm] = np.arange(len(perm))
             masks[sel] = demos.masks[sel][:, inv]
+            if values is not None:
+                values[sel] = demos.values[sel][:, inv]
             if "advice" in obs:
                 obs["advice"][sel] = demos.obs["advice"][sel][:, :, inv]
             actions[sel] = perm[demos.actions[sel]]
@@ -236,13 +251,30 @@ def mirrored(demos: Demos, layout) -> Demos:
         if fy:
             obs["units"][:, :, iy] *= -1
         out.append(Demos(obs=obs, masks=masks, actions=actions, returns=demos.returns.copy(), episodes=0,
-                         wins=0, skipped=0, episode=None if demos.episode is None else demos.episode.copy()))
+                         wins=0, skipped=0, episode=None if demos.episode is None else demos.episode.copy(),
+                         values=values))
     # the images belong to their decision's fight (a split keeps them with it)
     return Demos(obs={k: np.concatenate([d.obs[k] for d in out]) for k in demos.obs},
                  masks=np.concatenate([d.masks for d in out]), actions=np.concatenate([d.actions for d in out]),
                  returns=np.concatenate([d.returns for d in out]), episodes=demos.episodes, wins=demos.wins,
                  skipped=demos.skipped,
-                 episode=None if demos.episode is None else np.concatenate([demos.episode] * len(out)))
+                 episode=None if demos.episode is None else np.concatenate([demos.episode] * len(out)),
+                 values=None if demos.values is None else np.concatenate([d.values for d in out]))
+
+
+def _dense_values(parts: list[dict[str, Any]]) -> np.ndarray | None:
+    """The workers' sparse values as one (decisions, actions) array, NaN where nothing was
+    weighed; None when the teacher weighed nothing (a scripted teacher)."""
+    if not any(p["values"] for p in parts):
+        return None
+    out = np.full((sum(len(p["actions"]) for p in parts), parts[0]["n_actions"]), np.nan, dtype=np.float32)
+    at = 0
+    for p in parts:
+        for i, row in p["values"]:
+            for j, v in row.items():
+                out[at + i, j] = v
+        at += len(p["actions"])
+    return out
 
 
 def overrules(demos: Demos) -> np.ndarray:
@@ -257,7 +289,8 @@ def overrules(demos: Demos) -> np.ndarray:
 
 def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_rate: float = 1e-3,
         vf_coef: float = 0.5, seed: int = 0, on_epoch: Callable[[int, float, float], None] | None = None,
-        overrule_weight: float = 1.0, held_out: Demos | None = None) -> list[dict[str, float]]:
+        overrule_weight: float = 1.0, held_out: Demos | None = None, value_weight: float = 0.0,
+        value_temperature: float = 0.05) -> list[dict[str, float]]:
     """Cross-entropy on the teacher's actions (+ value regression); returns per-epoch stats
     (loss, accuracy of the policy's most likely action on the demonstrations, and on the
     overrules alone: the decisions where the teacher departed from the advisor's pick).
@@ -268,7 +301,12 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     (docs/results.md, Cloning the planner with tactical's advice).
 
     `held_out`: demonstrations from other fights, never fitted; each epoch also reports the
-    clone's agreement on them (`judge`), which tells learning from memorising."""
+    clone's agreement on them (`judge`), which tells learning from memorising.
+
+    `value_weight`: where the teacher weighed several actions (`Demos.values`, a planner's
+    rollout means), the policy's distribution over those actions is also pulled towards
+    softmax(values / `value_temperature`) (cross-entropy, that many times the pick's): soft
+    targets that say how close each call was, not only which action won it."""
     import torch
     import torch.nn.functional as F
 
@@ -284,6 +322,10 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     reachable = support[np.arange(len(demos)), demos.actions] if len(demos) else np.zeros(0, dtype=bool)
     weights[~reachable] = 0.0
     over &= reachable
+    soft = None
+    if value_weight > 0 and demos.values is not None:
+        soft = np.isfinite(demos.values) & support
+        soft[soft.sum(axis=1) < 2] = False   # one weighed action says nothing of the others
     policy.set_training_mode(True)
     opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     n = len(demos)
@@ -291,7 +333,7 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     stats = []
     for ep in range(epochs):
         order = rng.permutation(n)
-        tot_loss = tot_acc = over_acc = 0.0
+        tot_loss = tot_acc = over_acc = tot_soft = 0.0
         for start in range(0, n, batch_size):
             b = order[start:start + batch_size]
             obs = {k: torch.as_tensor(v[b]) for k, v in demos.obs.items()}
@@ -301,6 +343,16 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
             ret = torch.as_tensor(demos.returns[b])
             w = torch.as_tensor(weights[b])
             loss = -(w * logp).sum() / w.sum().clamp(min=1.0) + vf_coef * F.mse_loss(values.flatten(), ret)
+            if soft is not None and soft[b].any(axis=1).any():
+                hm = torch.as_tensor(soft[b])
+                rows = hm.any(dim=1)
+                v = torch.as_tensor(np.where(soft[b], demos.values[b], 0.0).astype(np.float32))
+                target = torch.softmax(torch.where(hm, v / float(value_temperature), torch.tensor(-1e9)), dim=1)
+                logits = policy.get_distribution(obs, action_masks=masks).distribution.logits
+                logq = torch.log_softmax(torch.where(hm, logits, torch.tensor(-1e9)), dim=1)
+                ce = -(target * torch.where(hm, logq, torch.zeros_like(logq))).sum(dim=1)[rows].mean()
+                loss = loss + float(value_weight) * ce
+                tot_soft += float(ce.detach()) * int(rows.sum())
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
@@ -315,6 +367,9 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
         row = {"epoch": ep + 1, "loss": tot_loss / n, "accuracy": tot_acc / n}
         if not reachable.all():
             row["unreachable"] = int((~reachable).sum())
+        if soft is not None:
+            row["weighed"] = int(soft.any(axis=1).sum())
+            row["value_loss"] = tot_soft / max(1, row["weighed"])
         if over.any():
             row["overrules"] = int(over.sum())
             row["overrule_accuracy"] = over_acc / int(over.sum())
@@ -336,10 +391,14 @@ def merge(a: Demos, b: Demos) -> Demos:
     if a.episode is not None and b.episode is not None:
         base = max(a.episodes, int(a.episode.max()) + 1 if len(a.episode) else 0)
         episode = np.concatenate([a.episode, b.episode + base])
+    values = None
+    if a.values is not None or b.values is not None:
+        values = np.concatenate([d.values if d.values is not None else np.full(d.masks.shape, np.nan, np.float32)
+                                 for d in (a, b)])
     return Demos(obs={k: np.concatenate([a.obs[k], b.obs[k]]) for k in a.obs},
                  masks=np.concatenate([a.masks, b.masks]), actions=np.concatenate([a.actions, b.actions]),
                  returns=np.concatenate([a.returns, b.returns]), episodes=a.episodes + b.episodes,
-                 wins=a.wins + b.wins, skipped=a.skipped + b.skipped, episode=episode)
+                 wins=a.wins + b.wins, skipped=a.skipped + b.skipped, episode=episode, values=values)
 
 
 def predict(model, demos: Demos, batch_size: int = 512) -> np.ndarray:

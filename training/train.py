@@ -343,7 +343,7 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
 
     stats = fit(model, fit_set(train_d), epochs=pc.epochs, batch_size=pc.batch_size, learning_rate=pc.learning_rate,
                 vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, overrule_weight=pc.overrule_weight, held_out=held,
-                on_epoch=on_epoch)
+                value_weight=pc.value_weight, value_temperature=pc.value_temperature, on_epoch=on_epoch)
     report(stats)
     if stats and stats[-1].get("unreachable"):
         say(f"pretrain: {stats[-1]['unreachable']} of {pc.teacher}'s decisions are outside what the policy can "
@@ -370,7 +370,8 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
         train_d = merge(train_d, more)
         st = fit(model, fit_set(train_d), epochs=pc.dagger_epochs or pc.epochs, batch_size=pc.batch_size,
                  learning_rate=pc.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed + 1 + k,
-                 overrule_weight=pc.overrule_weight, held_out=held, on_epoch=on_epoch)
+                 overrule_weight=pc.overrule_weight, held_out=held, value_weight=pc.value_weight,
+                 value_temperature=pc.value_temperature, on_epoch=on_epoch)
         report(st)
         info["dagger"].append({"round": k + 1, "samples": len(more), "episodes": more.episodes,
                                "student_wins": more.wins, "collect_s": round(t1 - t0, 1),
