@@ -382,9 +382,18 @@ def advice_run(tmp_path_factory) -> Path:
                  progress=False)
 
 
-def advice_env() -> SkirmishEnv:
+def advice_env(advisor: str = "tactical") -> SkirmishEnv:
     return SkirmishEnv(scenario="cortex/duel", opponent="aggressive", map_size=(12, 16), max_enemies=1,
-                       max_allies=0, advice="tactical")
+                       max_allies=0, advice=advisor)
+
+
+def bold_advice_model(net_arch: int = 32, advice_only: bool = False):
+    """A fresh spatial policy on the duel with bold's advice, for the cloning tests."""
+    from sb3_contrib import MaskablePPO
+
+    from training.features import SpatialMaskablePolicy
+    return MaskablePPO(SpatialMaskablePolicy, advice_env("bold"), n_steps=64, seed=0, device="cpu",
+                       policy_kwargs={"advice_gain": [5.0, 2.0], "advice_only": advice_only, "net_arch": [net_arch]})
 
 
 def test_advice_policy_exports_matches_sb3_and_plays_on_its_advisor(advice_run):
@@ -521,9 +530,6 @@ def test_overrule_weight_teaches_the_departures_from_the_advisor(tmp_path):
     """`pretrain.overrule_weight`: tactical taught with bold's advice in the observation
     departs from bold's pick on some decisions (`overrules`); weighing those 8 times makes
     the clone copy more of them than plain cloning does from the same start and data."""
-    from sb3_contrib import MaskablePPO
-
-    from training.features import SpatialMaskablePolicy
     from training.pretrain import collect, fit, overrules
 
     c = cfg(tmp_path, opponents=["tactical"], advice="bold", features="spatial")
@@ -531,12 +537,9 @@ def test_overrule_weight_teaches_the_departures_from_the_advisor(tmp_path):
     over = overrules(d)
     assert 5 <= over.sum() < len(d) // 2
     assert (d.obs["advice"][over, 0, :].argmax(axis=1) != d.actions[over]).all()
-    env = SkirmishEnv(scenario="cortex/duel", opponent="aggressive", map_size=(12, 16), max_enemies=1,
-                      max_allies=0, advice="bold")
     acc = {}
     for w in (1.0, 8.0):
-        model = MaskablePPO(SpatialMaskablePolicy, env, n_steps=64, seed=0, device="cpu",
-                            policy_kwargs={"advice_gain": [5.0, 2.0], "net_arch": [32]})
+        model = bold_advice_model()
         stats = fit(model, d, epochs=6, batch_size=64, learning_rate=1e-3, overrule_weight=w)
         assert stats[-1]["overrules"] == int(over.sum())
         acc[w] = stats[-1]["overrule_accuracy"]
@@ -553,9 +556,6 @@ def test_cloning_leaves_out_what_the_policy_cannot_choose_and_demos_round_trip(t
     demonstrations saved to `.npz` load back unchanged."""
     from dataclasses import replace
 
-    from sb3_contrib import MaskablePPO
-
-    from training.features import SpatialMaskablePolicy
     from training.pretrain import Demos, collect, fit
 
     c = cfg(tmp_path, opponents=["tactical"], advice="bold", features="spatial", advice_only=True)
@@ -565,10 +565,7 @@ def test_cloning_leaves_out_what_the_policy_cannot_choose_and_demos_round_trip(t
     acts = d.actions.copy()
     acts[i] = int(np.flatnonzero(free[i])[0])
     bad = replace(d, actions=acts)
-    env = SkirmishEnv(scenario="cortex/duel", opponent="aggressive", map_size=(12, 16), max_enemies=1,
-                      max_allies=0, advice="bold")
-    model = MaskablePPO(SpatialMaskablePolicy, env, n_steps=64, seed=0, device="cpu",
-                        policy_kwargs={"advice_gain": [5.0, 2.0], "advice_only": True, "net_arch": [16]})
+    model = bold_advice_model(16, advice_only=True)
     stats = fit(model, bad, epochs=2, batch_size=64)
     assert stats[-1]["unreachable"] == 1
     assert stats[-1]["loss"] < 10.0
@@ -689,9 +686,6 @@ def test_soft_targets_pull_the_policy_towards_the_teachers_values(tmp_path):
     collection records its rollout values for the actions it weighed."""
     from dataclasses import replace
 
-    from sb3_contrib import MaskablePPO
-
-    from training.features import SpatialMaskablePolicy
     from training.pretrain import collect, fit, predict
 
     c = cfg(tmp_path, opponents=["tactical"], advice="bold", features="spatial")
@@ -705,12 +699,9 @@ def test_soft_targets_pull_the_policy_towards_the_teachers_values(tmp_path):
     vals[rows, scores[rows].argmax(axis=1)] = 0.0
     vals[rows, second[rows]] = 0.2
     d = replace(d, values=vals)
-    env = SkirmishEnv(scenario="cortex/duel", opponent="aggressive", map_size=(12, 16), max_enemies=1,
-                      max_allies=0, advice="bold")
     share = {}
     for w in (0.0, 2.0):
-        model = MaskablePPO(SpatialMaskablePolicy, env, n_steps=64, seed=0, device="cpu",
-                            policy_kwargs={"advice_gain": [5.0, 2.0], "net_arch": [32]})
+        model = bold_advice_model()
         stats = fit(model, d, epochs=12, batch_size=64, learning_rate=3e-3, value_weight=w, value_temperature=0.05)
         share[w] = float((predict(model, d)[rows] == second[rows]).mean())
         if w:
