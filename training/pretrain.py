@@ -304,7 +304,7 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     clone's agreement on them (`judge`), which tells learning from memorising.
 
     `value_weight`: where the teacher weighed several actions (`Demos.values`, a planner's
-    rollout means), the policy's distribution over those actions is also pulled towards
+    rollout means) and found them unequal, the policy's distribution over those actions is also pulled towards
     softmax(values / `value_temperature`) (cross-entropy, that many times the pick's): soft
     targets that say how close each call was, not only which action won it."""
     import torch
@@ -325,7 +325,13 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     soft = None
     if value_weight > 0 and demos.values is not None:
         soft = np.isfinite(demos.values) & support
-        soft[soft.sum(axis=1) < 2] = False   # one weighed action says nothing of the others
+        vals = np.where(soft, demos.values, np.nan)
+        with np.errstate(invalid="ignore"):
+            spread = np.nanmax(np.where(soft, vals, -np.inf), axis=1) - np.nanmin(np.where(soft, vals, np.inf), axis=1)
+        # one weighed action says nothing of the others; nor do equal values (a planner stops
+        # early when every candidate's rollouts end alike: the choice makes no difference there,
+        # and a uniform target would only pull the policy off its advisor's pick)
+        soft[(soft.sum(axis=1) < 2) | ~(spread > 0)] = False
     policy.set_training_mode(True)
     opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     n = len(demos)
