@@ -50,8 +50,8 @@ class PretrainConfig:
     holdout: float = 0.0
     #: add the three mirror images of every fitted decision (training/pretrain.py `mirrored`)
     mirror: bool = False
-    #: a `demos.npz` saved by an earlier run (its path), fitted instead of collecting anew;
-    #: it must come from the same ruleset, map size, slots and advice
+    #: a `demos.npz` saved by an earlier run (its path, from where `tactica train` runs), fitted
+    #: instead of collecting anew; it must come from the same ruleset, map size, slots and advice
     demos: str = ""
     #: soft targets: where the teacher weighed several actions (a planner's rollout values), pull the
     #: policy towards softmax(values / value_temperature) with this weight (0: the pick alone)

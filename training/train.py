@@ -358,7 +358,7 @@ def _pretrain(model, cfg: TrainConfig, run_dir: Path, progress: bool, layout_fp:
     for k in range(pc.dagger_rounds):
         t0 = time.perf_counter()
         student = export_model(model, run_dir / "dagger-student.npz", layout_fp, env_id)
-        n = pc.dagger_samples or pc.samples
+        n = pc.dagger_samples or pc.samples or len(demos)   # refitting saved demos: as many again
         say(f"pretrain: DAgger round {k + 1}: the clone plays {n} decisions, {pc.teacher} labels them ...",
             flush=True)
         more = collect(cfg, n, pc.teacher, workers=pc.workers, seed=cfg.seed + 1 + k, learner=student,
