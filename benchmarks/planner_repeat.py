@@ -42,7 +42,8 @@ class RepeatingPlanner(PlannerPolicy):
         super().__init__(seed, **kw)
         self.repeats = repeats
         self.control = control
-        self.log: list[tuple[bool, bool, list[tuple[bool, bool]]]] = []
+        #: per looked-ahead decision: (overruled the guide?, [(repeat overruled?, repeat made the same pick?)])
+        self.log: list[tuple[bool, list[tuple[bool, bool]]]] = []
         self._n = 0
         self._default = None
 
@@ -66,7 +67,7 @@ class RepeatingPlanner(PlannerPolicy):
             s2 = copy.deepcopy(state)
             b = PlannerPolicy.act(twin, s2, s2.by_id[actor.id])
             reps.append((b != default, b == a))
-        self.log.append((a != default, True, reps))
+        self.log.append((a != default, reps))
         self._n += 1
         return a
 
@@ -126,14 +127,14 @@ def main(argv: list[str] | None = None) -> dict:
                 logs.extend(log)
     over = [d for d in logs if d[0]]
     keep = [d for d in logs if not d[0]]
-    reps_over = [r for d in over for r in d[2]]
-    reps_keep = [r for d in keep for r in d[2]]
+    reps_over = [r for d in over for r in d[1]]
+    reps_keep = [r for d in keep for r in d[1]]
     out = {"ruleset": args.ruleset, "guide": args.guide, "fights": len(jobs), "looked_ahead": len(logs),
            "overrules": len(over), "repeats": args.repeats,
            "repeat_overrules_after_overrule": float(np.mean([r[0] for r in reps_over])) if reps_over else None,
            "repeat_same_action_after_overrule": float(np.mean([r[1] for r in reps_over])) if reps_over else None,
            "repeat_overrules_after_keep": float(np.mean([r[0] for r in reps_keep])) if reps_keep else None,
-           "repeat_same_action": float(np.mean([r[1] for d in logs for r in d[2]])) if logs else None,
+           "repeat_same_action": float(np.mean([r[1] for d in logs for r in d[1]])) if logs else None,
            "seconds": round(time.time() - t0, 1)}
     if args.json:
         print(json.dumps(out, indent=2))

@@ -116,7 +116,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
         while not done:
             s = env.battle.state
             mask = info["action_mask"].astype(bool)
-            idx = None
+            idx = weighed = None
             if not s.over and s.actor is not None and s.actor.team == env.agent_team:
                 if env.advice == teacher and env.advice_pick is not None:
                     # the env's advisor is this teacher with the same memory (it is told every action
@@ -325,9 +325,7 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     soft = None
     if value_weight > 0 and demos.values is not None:
         soft = np.isfinite(demos.values) & support
-        vals = np.where(soft, demos.values, np.nan)
-        with np.errstate(invalid="ignore"):
-            spread = np.nanmax(np.where(soft, vals, -np.inf), axis=1) - np.nanmin(np.where(soft, vals, np.inf), axis=1)
+        spread = np.where(soft, demos.values, -np.inf).max(axis=1) - np.where(soft, demos.values, np.inf).min(axis=1)
         # one weighed action says nothing of the others; nor do equal values (a planner stops
         # early when every candidate's rollouts end alike: the choice makes no difference there,
         # and a uniform target would only pull the policy off its advisor's pick)
@@ -441,7 +439,7 @@ def judge(model, demos: Demos) -> dict[str, float]:
         row0 = adv[:, 0, :]
         has = row0.max(axis=1) > 0
         pick = row0.argmax(axis=1)
-        over = has & (pick != demos.actions)
+        over = overrules(demos)
         dep = has & (pred != pick)
         out.update({"advisor_accuracy": float((has & (pick == demos.actions)).mean()), "overrules": int(over.sum()),
                     "overrule_accuracy": float((pred[over] == demos.actions[over]).mean()) if over.any() else 0.0,
