@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
+import os
 from typing import Any, Callable, Sequence
 
 from rules.errors import TacticaError
 
 BACKENDS = ("local", "ray")
+#: set to 1 in local workers unless the user set them: a learnt policy's small matrix
+#: products, with the default BLAS threads in every worker on a 2-core machine, made
+#: `tactica evaluate` 5.5x slower (docs/benchmarks.md)
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def _run_chunk(fn: Callable[[Any, int], Any], payload: Any, indices: Sequence[int]) -> list:
@@ -64,7 +69,17 @@ class FightPool:
     # -- start-up -------------------------------------------------------------------
     def _local_pool(self):
         if self._pool is None:
-            self._pool = mp.get_context("spawn").Pool(self.workers)
+            saved = {v: os.environ.get(v) for v in BLAS_THREADS}
+            for v in BLAS_THREADS:
+                os.environ.setdefault(v, "1")   # the workers read it when they import numpy
+            try:
+                self._pool = mp.get_context("spawn").Pool(self.workers)
+            finally:
+                for v, old in saved.items():
+                    if old is None:
+                        os.environ.pop(v, None)
+                    else:
+                        os.environ[v] = old
         return self._pool
 
     def _ray_init(self):
