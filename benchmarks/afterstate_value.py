@@ -386,8 +386,11 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"saved the network to {args.save}", flush=True)
     for v in args.variant or ['v0={"margin":0}']:
         name, _, kw = v.partition("=")
-        _VARIANTS[name] = json.loads(kw or "{}")
-        ValuedBold(**_VARIANTS[name])   # bad settings fail here, before any fight
+        try:   # bad settings fail here, before any fight
+            _VARIANTS[name] = json.loads(kw or "{}")
+            ValuedBold(**_VARIANTS[name])
+        except (ValueError, TypeError) as e:
+            raise SystemExit(f"--variant {v}: expected NAME=JSON with some of margin, w1, samples ({e})")
     _SPECS[:] = [load_scenario(generate_scenario(args.ruleset, args.eval_map_seed + i, mirrored=True))[0]
                  for i in range(args.eval_maps)]
     names = ["bold", *_VARIANTS]
