@@ -100,6 +100,27 @@ class TurnDice(Dice):
         return super()._uniform()
 
 
+def candidates(ranked: list[Choice], top_k: int = 3, close: float = 0.25) -> list[Choice]:
+    """tactical's best actions worth a look: within `close` of the best, at most two per kind,
+    `top_k` at most; the first is the guide's own pick."""
+    out: list[Choice] = []
+    per_kind: dict[str, int] = {}
+    top = ranked[0].score
+    for c in ranked:
+        if len(out) >= top_k:
+            break
+        if out and c.score < top - close:
+            break
+        k = c.action.kind
+        if per_kind.get(k, 0) >= 2 or any(o.action == c.action for o in out):
+            continue
+        if out and k == "end_turn":
+            continue  # the horizon is too short to see what acting sets up: never trade it for idling
+        per_kind[k] = per_kind.get(k, 0) + 1
+        out.append(c)
+    return out
+
+
 class PlannerPolicy(Policy):
     """Monte Carlo rollouts over tactical's top candidates."""
 
@@ -182,23 +203,8 @@ class PlannerPolicy(Policy):
         return self.guide.explain(state, actor, action)
 
     def candidates(self, ranked: list[Choice]) -> list[Choice]:
-        """tactical's best actions worth a look: within `close` of the best, at most two per kind."""
-        out: list[Choice] = []
-        per_kind: dict[str, int] = {}
-        top = ranked[0].score
-        for c in ranked:
-            if len(out) >= self.top_k:
-                break
-            if out and c.score < top - self.close:
-                break
-            k = c.action.kind
-            if per_kind.get(k, 0) >= 2 or any(o.action == c.action for o in out):
-                continue
-            if out and k == "end_turn":
-                continue  # the horizon is too short to see what acting sets up: never trade it for idling
-            per_kind[k] = per_kind.get(k, 0) + 1
-            out.append(c)
-        return out
+        """The guide's best actions worth a look (`candidates`, with this planner's settings)."""
+        return candidates(ranked, self.top_k, self.close)
 
     # -- lookahead ------------------------------------------------------------------
     def lookahead(self, state: BattleState, actor: Combatant, actions: list[Action]) -> dict[Action, float]:

@@ -46,7 +46,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import Policy  # noqa: E402
-from agents.planner import PlannerPolicy, evaluate  # noqa: E402
+from agents.planner import candidates, evaluate  # noqa: E402
 from agents.tactical import BoldPolicy, TacticalPolicy  # noqa: E402
 from envs.encoding import layout_for  # noqa: E402
 from rules.battle import Battle  # noqa: E402
@@ -110,13 +110,6 @@ def features(rs, state, team: str) -> tuple[np.ndarray, np.ndarray]:
     return grid.astype(np.float16), np.concatenate([units.ravel(), per.ravel(), extra])
 
 
-def _candidates(ranked, top_k: int = 3, close: float = 0.25):
-    """The candidates the planner would roll out (PlannerPolicy.candidates)."""
-    pl = PlannerPolicy.__new__(PlannerPolicy)
-    pl.top_k, pl.close = top_k, close
-    return PlannerPolicy.candidates(pl, ranked)
-
-
 class Explorer(Policy):
     """`bold`, playing a random other candidate at a share of its contested decisions."""
 
@@ -129,7 +122,7 @@ class Explorer(Policy):
         self.contested = False
 
     def act(self, state, actor):
-        cands = _candidates(self.bold.rank(state, actor))
+        cands = candidates(self.bold.rank(state, actor))
         pick = cands[0]
         self.contested = len(cands) > 1
         if self.contested and self.rng.random() < self.explore:
@@ -277,7 +270,7 @@ class ValuedBold(Policy):
         self.margin, self.w1, self.samples = margin, w1, samples
 
     def act(self, state, actor):
-        cands = _candidates(self.bold.rank(state, actor))
+        cands = candidates(self.bold.rank(state, actor))
         pick = cands[0]
         if len(cands) > 1:
             rs = self.ruleset(state)

@@ -26,7 +26,7 @@ from rules.errors import TacticaError
 BACKENDS = ("local", "ray")
 #: set to 1 in local workers unless the user set them: a learnt policy's small matrix
 #: products, with the default BLAS threads in every worker on a 2-core machine, made
-#: `tactica evaluate` 5.5x slower (docs/benchmarks.md)
+#: `tactica evaluate` 5x slower (docs/benchmarks.md)
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 

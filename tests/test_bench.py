@@ -152,13 +152,13 @@ def test_afterstate_value_numpy_play_matches_the_torch_fit() -> None:
     with torch.no_grad():
         want = net(torch.from_numpy(g.astype(np.float32)), torch.from_numpy(v)).numpy()
     got = mod.predict({k: t.numpy() for k, t in net.state_dict().items()}, g, v)
-    assert {k: tuple(t.shape) for k, t in net.state_dict().items()} == _zero_shapes(mod)
+    assert {k: tuple(t.shape) for k, t in net.state_dict().items()} == _net_shapes(mod)
     assert np.abs(got - want).max() < 1e-4
     # every state's final target is the fight's end from the explorer's side, one score for all
     assert len(set(yf)) == 1 and all(-1.5 <= y <= 1.5 for y in y1)
 
 
-def _zero_shapes(mod) -> dict[str, tuple[int, ...]]:
+def _net_shapes(mod) -> dict[str, tuple[int, ...]]:
     """The value network's parameter shapes (benchmarks/afterstate_value.py build_net), without torch."""
     from envs.encoding import GRID_CHANNELS, UNIT_FEATURES
     n_units = 1 + mod.N_ALLY + mod.N_ENEMY
@@ -189,7 +189,7 @@ def test_afterstate_value_explorer_and_lookahead_reduce_to_bold() -> None:
         # pick, and with no margin at all it overrules and the fights change
         rng = np.random.default_rng(0)
         mod._NET["params"] = {k: (0.05 * rng.standard_normal(s)).astype(np.float32)
-                              for k, s in _zero_shapes(mod).items()}
+                              for k, s in _net_shapes(mod).items()}
         register_policy("vb-test", partial(mod.ValuedBold, margin=1e9))
         register_policy("vb-eager", partial(mod.ValuedBold, margin=-1e9))
         register_policy("ex-test", partial(mod.Explorer, explore=0.0))
