@@ -1,0 +1,184 @@
+"""A/B speed of two checkouts of Tactica, alternated in one run (issue 30's targets).
+
+Each workload runs in a fresh subprocess with the checkout first on `sys.path`, and
+reports the CPU seconds (`time.process_time()`) of its timed part; the checkouts take
+turns, `--rounds` times, so both see the same machine load. The figure to read is the
+ratio old/new of the summed CPU seconds of the same work.
+
+    git worktree add /tmp/tactica-old 031c02a
+    python benchmarks/ab.py --old /tmp/tactica-old --rounds 3 --what tactical,engine,env-random,env-tactical
+
+Workloads (`--what`, comma separated):
+
+- `tactical`: `tactical` against `tactical`, 30 fights of `cortex/warehouse` (target 3);
+- `engine`: `random` against `random`, 300 fights of `cortex/warehouse`;
+- `env-random`, `env-tactical`: `SkirmishEnv` on `cortex/warehouse`, random masked actions,
+  the other side `random` (3,000 steps) or `tactical` (300 steps) (targets 1 and 2);
+- `planner`: 12 `planner` decisions on states of a `metalface/scrapyard` fight (target 5);
+- `startup`: `tactica --help` and `tactica simulate -n 1`, wall seconds of the whole
+  command (target 6; CPU of a child process is not the process's own).
+
+The same work is done in both checkouts (the same seeds), and each prints a checksum of
+what it played, so a run also shows whether the two still play the same fights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+
+_PRELUDE = """
+import sys, time, json, hashlib
+sys.path.insert(0, {root!r})
+"""
+
+WORKLOADS: dict[str, str] = {
+    "tactical": """
+from evaluation.simulate import check_policies, play_fight
+from rules.scenario import load_scenario
+spec, src = load_scenario("cortex/warehouse")
+pols = check_policies(spec, {"*": "tactical"})
+play_fight(spec, pols, 1, 999, src)  # warm-up: imports, the map's tables
+h = hashlib.sha256()
+t = time.process_time()
+for i in range(N):
+    r = play_fight(spec, pols, 1, i, src)
+    h.update(f"{r.winner}{r.rounds}{r.actions}".encode())
+print(json.dumps({"cpu": time.process_time() - t, "n": N, "unit": "fights", "check": h.hexdigest()[:12]}))
+""",
+    "engine": """
+from evaluation.simulate import check_policies, play_fight
+from rules.scenario import load_scenario
+spec, src = load_scenario("cortex/warehouse")
+pols = check_policies(spec, {"*": "random"})
+for i in range(10):
+    play_fight(spec, pols, 1, 100000 + i, src)
+h = hashlib.sha256(); acts = 0
+t = time.process_time()
+for i in range(N):
+    r = play_fight(spec, pols, 1, i, src)
+    acts += r.actions
+    h.update(f"{r.winner}{r.rounds}{r.actions}".encode())
+print(json.dumps({"cpu": time.process_time() - t, "n": N, "unit": "fights", "actions": acts, "check": h.hexdigest()[:12]}))
+""",
+    "env-random": """
+import numpy as np
+from envs.skirmish import SkirmishEnv
+env = SkirmishEnv(scenario="cortex/warehouse", opponent=OPP)
+rng = np.random.default_rng(0)
+env.reset(seed=1)
+h = hashlib.sha256()
+def run(n):
+    for _ in range(n):
+        a = int(rng.choice(np.flatnonzero(env.action_masks())))
+        obs, r, term, trunc, _ = env.step(a)
+        h.update(obs["grid"].tobytes()); h.update(obs["units"].tobytes())
+        if term or trunc:
+            env.reset(seed=int(rng.integers(1 << 31)))
+run(max(1, N // 10))
+t = time.process_time()
+run(N)
+print(json.dumps({"cpu": time.process_time() - t, "n": N, "unit": "steps", "check": h.hexdigest()[:12]}))
+""",
+    "planner": """
+import numpy as np
+from agents.base import make_policy
+from rules.dice import Dice
+from rules.scenario import load_scenario, new_battle
+spec, src = load_scenario("metalface/scrapyard")
+b = new_battle(spec, Dice(np.random.default_rng(5)), src, record=False)
+pols = {tm.name: make_policy("tactical", 5) for tm in spec.teams}
+b.start()
+states = []
+while not b.state.over and len(states) < 4 * N:
+    states.append(b.state.clone())
+    b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+states = states[::4][:N]
+h = hashlib.sha256(); times = []
+t = time.process_time()
+for s in states:
+    p = make_policy("planner", 3)
+    t0 = time.process_time()
+    a = p.act(s, s.actor)
+    times.append(time.process_time() - t0)
+    h.update(repr(a).encode())
+times.sort()
+print(json.dumps({"cpu": time.process_time() - t, "n": len(states), "unit": "decisions",
+                  "median": times[len(times) // 2], "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
+                  "check": h.hexdigest()[:12]}))
+""",
+}
+
+SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "planner": 12}
+
+
+def run_workload(root: Path, what: str, scale: float) -> dict:
+    """One workload in a fresh process with `root` first on sys.path; its JSON line."""
+    if what == "startup":
+        out = {}
+        for name, args in (("help", ["--help"]), ("simulate1", ["simulate", "-n", "1"])):
+            code = (f"import sys; sys.path.insert(0, {str(root)!r}); sys.argv = ['tactica'] + {args!r}\n"
+                    "from tactica.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n")
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, check=False,
+                           env={**os.environ, "COLUMNS": "100"})
+            out[name] = time.perf_counter() - t
+        return {"cpu": out["help"] + out["simulate1"], "n": 1, "unit": "runs", **out, "check": "-"}
+    body = WORKLOADS["env-random" if what == "env-tactical" else what]
+    n = max(1, int(SIZES[what] * scale))
+    opp = "tactical" if what == "env-tactical" else "random"
+    code = _PRELUDE.format(root=str(root)) + f"N = {n}\nOPP = {opp!r}\n" + body
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+    if r.returncode != 0:
+        raise SystemExit(f"{what} failed in {root}:\n{r.stderr[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--old", required=True, help="the other checkout (e.g. a git worktree of the base commit)")
+    ap.add_argument("--new", default=str(HERE), help="this checkout by default")
+    ap.add_argument("--what", default="tactical,engine,env-random,env-tactical,planner,startup")
+    ap.add_argument("--rounds", type=int, default=3, help="alternations (old, new) per workload")
+    ap.add_argument("--scale", type=float, default=1.0, help="x the default amount of work")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    roots = {"old": Path(args.old).resolve(), "new": Path(args.new).resolve()}
+    rows = []
+    for what in [w.strip() for w in args.what.split(",") if w.strip()]:
+        tot = {"old": [], "new": []}
+        for _ in range(args.rounds):
+            for side in ("old", "new"):
+                tot[side].append(run_workload(roots[side], what, args.scale))
+        row = {"what": what, "rounds": args.rounds}
+        for side in ("old", "new"):
+            runs = tot[side]
+            cpu = sum(r["cpu"] for r in runs)
+            n = sum(r["n"] for r in runs)
+            row[side] = {"cpu": round(cpu, 3), "n": n, "unit": runs[0]["unit"], "per_cpu_s": round(n / cpu, 2),
+                         "check": runs[0]["check"]}
+            for k in ("median", "p95", "help", "simulate1"):
+                if k in runs[0]:
+                    row[side][k] = round(sorted(r[k] for r in runs)[len(runs) // 2], 4)
+        row["speedup"] = round(row["old"]["cpu"] / max(row["new"]["cpu"], 1e-9), 2)
+        row["same_play"] = row["old"]["check"] == row["new"]["check"]
+        rows.append(row)
+        if not args.json:
+            o, n = row["old"], row["new"]
+            print(f"{what:13s} old {o['per_cpu_s']:>10,.1f} {o['unit']}/CPU s   new {n['per_cpu_s']:>10,.1f}"
+                  f"   x{row['speedup']:.2f}   same play: {row['same_play']}", flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
