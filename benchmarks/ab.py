@@ -14,7 +14,11 @@ Workloads (`--what`, comma separated):
 - `engine`: `random` against `random`, 300 fights of `cortex/warehouse`;
 - `env-random`, `env-tactical`: `SkirmishEnv` on `cortex/warehouse`, random masked actions,
   the other side `random` (3,000 steps) or `tactical` (300 steps) (targets 1 and 2);
-- `planner`: 12 `planner` decisions on states of a `metalface/scrapyard` fight (target 5);
+- `planner`: 16 `planner` decisions on every 4th state of a tactical-vs-tactical
+  `cortex/warehouse` fights (target 5: median and 95th percentile);
+- `suggest`: `tactica suggest STATE --policy planner` on a mid-fight `metalface/scrapyard`
+  state (tactical against tactical, seed 5, the 30th decision), CPU seconds of the whole
+  command (target 5: under 2 CPU s);
 - `startup`: `tactica --help` and `tactica simulate -n 1`, wall seconds of the whole
   command (target 6; CPU of a child process is not the process's own).
 
@@ -92,14 +96,17 @@ import numpy as np
 from agents.base import make_policy
 from rules.dice import Dice
 from rules.scenario import load_scenario, new_battle
-spec, src = load_scenario("metalface/scrapyard")
-b = new_battle(spec, Dice(np.random.default_rng(5)), src, record=False)
-pols = {tm.name: make_policy("tactical", 5) for tm in spec.teams}
-b.start()
+spec, src = load_scenario("cortex/warehouse")
 states = []
-while not b.state.over and len(states) < 4 * N:
-    states.append(b.state.clone())
-    b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+fight = 5
+while len(states) < 4 * N:
+    b = new_battle(spec, Dice(np.random.default_rng(fight)), src, record=False)
+    pols = {tm.name: make_policy("tactical", fight) for tm in spec.teams}
+    b.start()
+    while not b.state.over and len(states) < 4 * N:
+        states.append(b.state.clone())
+        b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+    fight += 1
 states = states[::4][:N]
 h = hashlib.sha256(); times = []
 t = time.process_time()
@@ -116,11 +123,59 @@ print(json.dumps({"cpu": time.process_time() - t, "n": len(states), "unit": "dec
 """,
 }
 
-SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "planner": 12}
+SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "planner": 16}
+
+
+_SUGGEST_STATE = """
+import numpy as np
+from agents.base import make_policy
+from rules.dice import Dice
+from rules.scenario import load_scenario, new_battle, read_document, resolve_scenario
+from rules.serialize import dumps_state
+spec, src = load_scenario("metalface/scrapyard")
+doc, _ = resolve_scenario("metalface/scrapyard")
+b = new_battle(spec, Dice(np.random.default_rng(5)), src, record=True)
+pols = {tm.name: make_policy("tactical", 5) for tm in spec.teams}
+b.start()
+for _ in range(30):
+    b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+open(OUT, "w").write(dumps_state(b, doc))
+print(json.dumps({"round": b.state.round}))
+"""
+
+
+def _cli(root: Path, args: list[str]) -> tuple[float, float, str]:
+    """(wall s, CPU s of the child, stdout) of `tactica ARGS` run from checkout `root`."""
+    import resource
+    code = (f"import sys; sys.path.insert(0, {str(root)!r}); sys.argv = ['tactica'] + {args!r}\n"
+            "from tactica.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False,
+                       env={**os.environ, "COLUMNS": "100"})
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, r.stdout
 
 
 def run_workload(root: Path, what: str, scale: float) -> dict:
     """One workload in a fresh process with `root` first on sys.path; its JSON line."""
+    if what == "suggest":
+        import hashlib
+        import tempfile
+        state = Path(tempfile.gettempdir()) / f"tactica-ab-suggest-{abs(hash(str(root)))}.json"
+        code = _PRELUDE.format(root=str(root)) + f"OUT = {str(state)!r}\n" + _SUGGEST_STATE
+        r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"suggest state failed in {root}:\n{r.stderr[-2000:]}")
+        wall, cpu, outp = _cli(root, ["suggest", str(state), "--policy", "planner", "--json"])
+        try:
+            act = json.loads(outp).get("action")
+        except ValueError:
+            raise SystemExit(f"tactica suggest failed in {root}:\n{outp[-2000:]}")
+        return {"cpu": cpu, "n": 1, "unit": "suggests", "wall": wall,
+                "check": hashlib.sha256(json.dumps(act, sort_keys=True).encode()).hexdigest()[:12]}
     if what == "startup":
         out = {}
         for name, args in (("help", ["--help"]), ("simulate1", ["simulate", "-n", "1"])):
@@ -146,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", required=True, help="the other checkout (e.g. a git worktree of the base commit)")
     ap.add_argument("--new", default=str(HERE), help="this checkout by default")
-    ap.add_argument("--what", default="tactical,engine,env-random,env-tactical,planner,startup")
+    ap.add_argument("--what", default="tactical,engine,env-random,env-tactical,planner,suggest,startup")
     ap.add_argument("--rounds", type=int, default=3, help="alternations (old, new) per workload")
     ap.add_argument("--scale", type=float, default=1.0, help="x the default amount of work")
     ap.add_argument("--json", action="store_true")
@@ -165,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             n = sum(r["n"] for r in runs)
             row[side] = {"cpu": round(cpu, 3), "n": n, "unit": runs[0]["unit"], "per_cpu_s": round(n / cpu, 2),
                          "check": runs[0]["check"]}
-            for k in ("median", "p95", "help", "simulate1"):
+            for k in ("median", "p95", "help", "simulate1", "wall"):
                 if k in runs[0]:
                     row[side][k] = round(sorted(r[k] for r in runs)[len(runs) // 2], 4)
         row["speedup"] = round(row["old"]["cpu"] / max(row["new"]["cpu"], 1e-9), 2)

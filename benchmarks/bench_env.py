@@ -1,12 +1,14 @@
 """Environment steps per second against MiniGrid, and the cost of one policy decision.
 
     python benchmarks/bench_env.py --steps 20000 --decisions 200
+    python benchmarks/bench_env.py --steps 20000 --decisions 0 --rulesets cortex,cortex_hu,metalface,cybergeneration
 
 Three measurements, in one process, one after the other, each timed with
 `time.process_time()` (CPU seconds of this process, so another job on the machine
 changes them less than wall time would):
 
-1. `SkirmishEnv` on `cortex/warehouse` with random *masked* actions for the agent team,
+1. `SkirmishEnv` on `cortex/warehouse` (or each ruleset's default env, `--rulesets`,
+   `DEFAULT_SCENARIOS`) with random *masked* actions for the agent team,
    the other team played inside `step` by `random` (its turns are part of every step),
    against `MiniGrid-DoorKey-8x8-v0` with random actions; both reset on episode end.
    The two envs alternate in blocks so both see the same machine load; the ratio
@@ -51,10 +53,17 @@ def env_rate(env, steps: int, rng: np.random.Generator, masked: bool) -> tuple[i
     return steps, time.process_time() - t0, episodes
 
 
-def compare_minigrid(steps: int, blocks: int, seed: int, opponent: str = "random") -> dict:
+#: each ruleset's default env: the scenario of its registered id `tactica/<Scenario>-vN`
+#: that the benchmarks use (cortex's is the CLI's default scenario)
+DEFAULT_SCENARIOS = {"cortex": "cortex/warehouse", "cortex_hu": "cortex_hu/csarda",
+                     "metalface": "metalface/foundry", "cybergeneration": "cybergeneration/alley_brawl"}
+
+
+def compare_minigrid(steps: int, blocks: int, seed: int, opponent: str = "random",
+                     scenario: str = "cortex/warehouse") -> dict:
     from envs.skirmish import SkirmishEnv
     rng = np.random.default_rng(seed)
-    ours = SkirmishEnv(scenario="cortex/warehouse", opponent=opponent)
+    ours = SkirmishEnv(scenario=scenario, opponent=opponent)
     try:
         import gymnasium as gym
         import minigrid  # noqa: F401  (registers the MiniGrid ids)
@@ -73,7 +82,7 @@ def compare_minigrid(steps: int, blocks: int, seed: int, opponent: str = "random
             t[0] += n
             t[1] += cpu
             t[2] += eps
-    out = {"opponent": opponent, "ours_steps": tot["ours"][0], "ours_cpu": tot["ours"][1],
+    out = {"scenario": scenario, "opponent": opponent, "ours_steps": tot["ours"][0], "ours_cpu": tot["ours"][1],
            "ours_rate": tot["ours"][0] / max(tot["ours"][1], 1e-9), "ours_episodes": tot["ours"][2]}
     if theirs is not None:
         out.update(minigrid_steps=tot["minigrid"][0], minigrid_cpu=tot["minigrid"][1],
@@ -112,23 +121,30 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--blocks", type=int, default=10, help="alternating blocks of the two envs")
     ap.add_argument("--decisions", type=int, default=200, help="decisions timed per policy")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rulesets", default="cortex",
+                    help="comma-separated rulesets whose default env is measured with the random "
+                         "opponent (all: cortex,cortex_hu,metalface,cybergeneration)")
+    ap.add_argument("--no-tactical", action="store_true", help="skip the tactical-opponent row")
     args = ap.parse_args(argv)
     cmd = "python benchmarks/bench_env.py " + " ".join(argv if argv is not None else sys.argv[1:])
     date = time.strftime("%Y-%m-%d")
 
     print("| date | command | env | opponent | steps | CPU s | steps/CPU s | MiniGrid steps/CPU s | ratio |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|")
-    for opp in ("random", "tactical"):
+    runs = [(DEFAULT_SCENARIOS[rs.strip()], "random") for rs in args.rulesets.split(",") if rs.strip()]
+    if not args.no_tactical:
+        runs.append(("cortex/warehouse", "tactical"))
+    for scen, opp in runs:
         steps = args.steps if opp == "random" else max(1, args.steps // 10)
-        r = compare_minigrid(steps, args.blocks, args.seed, opp)
+        r = compare_minigrid(steps, args.blocks, args.seed, opp, scen)
         mg = f"{r['minigrid_rate']:,.0f}" if "minigrid_rate" in r else "(minigrid not installed)"
         ratio = f"{r['ratio']:.2f}x" if "ratio" in r else "-"
-        print(f"| {date} | `{cmd}` | cortex/warehouse | {opp} | {r['ours_steps']} | {r['ours_cpu']:.2f} | "
-              f"{r['ours_rate']:,.0f} | {mg} | {ratio} |")
+        print(f"| {date} | `{cmd}` | {scen} | {opp} | {r['ours_steps']} | {r['ours_cpu']:.2f} | "
+              f"{r['ours_rate']:,.0f} | {mg} | {ratio} |", flush=True)
     print()
     print("| date | command | policy | decisions | median ms | mean ms | max ms |")
     print("|---|---|---|---:|---:|---:|---:|")
-    for pol in ("tactical", "planner"):
+    for pol in (("tactical", "planner") if args.decisions > 0 else ()):
         n = args.decisions if pol == "tactical" else max(1, args.decisions // 4)
         d = decision_times(pol, n, args.seed)
         print(f"| {date} | `{cmd}` | {pol} | {d['decisions']} | {d['median_ms']:.1f} | {d['mean_ms']:.1f} | "

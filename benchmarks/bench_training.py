@@ -7,6 +7,11 @@ steps per second of each and their ratio. The opponents are the config's last st
 
     python benchmarks/bench_training.py --ruleset cortex --steps 8192 --features cnn,mlp
     python benchmarks/bench_training.py --ruleset cortex --steps 8192 --features spatial,spatial+advice
+    python benchmarks/bench_training.py --ruleset cortex --steps 8192 --features spatial+advice --minigrid
+
+`--minigrid` adds, in the same run, stable-baselines3's PPO on MiniGrid-DoorKey-8x8 (image
+observation flattened, MLP of the config's `net_arch`) with the config's PPO settings,
+number of envs and vec-env kind: the reference for issue 30's training-throughput target.
 
 No behaviour-cloning stage (`pretrain.samples: 0`): only the learning is timed.
 
@@ -34,6 +39,8 @@ def main() -> None:
                     help="comma-separated: cnn, mlp, spatial, spatial+advice (with tactical's advice)")
     ap.add_argument("--n-envs", type=int, default=4)
     ap.add_argument("--vec-env", default="subproc", choices=("subproc", "dummy"))
+    ap.add_argument("--minigrid", action="store_true",
+                    help="also SB3 PPO on MiniGrid-DoorKey-8x8 with the same settings (the reference)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -55,6 +62,13 @@ def main() -> None:
             dt = time.perf_counter() - t0
             rows.append({"ruleset": args.ruleset, "features": feat, "n_envs": args.n_envs, "vec_env": args.vec_env,
                          "steps": args.steps, "seconds": round(dt, 1), "steps_per_s": round(args.steps / dt, 1)})
+        if args.minigrid:
+            t0 = time.perf_counter()
+            minigrid_ppo(base, args.steps, args.n_envs, args.vec_env)
+            dt = time.perf_counter() - t0
+            rows.append({"ruleset": "MiniGrid-DoorKey-8x8", "features": "sb3-ppo-mlp", "n_envs": args.n_envs,
+                         "vec_env": args.vec_env, "steps": args.steps, "seconds": round(dt, 1),
+                         "steps_per_s": round(args.steps / dt, 1)})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
@@ -66,6 +80,29 @@ def main() -> None:
     if len(rows) > 1:
         print("ratio " + " / ".join(r["features"] for r in rows) + ": "
               + " : ".join(f"{r['steps_per_s'] / rows[0]['steps_per_s']:.2f}" for r in rows))
+
+
+def _minigrid_env():
+    import gymnasium as gym
+    import minigrid  # noqa: F401  (registers the ids)
+    from minigrid.wrappers import ImgObsWrapper
+    return gym.wrappers.FlattenObservation(ImgObsWrapper(gym.make("MiniGrid-DoorKey-8x8-v0")))
+
+
+def minigrid_ppo(cfg, steps: int, n_envs: int, vec_env: str) -> None:
+    """SB3 PPO on MiniGrid-DoorKey-8x8 with `cfg`'s PPO settings, `n_envs` envs, one torch thread."""
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    torch.set_num_threads(1)
+    fns = [_minigrid_env for _ in range(n_envs)]
+    venv = SubprocVecEnv(fns, start_method="spawn") if vec_env == "subproc" and n_envs > 1 else DummyVecEnv(fns)
+    p = cfg.ppo
+    model = PPO("MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+                n_epochs=p.n_epochs, gamma=p.gamma, ent_coef=p.ent_coef, seed=cfg.seed, device="cpu",
+                policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}})
+    model.learn(total_timesteps=steps)
+    venv.close()
 
 
 if __name__ == "__main__":
