@@ -50,6 +50,8 @@ CONDITION_FEATURES = ("prone", "grappled", "grappling", "stunned", "impaired", "
 UNIT_FEATURES = ("present", "is_self", "is_ally", "is_enemy", "dx", "dy", "distance", "health", "down",
                  "reach", "ammo", "in_sight", "cover_vs_actor", "actor_cover_vs") + CONDITION_FEATURES
 ECON_LEN = 32
+#: condition name -> its column in a unit row
+_CONDITION_COLUMN = {name: UNIT_FEATURES.index(name) for name in CONDITION_FEATURES}
 #: the economy slot of the optional clock (rounds left / round limit); no ruleset may use it
 CLOCK_SLOT = ECON_LEN - 1
 #: rows of the optional `advice` observation (envs.advice): the advisor's pick, its scores
@@ -326,7 +328,7 @@ class Layout:
         allies, enemies = self.slots(state, team)
         health = {c.id: rs.health(c) for c in state.combatants}
         write_grid(grid, tb, state, actor, team, enemies, health, moves)
-        units, cover = unit_rows(self, state, actor, team, allies, enemies, health, CONDITION_FEATURES)
+        units, cover = unit_rows(self, state, actor, team, allies, enemies, health, _CONDITION_COLUMN)
         econ = np.zeros(ECON_LEN, dtype=np.float32)
         if actor is not None and state.actor is actor:
             ev = rs.economy(state)

@@ -22,6 +22,8 @@ from rules.state import BattleState, Combatant
 (IN_MAP, IMPASSABLE, BLOCKS_SIGHT, COVER, DIFFICULT, ACTOR, ALLIES, ENEMIES, ALLY_HEALTH, ENEMY_HEALTH,
  PRONE, DOWN, REACHABLE, LINE_OF_SIGHT, THREAT, OBJECTS) = range(16)
 N_STATIC = 5
+#: unit features before the condition flags (envs.encoding.UNIT_FEATURES)
+N_UNIT_BASE = 14
 
 
 class MapTables:
@@ -135,15 +137,18 @@ def move_positions(tb: MapTables, cells: Iterable[int]) -> np.ndarray:
 
 def unit_rows(lay, state: BattleState, actor: Combatant | None, team: str, allies: Sequence[Combatant],
               enemies: Sequence[Combatant], health: dict[str, tuple[float, float]],
-              conditions: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(units, cover) arrays: slot 0 the acting figure, then allies, then enemies."""
+              conditions: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(units, cover) arrays: slot 0 the acting figure, then allies, then enemies.
+
+    `conditions`: condition name -> its feature column. Rows are written into one flat list
+    of Python floats and converted once (the same float32 roundings as row by row)."""
     rs = lay.ruleset
     g = state.grid
     H, W = lay.height, lay.width
     n_ally, n_enemy = lay.n_ally, lay.n_enemy
-    cover = np.zeros((n_enemy, 2), dtype=np.float32)
-    nf = 14 + len(conditions)
-    rows = [[0.0] * nf for _ in range(lay.n_units)]
+    nf = N_UNIT_BASE + len(conditions)
+    flat = [0.0] * (lay.n_units * nf)
+    cov = [0.0] * (2 * n_enemy)
     diag = lay.diag
     slots: list[tuple[int, Combatant]] = []
     if actor is not None:
@@ -158,36 +163,39 @@ def unit_rows(lay, state: BattleState, actor: Combatant | None, team: str, allie
         rx, ry = apos % gw, apos // gw
         vis = g.visible_row(apos)
     for row, c in slots:
-        u = rows[row]
+        b = row * nf
         hp, mx = health[c.id]
         enemy = c.team != team
-        u[0] = 1.0
-        u[1] = float(c is actor)
-        u[2] = float(not enemy and c is not actor)
-        u[3] = float(enemy)
+        flat[b] = 1.0
+        if c is actor:
+            flat[b + 1] = 1.0
+        if enemy:
+            flat[b + 3] = 1.0
+        elif c is not actor:
+            flat[b + 2] = 1.0
         cpos = c.pos
         cx, cy = cpos % gw, cpos // gw
         if actor is not None:
-            u[4] = (cx - rx) / W
-            u[5] = (cy - ry) / H
-            u[6] = min(1.0, ((cx - rx) ** 2 + (cy - ry) ** 2) ** 0.5 / diag)
-            u[11] = float(apos == cpos or bool(vis[cpos]))
+            flat[b + 4] = (cx - rx) / W
+            flat[b + 5] = (cy - ry) / H
+            flat[b + 6] = min(1.0, ((cx - rx) ** 2 + (cy - ry) ** 2) ** 0.5 / diag)
+            if vis[cpos]:
+                flat[b + 11] = 1.0
             if enemy:
-                cv = g.cover(cpos, apos) / 4.0
-                av = g.cover(apos, cpos) / 4.0
-                u[12], u[13] = cv, av
-                cover[row - 1 - n_ally] = (cv, av)
+                e = 2 * (row - 1 - n_ally)
+                cov[e] = flat[b + 12] = g.cover(cpos, apos) / 4.0
+                cov[e + 1] = flat[b + 13] = g.cover(apos, cpos) / 4.0
         else:
-            u[4], u[5] = cx / W, cy / H
-        u[7] = hp / mx if mx else 0.0
-        down = c.down
-        u[8] = float(down)
-        if not down:
-            u[9] = min(1.0, rs.reach_m(c) / span)
-            u[10] = rs.ammo_frac(c)
-        conds = c.conditions
-        if conds:
-            for j, name in enumerate(conditions):
-                if name in conds:
-                    u[14 + j] = 1.0
-    return np.array(rows, dtype=np.float32), cover
+            flat[b + 4], flat[b + 5] = cx / W, cy / H
+        flat[b + 7] = hp / mx if mx else 0.0
+        if c.down:
+            flat[b + 8] = 1.0
+        else:
+            flat[b + 9] = min(1.0, rs.reach_m(c) / span)
+            flat[b + 10] = rs.ammo_frac(c)
+        for name in c.conditions:
+            j = conditions.get(name)
+            if j is not None:
+                flat[b + j] = 1.0
+    units = np.array(flat, dtype=np.float32).reshape(lay.n_units, nf)
+    return units, np.array(cov, dtype=np.float32).reshape(n_enemy, 2)
