@@ -54,6 +54,7 @@ def configs() -> dict[str, tuple[dict[str, Any], int]]:
     out["padded/metalface/foundry"] = ({"scenario": ["metalface/foundry", "metalface/rooftop"],
                                         "map_size": (24, 30), "max_enemies": 6, "max_allies": 5,
                                         "agent_team": "random", "opponent": "random"}, 3)
+    out["cropped/cortex/warehouse"] = ({"scenario": "cortex/warehouse", "map_size": (9, 13), "opponent": "random"}, 2)
     for rs in ("cortex", "cortex_hu", "metalface", "cybergeneration"):
         out[f"generated/{rs}"] = (_gen(rs, opponent=["random", "aggressive"],
                                        reward={"damage_dealt": 0.2, "damage_taken": 0.2}), 3)
