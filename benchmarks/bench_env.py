@@ -125,6 +125,8 @@ def main(argv: list[str] | None = None) -> None:
         ratio = f"{r['ratio']:.2f}x" if "ratio" in r else "-"
         print(f"| {date} | `{cmd}` | cortex/warehouse | {opp} | {r['ours_steps']} | {r['ours_cpu']:.2f} | "
               f"{r['ours_rate']:,.0f} | {mg} | {ratio} |")
+    if args.decisions <= 0:   # `--decisions 0`: the env rows only
+        return
     print()
     print("| date | command | policy | decisions | median ms | mean ms | max ms |")
     print("|---|---|---|---:|---:|---:|---:|")

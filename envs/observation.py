@@ -113,14 +113,16 @@ def write_grid(grid: np.ndarray, tb: MapTables, state: BattleState, actor: Comba
         else:
             grid[LINE_OF_SIGHT, :tb.ch, :tb.cw] = tb.crop(vis)
     live = [c for c in enemies if not c.down]
-    if live:
-        threat = np.zeros(g.n, dtype=np.float32)
+    if live:   # the share of live enemies that see each cell, summed in float32 as 0/1 counts
+        if tb.full:
+            threat = gf[THREAT]   # a view: summed in place
+        else:
+            threat = np.zeros(g.n, dtype=np.float32)
         for c in live:
             threat += g.visible_row(c.pos)
-        threat /= len(live)
-        if tb.full:
-            gf[THREAT] = threat
-        else:
+        if len(live) > 1:
+            threat /= len(live)
+        if not tb.full:
             grid[THREAT, :tb.ch, :tb.cw] = tb.crop(threat)
     for cell, items in state.objects.items():
         if items:
