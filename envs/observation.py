@@ -11,12 +11,15 @@ wrote before (tests/env_digests.py checks it, step by step).
 from __future__ import annotations
 
 import weakref
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from rules.grid import Grid
 from rules.state import BattleState, Combatant
+
+if TYPE_CHECKING:
+    from envs.encoding import Layout
 
 #: grid channel indices (envs.encoding.GRID_CHANNELS, in that order)
 (IN_MAP, IMPASSABLE, BLOCKS_SIGHT, COVER, DIFFICULT, ACTOR, ALLIES, ENEMIES, ALLY_HEALTH, ENEMY_HEALTH,
@@ -137,7 +140,7 @@ def move_positions(tb: MapTables, cells: Iterable[int]) -> np.ndarray:
     return np.array([p for p in (pos[c] for c in cells) if p >= 0], dtype=np.intp)
 
 
-def unit_rows(lay, state: BattleState, actor: Combatant | None, team: str, allies: Sequence[Combatant],
+def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: str, allies: Sequence[Combatant],
               enemies: Sequence[Combatant], health: dict[str, tuple[float, float]],
               conditions: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """(units, cover) arrays: slot 0 the acting figure, then allies, then enemies.
