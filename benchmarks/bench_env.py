@@ -141,10 +141,12 @@ def main(argv: list[str] | None = None) -> None:
         ratio = f"{r['ratio']:.2f}x" if "ratio" in r else "-"
         print(f"| {date} | `{cmd}` | {scen} | {opp} | {r['ours_steps']} | {r['ours_cpu']:.2f} | "
               f"{r['ours_rate']:,.0f} | {mg} | {ratio} |", flush=True)
+    if args.decisions <= 0:   # `--decisions 0`: the env rows only
+        return
     print()
     print("| date | command | policy | decisions | median ms | mean ms | max ms |")
     print("|---|---|---|---:|---:|---:|---:|")
-    for pol in (("tactical", "planner") if args.decisions > 0 else ()):
+    for pol in ("tactical", "planner"):
         n = args.decisions if pol == "tactical" else max(1, args.decisions // 4)
         d = decision_times(pol, n, args.seed)
         print(f"| {date} | `{cmd}` | {pol} | {d['decisions']} | {d['median_ms']:.1f} | {d['mean_ms']:.1f} | "

@@ -33,10 +33,11 @@ Observation (`spaces.Dict`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 
+from envs.observation import MapTables, map_tables, move_positions, unit_rows, write_grid
 from rules.actions import END_TURN, KINDS, WEAPON_KINDS, Action, target_of
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
@@ -49,6 +50,8 @@ CONDITION_FEATURES = ("prone", "grappled", "grappling", "stunned", "impaired", "
 UNIT_FEATURES = ("present", "is_self", "is_ally", "is_enemy", "dx", "dy", "distance", "health", "down",
                  "reach", "ammo", "in_sight", "cover_vs_actor", "actor_cover_vs") + CONDITION_FEATURES
 ECON_LEN = 32
+#: condition name -> its column in a unit row
+_CONDITION_COLUMN = {name: UNIT_FEATURES.index(name) for name in CONDITION_FEATURES}
 #: the economy slot of the optional clock (rounds left / round limit); no ruleset may use it
 CLOCK_SLOT = ECON_LEN - 1
 #: rows of the optional `advice` observation (envs.advice): the advisor's pick, its scores
@@ -112,6 +115,7 @@ class Layout:
         self._self_index = {t: i for i, t in enumerate(self.self_templates)}
         self._ally_index = {t: i for i, t in enumerate(self.ally_templates)}
         self.n_units = 1 + self.n_ally + self.n_enemy
+        self.diag = max(1.0, float(np.hypot(self.width, self.height)))
         self.econ_names = tuple(self.ruleset.economy_features)[:CLOCK_SLOT]
         if len(self.ruleset.economy_features) > CLOCK_SLOT:
             raise ValueError(f"{self.ruleset.name} declares {len(self.ruleset.economy_features)} economy "
@@ -234,7 +238,7 @@ class Layout:
     def legal_map(self, state: BattleState, actor: Combatant, legal: list[Action]) -> dict[int, Action]:
         """index -> the legal action it stands for (the first, when several share an index)."""
         g = state.grid
-        gw, W, H = g.width, self.width, self.height
+        pos = self.tables(state).pos_list
         allies, enemies = self.slots(state, actor.team)
         eslot = {c.id: i for i, c in enumerate(enemies) if i < self.n_enemy}
         aslot = {c.id: i for i, c in enumerate(c for c in allies if c is not actor) if i < self.n_ally}
@@ -242,15 +246,16 @@ class Layout:
         ne = len(self.enemy_templates)
         na = len(self.ally_templates)
         eidx, sidx, aidx = self._enemy_index, self._self_index, self._ally_index
+        off_enemy, off_self, off_ally = self.off_enemy, self.off_self, self.off_ally
         ax, ay = g.xy(actor.pos)
         out: dict[int, Action] = {}
         for a in legal:
             k = a.kind
             i = None
             if k == "move":
-                x, y = a.cell % gw, a.cell // gw
-                if x < W and y < H:
-                    i = 1 + y * W + x
+                p = pos[a.cell]
+                if p >= 0:
+                    i = p + 1
             elif k == "end_turn":
                 i = 0
             elif k in ENEMY_KINDS:
@@ -259,22 +264,22 @@ class Layout:
                     ws = wslot.get(a.weapon, -2) if k in WEAPON_KINDS else -1
                     t = eidx.get((k, ws, a.option or ""))
                     if t is not None:
-                        i = self.off_enemy + e * ne + t
+                        i = off_enemy + e * ne + t
             elif k in ALLY_KINDS:
                 s_ = aslot.get(a.target)
                 t = aidx.get((k, a.option or ""))
                 if s_ is not None and t is not None:
-                    i = self.off_ally + s_ * na + t
+                    i = off_ally + s_ * na + t
             elif k == "pick_up":
                 cx, cy = g.xy(a.cell)
                 d = (cx - ax, cy - ay)
                 if d in RING:
-                    i = self.off_self + sidx[("pick_up", RING.index(d), "")]
+                    i = off_self + sidx[("pick_up", RING.index(d), "")]
             else:
                 ws = wslot.get(a.weapon, -2) if k in WEAPON_KINDS else -1
                 t = sidx.get((k, ws, a.option or ""))
                 if t is not None:
-                    i = self.off_self + t
+                    i = off_self + t
             if i is not None and i not in out:
                 out[i] = a
         if not out:
@@ -282,9 +287,14 @@ class Layout:
         return out
 
     def mask(self, legal_map: dict[int, Action]) -> np.ndarray:
+        """The int8 mask of a legal map: 1 at each index that stands for a legal action."""
         m = np.zeros(self.n_actions, dtype=np.int8)
-        m[list(legal_map)] = 1
+        m[np.fromiter(legal_map, dtype=np.intp, count=len(legal_map))] = 1
         return m
+
+    def move_block(self, mask: np.ndarray) -> np.ndarray:
+        """The move block of a mask (H x W, flat): the padded cells the actor can move to."""
+        return mask[1:self.off_enemy]
 
     # -- observations ---------------------------------------------------------------
     def spaces(self, advice: bool = False):
@@ -299,130 +309,30 @@ class Layout:
             d["advice"] = spaces.Box(0.0, 1.0, (ADVICE_ROWS, self.n_actions), np.float32)
         return spaces.Dict(d)
 
-    def _static(self, state: BattleState) -> np.ndarray:
-        g = state.grid
-        layers = g.static_layers
-        if layers is not None and layers.shape[1:] == (self.height, self.width):
-            return layers
-        H, W = self.height, self.width
-        st = np.zeros((5, H, W), dtype=np.float32)
-        st[1, :, :] = 1.0  # padding is impassable
-        for i in range(g.n):
-            x, y = g.xy(i)
-            if x >= W or y >= H:
-                continue
-            t = g.terrain[i]
-            st[0, y, x] = 1.0
-            st[1, y, x] = float(t.blocks_move)
-            st[2, y, x] = float(t.blocks_sight)
-            st[3, y, x] = t.cover / 4.0
-            st[4, y, x] = float(t.difficult)
-        st.flags.writeable = False
-        g.static_layers = st
-        return st
+    def tables(self, state: BattleState) -> MapTables:
+        """The per-map tables of the state's map at this layout's size (envs.observation)."""
+        return map_tables(state.grid, self.height, self.width)
 
     def observe(self, state: BattleState, actor: Combatant | None, team: str,
-                reachable: dict[int, int] | None = None) -> dict[str, np.ndarray]:
-        """The observation of `team` with `actor` acting (actor None: a neutral view)."""
+                reachable: Iterable[int] | None = None, moves: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The observation of `team` with `actor` acting (actor None: a neutral view).
+
+        `reachable`: the map cells the actor can move to; or `moves`, the move block of the
+        decision's mask (`move_block`), which says the same without a conversion."""
         rs = self.ruleset
-        g = state.grid
-        H, W = self.height, self.width
-        C = len(GRID_CHANNELS)
-        grid = np.zeros((C, H, W), dtype=np.float32)
-        grid[:5] = self._static(state)
+        tb = self.tables(state)
+        if moves is None and actor is not None and reachable:
+            moves = np.zeros(self.n_move, dtype=np.int8)
+            moves[move_positions(tb, reachable)] = 1
+        grid = np.zeros((len(GRID_CHANNELS), self.height, self.width), dtype=np.float32)
         allies, enemies = self.slots(state, team)
-        gw = g.width
-        gh = g.height
-        for c in state.combatants:
-            x, y = c.pos % gw, c.pos // gw
-            if x >= W or y >= H:
-                continue
-            hp, mx = rs.health(c)
-            frac = hp / mx if mx else 0.0
-            if c is actor:
-                grid[5, y, x] = 1.0
-            elif c.team == team:
-                grid[6, y, x] = 1.0
-            else:
-                grid[7, y, x] = 1.0
-            if c.team == team:
-                grid[8, y, x] = frac
-            else:
-                grid[9, y, x] = frac
-            if "prone" in c.conditions:
-                grid[10, y, x] = 1.0
-            if c.down:
-                grid[11, y, x] = 1.0
-        if actor is not None:
-            for cell in (reachable or ()):
-                x, y = cell % gw, cell // gw
-                if x < W and y < H:
-                    grid[12, y, x] = 1.0
-            vis = g.visible_row(actor.pos).reshape(gh, gw)
-            grid[13, :min(gh, H), :min(gw, W)] = vis[:H, :W]
-        live_enemies = [c for c in enemies if not c.down]
-        if live_enemies:
-            threat = np.zeros(g.n, dtype=np.float32)
-            for c in live_enemies:
-                threat += g.visible_row(c.pos)
-            threat /= len(live_enemies)
-            grid[14, :min(gh, H), :min(gw, W)] = threat.reshape(gh, gw)[:H, :W]
-        for cell, items in state.objects.items():
-            if items:
-                x, y = cell % gw, cell // gw
-                if x < W and y < H:
-                    grid[15, y, x] = 1.0
-        cover = np.zeros((self.n_enemy, 2), dtype=np.float32)
-        nf = len(UNIT_FEATURES)
-        rows = [[0.0] * nf for _ in range(self.n_units)]
-        diag = max(1.0, float(np.hypot(W, H)))
-        slots: list[tuple[int, Combatant]] = []
-        if actor is not None:
-            slots.append((0, actor))
-        others = [c for c in allies if c is not actor][: self.n_ally]
-        slots += [(1 + i, c) for i, c in enumerate(others)]
-        slots += [(1 + self.n_ally + i, c) for i, c in enumerate(enemies[: self.n_enemy])]
-        span = max(1.0, max(H, W) * g.cell_m)
-        if actor is not None:
-            rx, ry = actor.pos % gw, actor.pos // gw
-        for row, c in slots:
-            u = rows[row]
-            hp, mx = rs.health(c)
-            enemy = c.team != team
-            u[0] = 1.0
-            u[1] = float(c is actor)
-            u[2] = float(not enemy and c is not actor)
-            u[3] = float(enemy)
-            cx, cy = c.pos % gw, c.pos // gw
-            if actor is not None:
-                u[4] = (cx - rx) / W
-                u[5] = (cy - ry) / H
-                u[6] = min(1.0, ((cx - rx) ** 2 + (cy - ry) ** 2) ** 0.5 / diag)
-                u[11] = float(g.los(actor.pos, c.pos))
-                if enemy:
-                    cv = g.cover(c.pos, actor.pos) / 4.0
-                    av = g.cover(actor.pos, c.pos) / 4.0
-                    u[12], u[13] = cv, av
-                    cover[row - 1 - self.n_ally] = (cv, av)
-            else:
-                u[4], u[5] = cx / W, cy / H
-            u[7] = hp / mx if mx else 0.0
-            down = c.down
-            u[8] = float(down)
-            if not down:
-                u[9] = min(1.0, rs.reach_m(c) / span)
-                u[10] = rs.ammo_frac(c)
-            conds = c.conditions
-            if conds:
-                for j, name in enumerate(CONDITION_FEATURES):
-                    if name in conds:
-                        u[14 + j] = 1.0
-        units = np.array(rows, dtype=np.float32)
+        health = {c.id: rs.health(c) for c in state.combatants}
+        write_grid(grid, tb, state, actor, team, enemies, health, moves)
+        units, cover = unit_rows(self, state, actor, team, allies, enemies, health, _CONDITION_COLUMN)
         econ = np.zeros(ECON_LEN, dtype=np.float32)
         if actor is not None and state.actor is actor:
             ev = rs.economy(state)
-            for i, name in enumerate(self.econ_names):
-                econ[i] = ev.get(name, 0.0)
+            econ[:len(self.econ_names)] = [ev.get(name, 0.0) for name in self.econ_names]
             np.clip(econ, -100.0, 100.0, out=econ)
         return {"grid": grid, "cover": cover, "economy": econ, "units": units}
 

@@ -80,9 +80,8 @@ class SkirmishAEC(AECEnv):
             self._finish()
             return
         self.agent_selection = s.actor.id
-        legal = self.rs.legal_actions(s)
-        self._legal = self.layout.legal_map(s, s.actor, legal)
-        self._reach = [a.cell for a in legal if a.kind == "move"]
+        self._legal = self.layout.legal_map(s, s.actor, self.rs.legal_actions(s))
+        self._mask = self.layout.mask(self._legal)   # once a decision: observe() copies it
 
     def _finish(self, illegal_by: str | None = None) -> None:
         s = self.battle.state
@@ -107,8 +106,9 @@ class SkirmishAEC(AECEnv):
         s = self.battle.state
         c = s.by_id[agent]
         acting = not s.over and s.actor is c
-        obs = self.layout.observe(s, c, c.team, self._reach if acting else [])
-        mask = self.layout.mask(self._legal) if acting else np.zeros(self.layout.n_actions, dtype=np.int8)
+        lay = self.layout
+        obs = lay.observe(s, c, c.team, moves=lay.move_block(self._mask) if acting else None)
+        mask = self._mask.copy() if acting else np.zeros(lay.n_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action) -> None:

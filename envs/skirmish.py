@@ -9,7 +9,7 @@ import numpy as np
 
 from agents.base import Policy, make_policy
 from envs.encoding import GRID_CHANNELS, Layout, layout_for
-from rules.actions import Action
+from rules.actions import END_TURN, Action
 from rules.battle import Battle
 from rules.dice import Dice
 from rules.errors import TacticaError
@@ -162,7 +162,8 @@ class SkirmishEnv(gym.Env):
         self.render_mode = render_mode
         self.battle: Battle | None = None
         self._done = True
-        self._legal: dict[int, Action] = {0: Action("end_turn")}
+        self._legal: dict[int, Action] = {0: END_TURN}
+        self._mask = self.layout.mask(self._legal)   # the int8 mask of `_legal`, set with it
         self._opponent: Policy | None = None
 
     # -- helpers --------------------------------------------------------------------
@@ -214,18 +215,20 @@ class SkirmishEnv(gym.Env):
             b.step(self._opponent.act(s, s.actor), check=False)
 
     def _observe(self) -> dict[str, np.ndarray]:
+        """The observation of the current decision; sets its legal map and mask (once a decision)."""
         s = self.battle.state
+        lay = self.layout
         actor = s.actor if (not s.over and s.actor is not None and s.actor.team == self.agent_team) else None
         if actor is not None:
-            legal = self.rs.legal_actions(s)
-            self._legal = self.layout.legal_map(s, actor, legal)
-            reach = [a.cell for a in legal if a.kind == "move"]
+            self._legal = lay.legal_map(s, actor, self.rs.legal_actions(s))
+            self._mask = lay.mask(self._legal)
+            obs = lay.observe(s, actor, self.agent_team, moves=lay.move_block(self._mask))
         else:
-            self._legal = {0: Action("end_turn")}
-            reach = []
-        obs = self.layout.observe(s, actor, self.agent_team, reach)
+            self._legal = {0: END_TURN}
+            self._mask = lay.mask(self._legal)
+            obs = lay.observe(s, None, self.agent_team)
         if self.clock:
-            self.layout.set_clock(obs, s)
+            lay.set_clock(obs, s)
         if self.advice is not None:
             if actor is not None:
                 obs["advice"] = self._advisor.advise(s, actor, self._legal)
@@ -236,7 +239,7 @@ class SkirmishEnv(gym.Env):
 
     def _info(self) -> dict[str, Any]:
         s = self.battle.state
-        return {"action_mask": self.layout.mask(self._legal), "round": s.round, "agent_team": self.agent_team,
+        return {"action_mask": self._mask.copy(), "round": s.round, "agent_team": self.agent_team,
                 "actor": s.actor.id if s.actor is not None and not s.over else None}
 
     # -- gymnasium API ----------------------------------------------------------------
@@ -331,7 +334,7 @@ class SkirmishEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal-action mask as booleans (sb3-contrib MaskablePPO)."""
-        return self.layout.mask(self._legal).astype(bool)
+        return self._mask.astype(bool)
 
     # -- rendering ------------------------------------------------------------------
     def render(self):

@@ -1,0 +1,206 @@
+"""The observation arrays of a `Layout`, written with numpy over per-map tables.
+
+`MapTables` holds what one map gives every observation at one padded size: the static
+grid layers (in map, impassable, blocks sight, cover, difficult) and the padded position
+of each map cell. They are built once per map (maps are shared between fights; a generated
+map is a new one) and held weakly, keyed by the map object, so a map that goes away takes
+its tables with it. Nothing here changes a value: the arrays are those the per-cell loops
+wrote before (tests/env_digests.py checks it, step by step).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import numpy as np
+
+from rules.grid import Grid
+from rules.state import BattleState, Combatant
+
+if TYPE_CHECKING:
+    from envs.encoding import Layout
+
+#: grid channel indices (envs.encoding.GRID_CHANNELS, in that order)
+(IN_MAP, IMPASSABLE, BLOCKS_SIGHT, COVER, DIFFICULT, ACTOR, ALLIES, ENEMIES, ALLY_HEALTH, ENEMY_HEALTH,
+ PRONE, DOWN, REACHABLE, LINE_OF_SIGHT, THREAT, OBJECTS) = range(16)
+N_STATIC = 5
+#: unit features before the condition flags (envs.encoding.UNIT_FEATURES)
+N_UNIT_BASE = 14
+
+
+class MapTables:
+    """One map at one padded size: the static layers and each cell's padded position."""
+
+    __slots__ = ("static", "pos", "pos_list", "full", "ch", "cw", "gh", "gw")
+
+    def __init__(self, g: Grid, height: int, width: int) -> None:
+        gh, gw = g.height, g.width
+        ch, cw = min(gh, height), min(gw, width)
+        st = np.zeros((N_STATIC, height, width), dtype=np.float32)
+        st[IMPASSABLE] = 1.0   # padding is impassable
+        terr = g.terrain
+
+        def layer(values: list) -> np.ndarray:
+            return np.array(values, dtype=np.float64).reshape(gh, gw)[:ch, :cw]
+
+        st[IN_MAP, :ch, :cw] = 1.0
+        st[IMPASSABLE, :ch, :cw] = layer([float(t.blocks_move) for t in terr])
+        st[BLOCKS_SIGHT, :ch, :cw] = layer([float(t.blocks_sight) for t in terr])
+        st[COVER, :ch, :cw] = layer([t.cover / 4.0 for t in terr])
+        st[DIFFICULT, :ch, :cw] = layer([float(t.difficult) for t in terr])
+        st.flags.writeable = False
+        self.static = st
+        cells = np.arange(g.n)
+        xs, ys = cells % gw, cells // gw
+        pos = np.where((xs < width) & (ys < height), ys * width + xs, -1)
+        #: cell -> its flat position in the padded H x W map, -1 outside it
+        self.pos = pos.astype(np.intp)
+        self.pos.flags.writeable = False
+        self.pos_list: list[int] = pos.tolist()
+        self.full = (gh, gw) == (height, width)
+        self.ch, self.cw, self.gh, self.gw = ch, cw, gh, gw
+
+    def crop(self, row: np.ndarray) -> np.ndarray:
+        """A per-cell row of the map as the (ch, cw) block it fills in the padded map."""
+        return row.reshape(self.gh, self.gw)[:self.ch, :self.cw]
+
+
+_TABLES: "weakref.WeakKeyDictionary[Grid, dict[tuple[int, int], MapTables]]" = weakref.WeakKeyDictionary()
+
+
+def map_tables(g: Grid, height: int, width: int) -> MapTables:
+    """The tables of map `g` padded to height x width (built on first use)."""
+    per = _TABLES.get(g)
+    if per is None:
+        per = _TABLES[g] = {}
+    t = per.get((height, width))
+    if t is None:
+        t = per[(height, width)] = MapTables(g, height, width)
+    return t
+
+
+def write_grid(grid: np.ndarray, tb: MapTables, state: BattleState, actor: Combatant | None, team: str,
+               enemies: Sequence[Combatant], health: dict[str, tuple[float, float]],
+               moves: np.ndarray | None) -> None:
+    """Fill the (C, H, W) `grid` (zeros) for `team` with `actor` acting (`moves`: the flat
+    H x W 0/1 block of the cells it can move to)."""
+    g = state.grid
+    C, H, W = grid.shape
+    grid[:N_STATIC] = tb.static
+    gf = grid.reshape(C, H * W)   # a view: one flat position per padded cell
+    pos = tb.pos_list
+    for c in state.combatants:
+        p = pos[c.pos]
+        if p < 0:
+            continue
+        hp, mx = health[c.id]
+        own = c.team == team
+        if c is actor:
+            gf[ACTOR, p] = 1.0
+        elif own:
+            gf[ALLIES, p] = 1.0
+        else:
+            gf[ENEMIES, p] = 1.0
+        gf[ALLY_HEALTH if own else ENEMY_HEALTH, p] = hp / mx if mx else 0.0
+        if "prone" in c.conditions:
+            gf[PRONE, p] = 1.0
+        if c.down:
+            gf[DOWN, p] = 1.0
+    if actor is not None:
+        if moves is not None:
+            gf[REACHABLE] = moves
+        vis = g.visible_row(actor.pos)
+        if tb.full:
+            gf[LINE_OF_SIGHT] = vis
+        else:
+            grid[LINE_OF_SIGHT, :tb.ch, :tb.cw] = tb.crop(vis)
+    live = [c for c in enemies if not c.down]
+    if live:   # the share of live enemies that see each cell, summed in float32 as 0/1 counts
+        if tb.full:
+            threat = gf[THREAT]   # a view: summed in place
+        else:
+            threat = np.zeros(g.n, dtype=np.float32)
+        for c in live:
+            threat += g.visible_row(c.pos)
+        if len(live) > 1:
+            threat /= len(live)
+        if not tb.full:
+            grid[THREAT, :tb.ch, :tb.cw] = tb.crop(threat)
+    for cell, items in state.objects.items():
+        if items:
+            p = pos[cell]
+            if p >= 0:
+                gf[OBJECTS, p] = 1.0
+
+
+def move_positions(tb: MapTables, cells: Iterable[int]) -> np.ndarray:
+    """The padded positions of the map cells `cells` that lie inside the padded map."""
+    pos = tb.pos_list
+    return np.array([p for p in (pos[c] for c in cells) if p >= 0], dtype=np.intp)
+
+
+def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: str, allies: Sequence[Combatant],
+              enemies: Sequence[Combatant], health: dict[str, tuple[float, float]],
+              conditions: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(units, cover) arrays: slot 0 the acting figure, then allies, then enemies.
+
+    `conditions`: condition name -> its feature column. Rows are written into one flat list
+    of Python floats and converted once (the same float32 roundings as row by row)."""
+    rs = lay.ruleset
+    g = state.grid
+    H, W = lay.height, lay.width
+    n_ally, n_enemy = lay.n_ally, lay.n_enemy
+    nf = N_UNIT_BASE + len(conditions)
+    flat = [0.0] * (lay.n_units * nf)
+    cov = [0.0] * (2 * n_enemy)
+    diag = lay.diag
+    slots: list[tuple[int, Combatant]] = []
+    if actor is not None:
+        slots.append((0, actor))
+    others = [c for c in allies if c is not actor][:n_ally]
+    slots += [(1 + i, c) for i, c in enumerate(others)]
+    slots += [(1 + n_ally + i, c) for i, c in enumerate(enemies[:n_enemy])]
+    span = max(1.0, max(H, W) * g.cell_m)
+    gw = g.width
+    if actor is not None:
+        apos = actor.pos
+        rx, ry = apos % gw, apos // gw
+        vis = g.visible_row(apos)
+    for row, c in slots:
+        b = row * nf
+        hp, mx = health[c.id]
+        enemy = c.team != team
+        flat[b] = 1.0
+        if c is actor:
+            flat[b + 1] = 1.0
+        if enemy:
+            flat[b + 3] = 1.0
+        elif c is not actor:
+            flat[b + 2] = 1.0
+        cpos = c.pos
+        cx, cy = cpos % gw, cpos // gw
+        if actor is not None:
+            flat[b + 4] = (cx - rx) / W
+            flat[b + 5] = (cy - ry) / H
+            flat[b + 6] = min(1.0, ((cx - rx) ** 2 + (cy - ry) ** 2) ** 0.5 / diag)
+            if vis[cpos]:
+                flat[b + 11] = 1.0
+            if enemy:
+                e = 2 * (row - 1 - n_ally)
+                cov[e] = flat[b + 12] = g.cover(cpos, apos) / 4.0
+                cov[e + 1] = flat[b + 13] = g.cover(apos, cpos) / 4.0
+        else:
+            flat[b + 4], flat[b + 5] = cx / W, cy / H
+        flat[b + 7] = hp / mx if mx else 0.0
+        if c.down:
+            flat[b + 8] = 1.0
+        else:
+            flat[b + 9] = min(1.0, rs.reach_m(c) / span)
+            flat[b + 10] = rs.ammo_frac(c)
+        for name in c.conditions:
+            j = conditions.get(name)
+            if j is not None:
+                flat[b + j] = 1.0
+    units = np.array(flat, dtype=np.float32).reshape(lay.n_units, nf)
+    return units, np.array(cov, dtype=np.float32).reshape(n_enemy, 2)
