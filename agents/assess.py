@@ -95,7 +95,7 @@ def attack_options(rs: Ruleset, state: BattleState, actor: Combatant,
     """Every legal attack-like action of the acting figure with its odds (None odds dropped);
     `plain_only`: only attacks without a ruleset option (no called shots, bursts ...)."""
     if legal is None:
-        legal = rs.legal_actions(state)
+        legal = rs.legal_attacks(state)
     out = []
     for a in legal:
         if a.kind not in ATTACK_KINDS or a.target is None or (plain_only and a.option):
@@ -150,35 +150,55 @@ def as_acting(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleSt
     return s2
 
 
-def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice) -> float:
-    """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still."""
+def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice,
+             memo: dict | None = None) -> float:
+    """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still.
+
+    `memo`: a dict the caller keeps for one decision (states it holds are not changed);
+    answers found without rolling the probe dice are kept there and reused, so the dice
+    draw the same numbers as without it."""
+    if memo is not None:
+        hit = memo.get((id(state), enemy.id, victim_id))
+        if hit is not None and hit[0] is state:
+            return hit[1]
+        rolls = len(dice.record)
     s2 = as_acting(rs, state, enemy.id, dice)
-    if s2 is None:
-        return 0.0
-    e2 = s2.by_id[enemy.id]
     best = 0.0
-    for a in rs.legal_actions(s2):
-        if a.kind not in ATTACK_KINDS or a.target != victim_id or (a.option and a.kind == "grapple"):
-            continue
-        o = rs.attack_odds(s2, e2, a)
-        if o:
-            best = max(best, float(o.get("exp_damage", 0.0)))
+    if s2 is not None:
+        e2 = s2.by_id[enemy.id]
+        for a in rs.legal_attacks(s2):
+            if a.kind not in ATTACK_KINDS or a.target != victim_id or (a.option and a.kind == "grapple"):
+                continue
+            o = rs.attack_odds(s2, e2, a)
+            if o:
+                best = max(best, float(o.get("exp_damage", 0.0)))
+    if memo is not None and len(dice.record) == rolls:
+        memo[(id(state), enemy.id, victim_id)] = (state, best)
     return best
 
 
-def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice) -> float:
-    """Expected damage of `enemy`'s best single attack on anyone, relative to that figure's health."""
+def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, memo: dict | None = None) -> float:
+    """Expected damage of `enemy`'s best single attack on anyone, relative to that figure's health.
+
+    `memo` as for `incoming`, which it fills for every figure the enemy could attack."""
+    rolls = len(dice.record)
     s2 = as_acting(rs, state, enemy.id, dice)
     if s2 is None:
         return 0.0
     e2 = s2.by_id[enemy.id]
     best = 0.0
-    for a in rs.legal_actions(s2):
+    per: dict[str, float] = {}
+    for a in rs.legal_attacks(s2):
         if a.kind not in ATTACK_KINDS or a.target is None or (a.option and a.kind == "grapple"):
             continue
         o = rs.attack_odds(s2, e2, a)
         if o:
-            best = max(best, float(o.get("exp_damage", 0.0)) / hp_left(rs, s2.by_id[a.target]))
+            ed = float(o.get("exp_damage", 0.0))
+            best = max(best, ed / hp_left(rs, s2.by_id[a.target]))
+            per[a.target] = max(per.get(a.target, 0.0), ed)
+    if memo is not None and len(dice.record) == rolls:
+        for c in state.combatants:
+            memo[(id(state), enemy.id, c.id)] = (state, per.get(c.id, 0.0))
     return best
 
 

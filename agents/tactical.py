@@ -123,6 +123,8 @@ class TacticalPolicy(Policy):
         self.plain_only = False  # True: attacks without ruleset options only
         self.goal = True         # the two-turn goal for moves (sparse in the lite version)
         self.dice: Dice | None = None  # probe dice, set per decision (assess.probe_dice)
+        #: per decision: enemies' expected damage on states it tried (assess.incoming's memo)
+        self.threats: dict = {}
         self.refine = refine
         self.exact = exact
         self.odds_threat = exact
@@ -177,6 +179,7 @@ class TacticalPolicy(Policy):
         legal = rs.legal_actions(state)
         mem = self._memory(state, actor)
         self.dice = A.probe_dice(state, actor, mem.actions)
+        self.threats = {}
         ctx = self._context(rs, state, actor, legal)
         out = [Choice(END_TURN, 0.0, "ends the turn")]
         if not ctx.enemies:
@@ -265,7 +268,7 @@ class TacticalPolicy(Policy):
         if self._danger_at.get(e.id) == key:
             return seen
         self._danger_at[e.id] = key
-        t = A.best_threat(rs, state, e, self.dice)
+        t = A.best_threat(rs, state, e, self.dice, self.threats)
         if t > 0:
             seen = max(t, 0.5 * seen) if e.id in self.seen_threat else t
             self.seen_threat[e.id] = seen
@@ -308,7 +311,7 @@ class TacticalPolicy(Policy):
             return True
         if not A.foes(s2, s2.by_id[ctx.me.id]):
             return False
-        return not any(x.kind in A.ATTACK_KINDS for x in ctx.rs.legal_actions(s2))
+        return not any(x.kind in A.ATTACK_KINDS for x in ctx.rs.legal_attacks(s2))
 
     def _follow_up_value(self, ctx: Ctx, scored: list[tuple[float, A.Odds]]) -> float:
         """The value of the attacks after the best plain one, as far as they are worth it."""
@@ -430,8 +433,11 @@ class TacticalPolicy(Policy):
         off = 0.0
         if not A.turn_over(s2) and s2.actor is me2:
             sub = ctx.sub(s2, me2)
-            scored = sorted(((self.attack_value(sub, o), o) for o in A.attack_options(rs, s2, me2, plain_only=self.plain_only)
-                             if o.p_hit >= self.p_min),
+            if move is None and not self.lite:  # this decision's own odds (all of them when not lite)
+                opts = [o for o in ctx.odds if not o.action.option] if self.plain_only else ctx.odds
+            else:
+                opts = A.attack_options(rs, s2, me2, plain_only=self.plain_only)
+            scored = sorted(((self.attack_value(sub, o), o) for o in opts if o.p_hit >= self.p_min),
                             key=lambda x: -x[0])
             vals = [v for v, _ in scored]
             if scored:
@@ -457,7 +463,7 @@ class TacticalPolicy(Policy):
                     continue
             elif not g.los(e.pos, cell):
                 continue
-            total += A.incoming(ctx.rs, s2, e, ctx.me.id, self.dice) / ctx.hp
+            total += A.incoming(ctx.rs, s2, e, ctx.me.id, self.dice, self.threats) / ctx.hp
         return (total + _charge_sum(charging)) * ATTACKS_PER_TURN
 
     def _move_choices(self, ctx: Ctx, mem: TurnMemory, moves: list[Action], best_atk: float,
@@ -612,7 +618,7 @@ class TacticalPolicy(Policy):
             threats = threats[:1]
 
         def expected(s: BattleState) -> float:
-            return sum(A.incoming(ctx.rs, s, e, ctx.me.id, self.dice) for e in threats) / ctx.hp
+            return sum(A.incoming(ctx.rs, s, e, ctx.me.id, self.dice, self.threats) for e in threats) / ctx.hp
 
         base = expected(ctx.state)
         if base <= 0:

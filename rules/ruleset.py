@@ -81,6 +81,10 @@ class Ruleset(ABC):
     def legal_actions(self, state: BattleState) -> list[Action]:
         """Every legal action of the acting figure (always includes end_turn)."""
 
+    def legal_attacks(self, state: BattleState) -> list[Action]:
+        """The attack-like legal actions (`attack`, `grapple`), in `legal_actions` order."""
+        return [a for a in self.legal_actions(state) if a.kind in ("attack", "grapple")]
+
     def check_legal(self, state: BattleState, action: Action) -> None:
         """Raise `IllegalActionError` unless `action` is legal now."""
         if action not in self.legal_actions(state):

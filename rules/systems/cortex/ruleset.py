@@ -278,6 +278,21 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
             acts.append(A("drop_prone"))
         return acts
 
+    def legal_attacks(self, state: BattleState) -> list[Action]:
+        """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
+        self._pool_cache.clear()
+        a = state.actor
+        e = state.economy
+        if a is None or a.down or e["ran"]:
+            return []
+        out: list[Action] = []
+        if e["actions"] < self.max_actions and not e["called"] and not e["all_out"]:
+            out.extend(self.attack_actions(state, a))
+            out.extend(x for x in self.special_actions(state, a) if x.kind == "grapple")
+        if a.res["grappling"] is not None:
+            out.append(self.action("grapple", target=a.res["grappling"], option="release"))
+        return out
+
     def check_legal(self, state: BattleState, action: Action) -> None:
         from rules.errors import IllegalActionError
         if action not in self.legal_actions(state):
