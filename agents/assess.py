@@ -96,11 +96,9 @@ def attack_options(rs: Ruleset, state: BattleState, actor: Combatant,
     `plain_only`: only attacks without a ruleset option (no called shots, bursts ...)."""
     if legal is None:
         legal = rs.legal_attacks(state)
+    acts = [a for a in legal if a.kind in ATTACK_KINDS and a.target is not None and not (plain_only and a.option)]
     out = []
-    for a in legal:
-        if a.kind not in ATTACK_KINDS or a.target is None or (plain_only and a.option):
-            continue
-        o = rs.attack_odds(state, actor, a)
+    for a, o in zip(acts, rs.attack_odds_many(state, actor, acts) if acts else ()):
         if not o:
             continue
         p = float(o.get("p_hit", 0.0))
@@ -166,10 +164,9 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
     best = 0.0
     if s2 is not None:
         e2 = s2.by_id[enemy.id]
-        for a in rs.legal_attacks(s2):
-            if a.kind not in ATTACK_KINDS or a.target != victim_id or (a.option and a.kind == "grapple"):
-                continue
-            o = rs.attack_odds(s2, e2, a)
+        acts = [a for a in rs.legal_attacks(s2)
+                if a.kind in ATTACK_KINDS and a.target == victim_id and not (a.option and a.kind == "grapple")]
+        for o in rs.attack_odds_many(s2, e2, acts) if acts else ():
             if o:
                 best = max(best, float(o.get("exp_damage", 0.0)))
     if memo is not None and len(dice.record) == rolls:
@@ -188,10 +185,9 @@ def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, m
     e2 = s2.by_id[enemy.id]
     best = 0.0
     per: dict[str, float] = {}
-    for a in rs.legal_attacks(s2):
-        if a.kind not in ATTACK_KINDS or a.target is None or (a.option and a.kind == "grapple"):
-            continue
-        o = rs.attack_odds(s2, e2, a)
+    acts = [a for a in rs.legal_attacks(s2)
+            if a.kind in ATTACK_KINDS and a.target is not None and not (a.option and a.kind == "grapple")]
+    for a, o in zip(acts, rs.attack_odds_many(s2, e2, acts) if acts else ()):
         if o:
             ed = float(o.get("exp_damage", 0.0))
             best = max(best, ed / hp_left(rs, s2.by_id[a.target]))

@@ -111,6 +111,11 @@ class Ruleset(ABC):
         Policies weigh options with it; None when the action is not an attack."""
         return None
 
+    def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
+                         ) -> list[dict[str, float] | None]:
+        """`attack_odds` of each action, in order (a ruleset may share work between them)."""
+        return [self.attack_odds(state, actor, a) for a in actions]
+
     def reach_m(self, c: Combatant) -> float:
         """The longest distance (metres) at which the figure can attack now (0 if it cannot)."""
         return 0.0

@@ -422,6 +422,13 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         self._pool_cache.clear()
         return attack_odds(self, state, actor, action)
 
+    def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
+                         ) -> list[dict[str, float] | None]:
+        from rules.systems.cortex.odds import attack_odds
+        self._pool_cache.clear()  # one state and attacker: the pools found for one action hold for the next
+        shared: dict = {}
+        return [attack_odds(self, state, actor, a, shared) for a in actions]
+
     def reach_m(self, c: Combatant) -> float:
         best = 0.0
         for w in self.usable_weapons(c):
