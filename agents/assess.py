@@ -148,6 +148,11 @@ def as_acting(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleSt
     return s2
 
 
+def _rolls(dice: Dice | None) -> int:
+    """How many dice the probe dice rolled so far (to tell whether a look rolled any)."""
+    return len(dice.record) if dice is not None else 0
+
+
 def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice,
              memo: dict | None = None) -> float:
     """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still.
@@ -159,7 +164,7 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
         hit = memo.get((id(state), enemy.id, victim_id))
         if hit is not None and hit[0] is state:
             return hit[1]
-        rolls = len(dice.record)
+        rolls = _rolls(dice)
     s2 = as_acting(rs, state, enemy.id, dice)
     best = 0.0
     if s2 is not None:
@@ -169,7 +174,7 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
         for o in rs.attack_odds_many(s2, e2, acts) if acts else ():
             if o:
                 best = max(best, float(o.get("exp_damage", 0.0)))
-    if memo is not None and len(dice.record) == rolls:
+    if memo is not None and _rolls(dice) == rolls:
         memo[(id(state), enemy.id, victim_id)] = (state, best)
     return best
 
@@ -178,7 +183,7 @@ def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, m
     """Expected damage of `enemy`'s best single attack on anyone, relative to that figure's health.
 
     `memo` as for `incoming`, which it fills for every figure the enemy could attack."""
-    rolls = len(dice.record)
+    rolls = _rolls(dice)
     s2 = as_acting(rs, state, enemy.id, dice)
     if s2 is None:
         return 0.0
@@ -192,7 +197,7 @@ def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, m
             ed = float(o.get("exp_damage", 0.0))
             best = max(best, ed / hp_left(rs, s2.by_id[a.target]))
             per[a.target] = max(per.get(a.target, 0.0), ed)
-    if memo is not None and len(dice.record) == rolls:
+    if memo is not None and _rolls(dice) == rolls:
         for c in state.combatants:
             memo[(id(state), enemy.id, c.id)] = (state, per.get(c.id, 0.0))
     return best
