@@ -31,6 +31,7 @@ from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
 from agents import assess as A
+from agents import positions as P
 from agents.base import Policy
 
 #: expected number of attacks a figure gets in a turn (the first at full strength, later
@@ -417,6 +418,20 @@ class TacticalPolicy(Policy):
             return 1.0
         return 0.5 if cheb - 1 <= self.charge else 0.0
 
+    def _fill_quick(self, ctx: Ctx, cells) -> None:
+        """`quick_value` of many cells at once (agents/positions.py: the same numbers), kept in the memo."""
+        todo = list(dict.fromkeys(c for c in cells if c not in ctx.memo))
+        if len(todo) < P.MIN_CELLS or not self._plain_quick:
+            return
+        ctx.memo.update(zip(todo, P.quick_values(ctx, todo, self.charge, ATTACKS_PER_TURN)))
+
+    @property
+    def _plain_quick(self) -> bool:
+        """Whether the quick scores are this class's own (a subclass may change a part of them)."""
+        cls = type(self)
+        return (cls.offence_at is TacticalPolicy.offence_at and cls.exposure is TacticalPolicy.exposure
+                and cls.melee_threat is TacticalPolicy.melee_threat and cls.quick_value is TacticalPolicy.quick_value)
+
     def quick_value(self, ctx: Ctx, cell: int) -> float:
         v = ctx.memo.get(cell)
         if v is None:
@@ -482,6 +497,7 @@ class TacticalPolicy(Policy):
             # where to fight from: attacks allowed against fire drawn, plus progress towards
             # the best position within two turns' movement (flanking, closing in)
             progress = self._goal_progress(ctx, moves, tiers) if self.goal else {}
+            self._fill_quick(ctx, [m.cell for m in moves])
             cand = []
             for m in moves:
                 used, ends = tiers.get(m.cell, (0.0, False))
@@ -553,14 +569,14 @@ class TacticalPolicy(Policy):
         blockers = [e.pos for e in ctx.enemies]
         region = g.reachable(me.pos, 2 * one_turn, blockers)
         occupied = {c.pos for c in state.combatants if not c.down and c.id != me.id}
+        sparse = self.lite  # quick version: only cells by cover or next to an enemy can be goals
+        looks = [(cell, cost) for cell, cost in region.items()
+                 if not (cost > 2 * one_turn or cell in occupied)
+                 and not (sparse and not g.cover_near(cell) and all(g.chebyshev(cell, e.pos) > 1 for e in ctx.enemies))]
+        self._fill_quick(ctx, [me.pos] + [cell for cell, _ in looks])
         here = self.quick_value(ctx, me.pos)
         best_v, goal = here, None
-        sparse = self.lite  # quick version: only cells by cover or next to an enemy can be goals
-        for cell, cost in region.items():
-            if cost > 2 * one_turn or cell in occupied:
-                continue
-            if sparse and not g.cover_near(cell) and all(g.chebyshev(cell, e.pos) > 1 for e in ctx.enemies):
-                continue
+        for cell, cost in looks:
             v = self.quick_value(ctx, cell) - 0.002 * cost
             if v > best_v + 1e-9:
                 best_v, goal = v, cell

@@ -1,0 +1,96 @@
+"""The shortcuts that make `tactical` cheap (issue 30) give the numbers of the long way.
+
+Each check walks a seeded tactical-vs-tactical fight of every rule system and compares, at
+each decision, a shortcut with what it replaces: `Ruleset.legal_attacks` with the attacks
+of `legal_actions`, `attack_odds_many` with one `attack_odds` per action, the vectorised
+`quick_values` (agents/positions.py) with `quick_value` cell by cell, and the memo of
+`assess.incoming` with asking again (and the probe dice drawing the same numbers after).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from agents import assess as A
+from agents import positions as P
+from agents.base import make_policy
+from agents.tactical import ATTACKS_PER_TURN, TacticalPolicy
+from rules.dice import Dice
+from rules.scenario import load_scenario, new_battle
+from rules.state import BattleState
+
+SCENARIOS = ["cortex/warehouse", "cortex_hu/magtar", "metalface/scrapyard", "cybergeneration/mall_raid"]
+
+
+def decisions(scenario: str, n: int = 40, seed: int = 2) -> Iterator[tuple[object, BattleState]]:
+    """(ruleset, state) before each of the first `n` decisions of a tactical-vs-tactical fight."""
+    spec, src = load_scenario(scenario)
+    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
+    pols = {tm.name: make_policy("tactical", seed) for tm in spec.teams}
+    b.start()
+    for _ in range(n):
+        if b.state.over:
+            return
+        yield b.ruleset, b.state
+        b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_legal_attacks_are_the_attacks_of_legal_actions(scenario: str) -> None:
+    for rs, s in decisions(scenario):
+        want = [a for a in rs.legal_actions(s) if a.kind in ("attack", "grapple")]
+        assert rs.legal_attacks(s) == want
+        for e in A.foes(s, s.actor):
+            s2 = A.as_acting(rs, s, e.id, Dice(0))
+            if s2 is not None:
+                assert rs.legal_attacks(s2) == [a for a in rs.legal_actions(s2) if a.kind in ("attack", "grapple")]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_attack_odds_many_are_attack_odds_one_by_one(scenario: str) -> None:
+    seen = 0
+    for rs, s in decisions(scenario):
+        for state in [s] + [x for e in A.foes(s, s.actor) if (x := A.as_acting(rs, s, e.id, Dice(0)))]:
+            acts = rs.legal_attacks(state)
+            one = [rs.attack_odds(state, state.actor, a) for a in acts]
+            assert rs.attack_odds_many(state, state.actor, acts) == one
+            seen += len(acts)
+    assert seen > 0
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_quick_values_are_quick_value_cell_by_cell(scenario: str) -> None:
+    checked = 0
+    for rs, s in decisions(scenario, 25):
+        pol = TacticalPolicy(seed=0)
+        pol.dice = A.probe_dice(s, s.actor)
+        ctx = pol._context(rs, s, s.actor, rs.legal_actions(s))
+        if not ctx.enemies:
+            continue
+        cells = [c for c in range(s.grid.n) if s.grid.passable[c]]
+        for charge in (2, pol.charge, 9):
+            pol.charge = charge
+            ctx.memo = {}
+            assert P.quick_values(ctx, cells, charge, ATTACKS_PER_TURN) == [pol.quick_value(ctx, c) for c in cells]
+            checked += len(cells)
+    assert checked > 0
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_threat_memo_answers_as_asking_again(scenario: str) -> None:
+    for rs, s in decisions(scenario, 25):
+        me = s.actor
+        plain, memo_dice = A.probe_dice(s, me), A.probe_dice(s, me)
+        memo: dict = {}
+        for e in A.foes(s, me):
+            t0 = A.best_threat(rs, s, e, plain)
+            assert A.best_threat(rs, s, e, memo_dice, memo) == t0
+        for _ in range(2):
+            for e in A.foes(s, me):
+                assert A.incoming(rs, s, e, me.id, memo_dice, memo) == A.incoming(rs, s, e, me.id, plain)
+        # whatever the memo spared, the probe dice draw on as they would have
+        assert len(memo_dice.record) == len(plain.record)
+        assert memo_dice.roll(1000) == plain.roll(1000)
