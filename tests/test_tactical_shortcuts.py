@@ -94,3 +94,22 @@ def test_the_threat_memo_answers_as_asking_again(scenario: str) -> None:
         # whatever the memo spared, the probe dice draw on as they would have
         assert len(memo_dice.record) == len(plain.record)
         assert memo_dice.roll(1000) == plain.roll(1000)
+
+
+def test_a_cortex_called_shot_rolls_the_plain_attack_pool() -> None:
+    """rules/systems/cortex/odds.py asks for the plain attack's pool for a called shot (seed 000,
+    Called Shots: the area sets a Difficulty, the pool is the attack's): `attack_dice` agrees."""
+    checked = 0
+    for rs, s in decisions("cortex/warehouse", 60):
+        for state in [s] + [x for e in A.foes(s, s.actor) if (x := A.as_acting(rs, s, e.id, Dice(0)))]:
+            me = state.actor
+            for act in rs.legal_attacks(state):
+                if act.kind != "attack" or not (act.option or "").startswith("called:"):
+                    continue
+                w = rs.weapon_named(me, act.weapon)
+                if w.x("improvised"):
+                    continue
+                t = state.by_id[act.target]
+                assert rs.attack_dice(state, me, t, w, act.option) == rs.attack_dice(state, me, t, w, "")
+                checked += 1
+    assert checked > 0
