@@ -21,8 +21,8 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
     """Chance to hit and expected damage of an attack action for the acting figure now.
 
     `shared`: a dict kept over several actions of the same figure on the same state
-    (`attack_odds_many`): the weapon, each attack pool, damage die and the target's
-    defence and armour are worked out once."""
+    (`attack_odds_many`): each target's attack pool, defence and armour per weapon, and
+    each damage die, are worked out once."""
     if action.kind not in ("attack", "grapple") or action.target is None:
         return None
     if shared is None:
@@ -34,59 +34,51 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
         d = rs.grapple_dice(state, a)
         if d is None:
             return None
-        att = steps_sizes(d[:2])
         w = rs.weapons["unarmed"]
-        option = ""
-    else:
-        wkey = ("w", action.weapon)
-        w = shared.get(wkey)
-        if w is None:
-            w = shared[wkey] = rs.weapon_named(a, action.weapon)
-        option = action.option or ""
-        # a called shot rolls the plain attack's pool (its Difficulty and damage are what
-        # change), unless an improvised weapon suits one option better than another
-        pool_opt = "" if option.startswith("called:") and not w.x("improvised") else option
-        akey = ("a", t.id, w.name, pool_opt)
-        att = shared.get(akey)
-        if att is None:
-            dd = rs.attack_dice(state, a, t, w, pool_opt)
-            att = shared[akey] = False if dd is None else steps_sizes((dd[1], dd[3]))
-        if att is False:
-            return None
-    g = state.grid
-    ranged = w.ranged or option == "throw"
-    extra = 0
-    if option.startswith("called:"):
-        extra = int(rs.called["areas"][option[7:]]["difficulty"])
-    explosive = w.kind == "explosive"
-    dkey = ("d", t.id, explosive, ranged)
-    dfn_add_floor = shared.get(dkey)
-    if dfn_add_floor is None:
-        dfn_add_floor = shared[dkey] = _defence(rs, state, a, t, explosive, ranged)
-    dfn, add, floor = dfn_add_floor
-    p_hit, e_margin, p_x = hit_stats(att, dfn, add, floor, extra, rs.xmargin)
-    if option in ("trip", "disarm", "takedown") or action.kind == "grapple":
+        dfn, add, floor = _defence(rs, state, a, t, False, False)
+        p_hit, e_margin, p_x = hit_stats(steps_sizes(d[:2]), dfn, add, floor, 0, rs.xmargin)
         return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
-    if explosive:
-        n = max(0, int(w.x("blast_dice", 1)) - g.cover(t.pos, t.pos))
+    option = action.option or ""
+    w = shared.get(action.weapon)
+    if w is None:
+        w = shared[action.weapon] = rs.weapon_named(a, action.weapon)
+    called = option.startswith("called:")
+    # a called shot rolls the plain attack's pool (its Difficulty and damage are what
+    # change), unless an improvised weapon suits one option better than another
+    pool_opt = "" if called and not w.x("improvised") else option
+    key = (t.id, w.name, pool_opt)
+    ent = shared.get(key)
+    if ent is None:
+        dd = rs.attack_dice(state, a, t, w, pool_opt)
+        if dd is None:
+            ent = shared[key] = ()
+        else:
+            ranged = w.ranged or pool_opt == "throw"
+            ent = shared[key] = (steps_sizes((dd[1], dd[3])),
+                                 *_defence(rs, state, a, t, w.kind == "explosive", ranged),
+                                 sum(x.W for x in t.armour), sum(x.S for x in t.armour))
+    if not ent:
+        return None
+    att, dfn, add, floor, aw, as_ = ent
+    extra = int(rs.called["areas"][option[7:]]["difficulty"]) if called else 0
+    p_hit, e_margin, p_x = hit_stats(att, dfn, add, floor, extra, rs.xmargin)
+    if option in ("trip", "disarm", "takedown"):
+        return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
+    if w.kind == "explosive":
+        n = max(0, int(w.x("blast_dice", 1)) - state.grid.cover(t.pos, t.pos))
         e_total = n * w.damage.mean
         return {"p_hit": p_hit, "p_extraordinary": 0.0, "exp_damage": e_total, "exp_margin": 0.0}
-    mkey = ("m", w.name, option)
+    mkey = (w.name, option)
     die_total = shared.get(mkey)
     if die_total is None:
         die = w.damage
         if option in ("burst", "autofire"):
             die = die + int(rs.modes[option]["damage_steps"])
-        if option.startswith("called:"):
+        if called:
             col = rs.called["areas"][option[7:]]["wound" if w.dtype == "W" else "stun_basic"]
             die = die + int(col.get("damage_steps", 0))
         die_total = shared[mkey] = int(round(die.mean))
     stun, wound = rs.split(int(round(e_margin)), w.dtype, die_total)
-    rkey = ("r", t.id)
-    armour = shared.get(rkey)
-    if armour is None:
-        armour = shared[rkey] = (sum(x.W for x in t.armour), sum(x.S for x in t.armour))
-    aw, as_ = armour
     dmg = max(0.0, wound - aw) + max(0.0, stun - as_)
     strikes = 2 if option == "double" else 1
     return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": strikes * p_hit * dmg, "exp_margin": e_margin,
