@@ -169,7 +169,7 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
     best = 0.0
     if s2 is not None:
         e2 = s2.by_id[enemy.id]
-        acts = [a for a in rs.legal_attacks(s2)
+        acts = [a for a in rs.legal_attacks(s2, victim_id)
                 if a.kind in ATTACK_KINDS and a.target == victim_id and not (a.option and a.kind == "grapple")]
         for o in rs.attack_odds_many(s2, e2, acts) if acts else ():
             if o:

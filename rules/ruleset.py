@@ -81,9 +81,11 @@ class Ruleset(ABC):
     def legal_actions(self, state: BattleState) -> list[Action]:
         """Every legal action of the acting figure (always includes end_turn)."""
 
-    def legal_attacks(self, state: BattleState) -> list[Action]:
-        """The attack-like legal actions (`attack`, `grapple`), in `legal_actions` order."""
-        return [a for a in self.legal_actions(state) if a.kind in ("attack", "grapple")]
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
+        """The attack-like legal actions (`attack`, `grapple`), in `legal_actions` order
+        (`target`: only those on that figure)."""
+        return [a for a in self.legal_actions(state) if a.kind in ("attack", "grapple")
+                and (target is None or a.target == target)]
 
     def check_legal(self, state: BattleState, action: Action) -> None:
         """Raise `IllegalActionError` unless `action` is legal now."""

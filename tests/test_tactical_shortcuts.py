@@ -46,7 +46,10 @@ def test_legal_attacks_are_the_attacks_of_legal_actions(scenario: str) -> None:
         for e in A.foes(s, s.actor):
             s2 = A.as_acting(rs, s, e.id, Dice(0))
             if s2 is not None:
-                assert rs.legal_attacks(s2) == [a for a in rs.legal_actions(s2) if a.kind in ("attack", "grapple")]
+                want = [a for a in rs.legal_actions(s2) if a.kind in ("attack", "grapple")]
+                assert rs.legal_attacks(s2) == want
+                for c in s2.combatants:
+                    assert rs.legal_attacks(s2, c.id) == [a for a in want if a.target == c.id]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

@@ -278,7 +278,7 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
             acts.append(A("drop_prone"))
         return acts
 
-    def legal_attacks(self, state: BattleState) -> list[Action]:
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
         """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
         self._pool_cache.clear()
         a = state.actor
@@ -287,9 +287,10 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
             return []
         out: list[Action] = []
         if e["actions"] < self.max_actions and not e["called"] and not e["all_out"]:
-            out.extend(self.attack_actions(state, a))
-            out.extend(x for x in self.special_actions(state, a) if x.kind == "grapple")
-        if a.res["grappling"] is not None:
+            out.extend(self.attack_actions(state, a, target))
+            out.extend(x for x in self.special_actions(state, a)
+                       if x.kind == "grapple" and (target is None or x.target == target))
+        if a.res["grappling"] is not None and (target is None or a.res["grappling"] == target):
             out.append(self.action("grapple", target=a.res["grappling"], option="release"))
         return out
 

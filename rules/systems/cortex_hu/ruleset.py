@@ -280,7 +280,7 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
                 acts.append(A("stand"))
         return acts + free
 
-    def legal_attacks(self, state: BattleState) -> list[Action]:
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
         """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
         a = state.actor
         if a is None or a.down:
@@ -296,7 +296,8 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
                 out.append(A("grapple", target=a.res["grappled_by"], option="escape"))
         else:
             out.extend(A("grapple", target=t.id) for t in state.combatants if self.can_grapple(state, a, t))
-        return out + release
+        out += release
+        return out if target is None else [x for x in out if x.target == target]
 
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:

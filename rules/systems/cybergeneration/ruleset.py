@@ -412,7 +412,7 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             acts.append(A("use", option="two_actions"))
         return acts
 
-    def legal_attacks(self, state: BattleState) -> list[Action]:
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
         """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
         a = state.actor
         if a is None or a.down or state.over:
@@ -427,7 +427,7 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             out = self.attack_actions(state, a) + self.grapple_start_actions(state, a)
         else:
             out = []
-        return [x for x in out if x.kind in ("attack", "grapple")]
+        return [x for x in out if x.kind in ("attack", "grapple") and (target is None or x.target == target)]
 
     def pick_up_actions(self, state: BattleState, a: Combatant) -> list[Action]:
         if not state.objects:
