@@ -122,7 +122,28 @@ def probe_dice(state: BattleState, actor: Combatant, k: int = 0) -> Dice:
     """Dice for trying actions on copies, seeded from the moment of the fight (round, turn,
     figure, decision k of the turn) and nothing else, so a policy's judgement of a state
     never depends on its seed or on what it looked at before. Never the fight's own dice."""
-    return Dice(np.random.default_rng([state.round, state.turn_index + 1, zlib.crc32(actor.id.encode()), k]))
+    return ProbeDice([state.round, state.turn_index + 1, zlib.crc32(actor.id.encode()), k])
+
+
+#: stands in for a probe's generator until its first roll (never drawn from)
+_NOT_YET = np.random.default_rng(0)
+
+
+class ProbeDice(Dice):
+    """`Dice(np.random.default_rng(entropy))`, with the generator made at the first roll: most
+    decisions roll no probe die (moving, defending), and making one costs more than a look."""
+
+    __slots__ = ("_entropy",)
+
+    def __init__(self, entropy: list[int]) -> None:
+        super().__init__(_NOT_YET)
+        self._entropy: list[int] | None = entropy
+
+    def _uniform(self) -> float:
+        if self._entropy is not None:
+            self._rng = np.random.default_rng(self._entropy)
+            self._entropy = None
+        return super()._uniform()
 
 
 

@@ -116,3 +116,14 @@ def test_a_cortex_called_shot_rolls_the_plain_attack_pool() -> None:
                 assert rs.attack_dice(state, me, t, w, act.option) == rs.attack_dice(state, me, t, w, "")
                 checked += 1
     assert checked > 0
+
+
+def test_probe_dice_draw_as_dice_seeded_the_same_way() -> None:
+    """`assess.ProbeDice` makes its generator at the first roll: the same faces, in order, as
+    `Dice(np.random.default_rng(entropy))`, and nothing drawn before a roll."""
+    entropy = [3, 2, 12345, 1]
+    lazy, eager = A.ProbeDice(list(entropy)), Dice(np.random.default_rng(entropy))
+    assert lazy.record == [] and lazy._entropy is not None
+    sides = [6, 10, 100, 4, 12, 20, 8] * 40
+    assert [lazy.roll(s) for s in sides] == [eager.roll(s) for s in sides]
+    assert lazy.chance(0.37) == eager.chance(0.37) and lazy.record == eager.record
