@@ -418,7 +418,7 @@ class TacticalPolicy(Policy):
             return 1.0
         return 0.5 if cheb - 1 <= self.charge else 0.0
 
-    def _fill_quick(self, ctx: Ctx, cells) -> None:
+    def _fill_quick(self, ctx: Ctx, cells: list[int]) -> None:
         """`quick_value` of many cells at once (agents/positions.py: the same numbers), kept in the memo."""
         todo = list(dict.fromkeys(c for c in cells if c not in ctx.memo))
         if len(todo) < P.MIN_CELLS or not self._plain_quick:
