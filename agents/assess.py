@@ -1,9 +1,9 @@
 """Reading the battlefield through the generic `Ruleset` interface, for scripted policies.
 
-Everything here uses only what every rule system offers: `legal_actions`, `apply` on a
-copy of the state, `start_turn` on a copy (to ask "what could that enemy do to me?"),
-`attack_odds`, `reach_m`, `ammo_frac`, `health`, `economy`, and the map's line of sight
-and cover. Nothing reads a system's stat blocks or resources, so the same policies play
+Everything here uses only what every rule system offers: `legal_actions` (and its
+attack-only part `legal_attacks`), `apply` on a copy of the state, `start_turn` on a copy
+(to ask "what could that enemy do to me?"), `attack_odds` (in batches, `attack_odds_many`),
+`reach_m`, `ammo_frac`, `health`, `economy`, and the map's line of sight and cover. Nothing reads a system's stat blocks or resources, so the same policies play
 every ruleset. Hypothetical states are always copies (`BattleState.clone`) stepped with
 the policy's own private dice, so the real fight, its dice and its event log are never
 touched.
