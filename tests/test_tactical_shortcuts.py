@@ -127,3 +127,20 @@ def test_probe_dice_draw_as_dice_seeded_the_same_way() -> None:
     sides = [6, 10, 100, 4, 12, 20, 8] * 40
     assert [lazy.roll(s) for s in sides] == [eager.roll(s) for s in sides]
     assert lazy.chance(0.37) == eager.chance(0.37) and lazy.record == eager.record
+
+
+def test_cybergeneration_mean_hit_is_the_mean_of_each_face_through_armour() -> None:
+    """rules/systems/cybergeneration/odds.py: `mean_hit` (armour looked up once) is the mean over
+    the ten faces of `after_armour` (armour looked up per face), for every figure and DC."""
+    from rules.systems.cybergeneration.odds import after_armour, mean_hit
+
+    rs, s = next(decisions("cybergeneration/mall_raid", 1))
+    for t in s.combatants:
+        for dc in range(0, 9):
+            for mod in (-2, 0, 3):
+                for ap in (False, True):
+                    for head in (False, True):
+                        for bare in (False, True):
+                            want = sum(after_armour(rs, t, rs.table.wounds(dc, f + mod), ap, head, bare)
+                                       for f in range(1, 11)) / 10.0
+                            assert mean_hit(rs, t, dc, mod, ap, head, bare) == want

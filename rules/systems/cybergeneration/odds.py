@@ -16,6 +16,11 @@ from rules.systems.cybergeneration.checks import crit_pmf, p_at_least, p_beat
 
 def after_armour(rs: Any, t: Combatant, raw: int, ap: bool, head: bool = False, no_armour: bool = False) -> int:
     piece = None if no_armour else (rs.head_armour(t) if head else rs.body_armour(t))
+    return _through(rs, piece, raw, ap)
+
+
+def _through(rs: Any, piece: Any, raw: int, ap: bool) -> int:
+    """Wounds of a hit of `raw` through armour `piece` (None: no armour)."""
     sp = piece.sp if piece is not None else 0
     if ap:
         sp //= 2
@@ -26,7 +31,9 @@ def after_armour(rs: Any, t: Combatant, raw: int, ap: bool, head: bool = False, 
 
 
 def mean_hit(rs: Any, t: Combatant, dc: int, mod: int, ap: bool, head: bool = False, no_armour: bool = False) -> float:
-    return sum(after_armour(rs, t, rs.table.wounds(dc, f + mod), ap, head, no_armour) for f in range(1, 11)) / 10.0
+    piece = None if no_armour else (rs.head_armour(t) if head else rs.body_armour(t))
+    wounds = rs.table.wounds
+    return sum(_through(rs, piece, wounds(dc, f + mod), ap) for f in range(1, 11)) / 10.0
 
 
 def _mean(shared: dict | None, rs: Any, t: Combatant, dc: int, mod: int, ap: bool, head: bool = False) -> float:
