@@ -1,9 +1,9 @@
 """Reading the battlefield through the generic `Ruleset` interface, for scripted policies.
 
-Everything here uses only what every rule system offers: `legal_actions`, `apply` on a
-copy of the state, `start_turn` on a copy (to ask "what could that enemy do to me?"),
-`attack_odds`, `reach_m`, `ammo_frac`, `health`, `economy`, and the map's line of sight
-and cover. Nothing reads a system's stat blocks or resources, so the same policies play
+Everything here uses only what every rule system offers: `legal_actions` (and its
+attack-only part `legal_attacks`), `apply` on a copy of the state, `start_turn` on a copy
+(to ask "what could that enemy do to me?"), `attack_odds` (in batches, `attack_odds_many`),
+`reach_m`, `ammo_frac`, `health`, `economy`, and the map's line of sight and cover. Nothing reads a system's stat blocks or resources, so the same policies play
 every ruleset. Hypothetical states are always copies (`BattleState.clone`) stepped with
 the policy's own private dice, so the real fight, its dice and its event log are never
 touched.
@@ -95,12 +95,10 @@ def attack_options(rs: Ruleset, state: BattleState, actor: Combatant,
     """Every legal attack-like action of the acting figure with its odds (None odds dropped);
     `plain_only`: only attacks without a ruleset option (no called shots, bursts ...)."""
     if legal is None:
-        legal = rs.legal_actions(state)
+        legal = rs.legal_attacks(state)
+    acts = [a for a in legal if a.kind in ATTACK_KINDS and a.target is not None and not (plain_only and a.option)]
     out = []
-    for a in legal:
-        if a.kind not in ATTACK_KINDS or a.target is None or (plain_only and a.option):
-            continue
-        o = rs.attack_odds(state, actor, a)
+    for a, o in zip(acts, rs.attack_odds_many(state, actor, acts) if acts else ()):
         if not o:
             continue
         p = float(o.get("p_hit", 0.0))
@@ -124,7 +122,28 @@ def probe_dice(state: BattleState, actor: Combatant, k: int = 0) -> Dice:
     """Dice for trying actions on copies, seeded from the moment of the fight (round, turn,
     figure, decision k of the turn) and nothing else, so a policy's judgement of a state
     never depends on its seed or on what it looked at before. Never the fight's own dice."""
-    return Dice(np.random.default_rng([state.round, state.turn_index + 1, zlib.crc32(actor.id.encode()), k]))
+    return ProbeDice([state.round, state.turn_index + 1, zlib.crc32(actor.id.encode()), k])
+
+
+#: stands in for a probe's generator until its first roll (never drawn from)
+_NOT_YET = np.random.default_rng(0)
+
+
+class ProbeDice(Dice):
+    """`Dice(np.random.default_rng(entropy))`, with the generator made at the first roll: most
+    decisions roll no probe die (moving, defending), and making one costs more than a look."""
+
+    __slots__ = ("_entropy",)
+
+    def __init__(self, entropy: list[int]) -> None:
+        super().__init__(_NOT_YET)
+        self._entropy: list[int] | None = entropy
+
+    def _uniform(self) -> float:
+        if self._entropy is not None:
+            self._rng = np.random.default_rng(self._entropy)
+            self._entropy = None
+        return super()._uniform()
 
 
 
@@ -150,35 +169,58 @@ def as_acting(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleSt
     return s2
 
 
-def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice) -> float:
-    """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still."""
+def _rolls(dice: Dice | None) -> int:
+    """How many dice the probe dice rolled so far (to tell whether a look rolled any)."""
+    return len(dice.record) if dice is not None else 0
+
+
+def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice,
+             memo: dict | None = None) -> float:
+    """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still.
+
+    `memo`: a dict the caller keeps for one decision (states it holds are not changed);
+    answers found without rolling the probe dice are kept there and reused, so the dice
+    draw the same numbers as without it."""
+    if memo is not None:
+        hit = memo.get((id(state), enemy.id, victim_id))
+        if hit is not None and hit[0] is state:
+            return hit[1]
+        rolls = _rolls(dice)
     s2 = as_acting(rs, state, enemy.id, dice)
-    if s2 is None:
-        return 0.0
-    e2 = s2.by_id[enemy.id]
     best = 0.0
-    for a in rs.legal_actions(s2):
-        if a.kind not in ATTACK_KINDS or a.target != victim_id or (a.option and a.kind == "grapple"):
-            continue
-        o = rs.attack_odds(s2, e2, a)
-        if o:
-            best = max(best, float(o.get("exp_damage", 0.0)))
+    if s2 is not None:
+        e2 = s2.by_id[enemy.id]
+        acts = [a for a in rs.legal_attacks(s2, victim_id)
+                if a.kind in ATTACK_KINDS and a.target == victim_id and not (a.option and a.kind == "grapple")]
+        for o in rs.attack_odds_many(s2, e2, acts) if acts else ():
+            if o:
+                best = max(best, float(o.get("exp_damage", 0.0)))
+    if memo is not None and _rolls(dice) == rolls:
+        memo[(id(state), enemy.id, victim_id)] = (state, best)
     return best
 
 
-def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice) -> float:
-    """Expected damage of `enemy`'s best single attack on anyone, relative to that figure's health."""
+def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, memo: dict | None = None) -> float:
+    """Expected damage of `enemy`'s best single attack on anyone, relative to that figure's health.
+
+    `memo` as for `incoming`, which it fills for every figure the enemy could attack."""
+    rolls = _rolls(dice)
     s2 = as_acting(rs, state, enemy.id, dice)
     if s2 is None:
         return 0.0
     e2 = s2.by_id[enemy.id]
     best = 0.0
-    for a in rs.legal_actions(s2):
-        if a.kind not in ATTACK_KINDS or a.target is None or (a.option and a.kind == "grapple"):
-            continue
-        o = rs.attack_odds(s2, e2, a)
+    per: dict[str, float] = {}
+    acts = [a for a in rs.legal_attacks(s2)
+            if a.kind in ATTACK_KINDS and a.target is not None and not (a.option and a.kind == "grapple")]
+    for a, o in zip(acts, rs.attack_odds_many(s2, e2, acts) if acts else ()):
         if o:
-            best = max(best, float(o.get("exp_damage", 0.0)) / hp_left(rs, s2.by_id[a.target]))
+            ed = float(o.get("exp_damage", 0.0))
+            best = max(best, ed / hp_left(rs, s2.by_id[a.target]))
+            per[a.target] = max(per.get(a.target, 0.0), ed)
+    if memo is not None and _rolls(dice) == rolls:
+        for c in state.combatants:
+            memo[(id(state), enemy.id, c.id)] = (state, per.get(c.id, 0.0))
     return best
 
 

@@ -31,6 +31,7 @@ from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
 from agents import assess as A
+from agents import positions as P
 from agents.base import Policy
 
 #: expected number of attacks a figure gets in a turn (the first at full strength, later
@@ -123,6 +124,8 @@ class TacticalPolicy(Policy):
         self.plain_only = False  # True: attacks without ruleset options only
         self.goal = True         # the two-turn goal for moves (sparse in the lite version)
         self.dice: Dice | None = None  # probe dice, set per decision (assess.probe_dice)
+        #: per decision: enemies' expected damage on states it tried (assess.incoming's memo)
+        self.threats: dict = {}
         self.refine = refine
         self.exact = exact
         self.odds_threat = exact
@@ -177,6 +180,7 @@ class TacticalPolicy(Policy):
         legal = rs.legal_actions(state)
         mem = self._memory(state, actor)
         self.dice = A.probe_dice(state, actor, mem.actions)
+        self.threats = {}
         ctx = self._context(rs, state, actor, legal)
         out = [Choice(END_TURN, 0.0, "ends the turn")]
         if not ctx.enemies:
@@ -265,7 +269,7 @@ class TacticalPolicy(Policy):
         if self._danger_at.get(e.id) == key:
             return seen
         self._danger_at[e.id] = key
-        t = A.best_threat(rs, state, e, self.dice)
+        t = A.best_threat(rs, state, e, self.dice, self.threats)
         if t > 0:
             seen = max(t, 0.5 * seen) if e.id in self.seen_threat else t
             self.seen_threat[e.id] = seen
@@ -308,7 +312,7 @@ class TacticalPolicy(Policy):
             return True
         if not A.foes(s2, s2.by_id[ctx.me.id]):
             return False
-        return not any(x.kind in A.ATTACK_KINDS for x in ctx.rs.legal_actions(s2))
+        return not any(x.kind in A.ATTACK_KINDS for x in ctx.rs.legal_attacks(s2))
 
     def _follow_up_value(self, ctx: Ctx, scored: list[tuple[float, A.Odds]]) -> float:
         """The value of the attacks after the best plain one, as far as they are worth it."""
@@ -414,6 +418,20 @@ class TacticalPolicy(Policy):
             return 1.0
         return 0.5 if cheb - 1 <= self.charge else 0.0
 
+    def _fill_quick(self, ctx: Ctx, cells: list[int]) -> None:
+        """`quick_value` of many cells at once (agents/positions.py: the same numbers), kept in the memo."""
+        todo = list(dict.fromkeys(c for c in cells if c not in ctx.memo))
+        if len(todo) < P.MIN_CELLS or not self._plain_quick:
+            return
+        ctx.memo.update(zip(todo, P.quick_values(ctx, todo, self.charge, ATTACKS_PER_TURN)))
+
+    @property
+    def _plain_quick(self) -> bool:
+        """Whether the quick scores are this class's own (a subclass may change a part of them)."""
+        cls = type(self)
+        return (cls.offence_at is TacticalPolicy.offence_at and cls.exposure is TacticalPolicy.exposure
+                and cls.melee_threat is TacticalPolicy.melee_threat and cls.quick_value is TacticalPolicy.quick_value)
+
     def quick_value(self, ctx: Ctx, cell: int) -> float:
         v = ctx.memo.get(cell)
         if v is None:
@@ -430,8 +448,11 @@ class TacticalPolicy(Policy):
         off = 0.0
         if not A.turn_over(s2) and s2.actor is me2:
             sub = ctx.sub(s2, me2)
-            scored = sorted(((self.attack_value(sub, o), o) for o in A.attack_options(rs, s2, me2, plain_only=self.plain_only)
-                             if o.p_hit >= self.p_min),
+            if move is None and not self.lite:  # this decision's own odds (all of them when not lite)
+                opts = [o for o in ctx.odds if not o.action.option] if self.plain_only else ctx.odds
+            else:
+                opts = A.attack_options(rs, s2, me2, plain_only=self.plain_only)
+            scored = sorted(((self.attack_value(sub, o), o) for o in opts if o.p_hit >= self.p_min),
                             key=lambda x: -x[0])
             vals = [v for v, _ in scored]
             if scored:
@@ -457,7 +478,7 @@ class TacticalPolicy(Policy):
                     continue
             elif not g.los(e.pos, cell):
                 continue
-            total += A.incoming(ctx.rs, s2, e, ctx.me.id, self.dice) / ctx.hp
+            total += A.incoming(ctx.rs, s2, e, ctx.me.id, self.dice, self.threats) / ctx.hp
         return (total + _charge_sum(charging)) * ATTACKS_PER_TURN
 
     def _move_choices(self, ctx: Ctx, mem: TurnMemory, moves: list[Action], best_atk: float,
@@ -476,6 +497,7 @@ class TacticalPolicy(Policy):
             # where to fight from: attacks allowed against fire drawn, plus progress towards
             # the best position within two turns' movement (flanking, closing in)
             progress = self._goal_progress(ctx, moves, tiers) if self.goal else {}
+            self._fill_quick(ctx, [m.cell for m in moves])
             cand = []
             for m in moves:
                 used, ends = tiers.get(m.cell, (0.0, False))
@@ -547,14 +569,14 @@ class TacticalPolicy(Policy):
         blockers = [e.pos for e in ctx.enemies]
         region = g.reachable(me.pos, 2 * one_turn, blockers)
         occupied = {c.pos for c in state.combatants if not c.down and c.id != me.id}
+        sparse = self.lite  # quick version: only cells by cover or next to an enemy can be goals
+        looks = [(cell, cost) for cell, cost in region.items()
+                 if not (cost > 2 * one_turn or cell in occupied)
+                 and not (sparse and not g.cover_near(cell) and all(g.chebyshev(cell, e.pos) > 1 for e in ctx.enemies))]
+        self._fill_quick(ctx, [me.pos] + [cell for cell, _ in looks])
         here = self.quick_value(ctx, me.pos)
         best_v, goal = here, None
-        sparse = self.lite  # quick version: only cells by cover or next to an enemy can be goals
-        for cell, cost in region.items():
-            if cost > 2 * one_turn or cell in occupied:
-                continue
-            if sparse and not g.cover_near(cell) and all(g.chebyshev(cell, e.pos) > 1 for e in ctx.enemies):
-                continue
+        for cell, cost in looks:
             v = self.quick_value(ctx, cell) - 0.002 * cost
             if v > best_v + 1e-9:
                 best_v, goal = v, cell
@@ -612,7 +634,7 @@ class TacticalPolicy(Policy):
             threats = threats[:1]
 
         def expected(s: BattleState) -> float:
-            return sum(A.incoming(ctx.rs, s, e, ctx.me.id, self.dice) for e in threats) / ctx.hp
+            return sum(A.incoming(ctx.rs, s, e, ctx.me.id, self.dice, self.threats) for e in threats) / ctx.hp
 
         base = expected(ctx.state)
         if base <= 0:

@@ -81,6 +81,12 @@ class Ruleset(ABC):
     def legal_actions(self, state: BattleState) -> list[Action]:
         """Every legal action of the acting figure (always includes end_turn)."""
 
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
+        """The attack-like legal actions (`attack`, `grapple`), in `legal_actions` order
+        (`target`: only those on that figure)."""
+        return [a for a in self.legal_actions(state) if a.kind in ("attack", "grapple")
+                and (target is None or a.target == target)]
+
     def check_legal(self, state: BattleState, action: Action) -> None:
         """Raise `IllegalActionError` unless `action` is legal now."""
         if action not in self.legal_actions(state):
@@ -106,6 +112,11 @@ class Ruleset(ABC):
 
         Policies weigh options with it; None when the action is not an attack."""
         return None
+
+    def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
+                         ) -> list[dict[str, float] | None]:
+        """`attack_odds` of each action, in order (a ruleset may share work between them)."""
+        return [self.attack_odds(state, actor, a) for a in actions]
 
     def reach_m(self, c: Combatant) -> float:
         """The longest distance (metres) at which the figure can attack now (0 if it cannot)."""

@@ -149,7 +149,8 @@ class CombatMixin:
             return False
         return self.attack_dice(state, a, t, w, option) is not None
 
-    def attack_actions(self, state: BattleState, a: Combatant) -> list[Action]:
+    def attack_actions(self, state: BattleState, a: Combatant, only: str | None = None) -> list[Action]:
+        """The actor's legal attacks (`only`: on that figure alone)."""
         e = state.economy
         A = self.action
         out: list[Action] = []
@@ -159,7 +160,7 @@ class CombatMixin:
         first = e["actions"] == 0
         holder = a.res["grappled_by"]
         areas = self.called["areas"]
-        for t in state.combatants:
+        for t in state.combatants if only is None else [state.by_id[only]]:
             if t.team == a.team or t.down:
                 continue
             if holder is not None and t.id != holder:

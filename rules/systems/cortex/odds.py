@@ -16,10 +16,17 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.odds import hit_stats, pmf, steps_sizes  # noqa: F401  (shared)
 
 
-def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> dict[str, float] | None:
-    """Chance to hit and expected damage of an attack action for the acting figure now."""
+def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
+                shared: dict | None = None) -> dict[str, float] | None:
+    """Chance to hit and expected damage of an attack action for the acting figure now.
+
+    `shared`: a dict kept over several actions of the same figure on the same state
+    (`attack_odds_many`): each target's attack pool, defence and armour per weapon, and
+    each damage die, are worked out once."""
     if action.kind not in ("attack", "grapple") or action.target is None:
         return None
+    if shared is None:
+        shared = {}
     t = state.by_id[action.target]
     if action.kind == "grapple":
         if action.option:
@@ -27,27 +34,67 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
         d = rs.grapple_dice(state, a)
         if d is None:
             return None
-        att = steps_sizes(d[:2])
         w = rs.weapons["unarmed"]
-        option = ""
-    else:
-        w = rs.weapon_named(a, action.weapon)
-        option = action.option or ""
-        dd = rs.attack_dice(state, a, t, w, option)
+        dfn, add, floor = _defence(rs, state, a, t, False, False)
+        p_hit, e_margin, p_x = hit_stats(steps_sizes(d[:2]), dfn, add, floor, 0, rs.xmargin)
+        return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
+    option = action.option or ""
+    w = shared.get(action.weapon)
+    if w is None:
+        w = shared[action.weapon] = rs.weapon_named(a, action.weapon)
+    called = option.startswith("called:")
+    # a called shot rolls the plain attack's pool (its Difficulty and damage are what
+    # change), unless an improvised weapon suits one option better than another
+    pool_opt = "" if called and not w.x("improvised") else option
+    key = (t.id, w.name, pool_opt)
+    ent = shared.get(key)
+    if ent is None:
+        dd = rs.attack_dice(state, a, t, w, pool_opt)
         if dd is None:
-            return None
-        att = steps_sizes((dd[1], dd[3]))
+            ent = shared[key] = ()
+        else:
+            ranged = w.ranged or pool_opt == "throw"
+            ent = shared[key] = (steps_sizes((dd[1], dd[3])),
+                                 *_defence(rs, state, a, t, w.kind == "explosive", ranged),
+                                 sum(x.W for x in t.armour), sum(x.S for x in t.armour))
+    if not ent:
+        return None
+    att, dfn, add, floor, aw, as_ = ent
+    extra = int(rs.called["areas"][option[7:]]["difficulty"]) if called else 0
+    p_hit, e_margin, p_x = hit_stats(att, dfn, add, floor, extra, rs.xmargin)
+    if option in ("trip", "disarm", "takedown"):
+        return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
+    if w.kind == "explosive":
+        n = max(0, int(w.x("blast_dice", 1)) - state.grid.cover(t.pos, t.pos))
+        e_total = n * w.damage.mean
+        return {"p_hit": p_hit, "p_extraordinary": 0.0, "exp_damage": e_total, "exp_margin": 0.0}
+    mkey = (w.name, option)
+    die_total = shared.get(mkey)
+    if die_total is None:
+        die = w.damage
+        if option in ("burst", "autofire"):
+            die = die + int(rs.modes[option]["damage_steps"])
+        if called:
+            col = rs.called["areas"][option[7:]]["wound" if w.dtype == "W" else "stun_basic"]
+            die = die + int(col.get("damage_steps", 0))
+        die_total = shared[mkey] = int(round(die.mean))
+    stun, wound = rs.split(int(round(e_margin)), w.dtype, die_total)
+    dmg = max(0.0, wound - aw) + max(0.0, stun - as_)
+    strikes = 2 if option == "double" else 1
+    return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": strikes * p_hit * dmg, "exp_margin": e_margin,
+            "damage_if_hit": dmg}
+
+
+def _defence(rs: Any, state: BattleState, a: Combatant, t: Combatant, explosive: bool, ranged: bool
+             ) -> tuple[tuple[int, ...], int, int]:
+    """(defence dice sides, flat addition, least defence roll) of `t` against `a`'s attack now."""
     g = state.grid
-    ranged = w.ranged or option == "throw"
-    extra = 0
-    if option.startswith("called:"):
-        extra = int(rs.called["areas"][option[7:]]["difficulty"])
     cover = g.cover(t.pos, a.pos)
     dfn: tuple[int, ...] = ()
     add = 0
     floor = 0
     st = t.res["stance"]
-    if w.kind == "explosive":
+    if explosive:
         dfn, add = (), int(rs.expl["throw_difficulty"])
     elif "incapacitated" in t.conditions:
         add = rs.diff["easy"] + (rs.cover_table[cover] if ranged or not t.res["attacked_last"] else 0)
@@ -76,23 +123,4 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
             else:
                 agi = Step(max(1, t.stats["attributes"]["agility"].index + rs.attr_steps(t, "agility")))
                 dfn, add = tuple(agi.dice), cb
-    p_hit, e_margin, p_x = hit_stats(att, dfn, add, floor, extra, rs.xmargin)
-    if option in ("trip", "disarm", "takedown") or action.kind == "grapple":
-        return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
-    die = w.damage
-    if option in ("burst", "autofire"):
-        die = die + int(rs.modes[option]["damage_steps"])
-    if option.startswith("called:"):
-        col = rs.called["areas"][option[7:]]["wound" if w.dtype == "W" else "stun_basic"]
-        die = die + int(col.get("damage_steps", 0))
-    if w.kind == "explosive":
-        n = max(0, int(w.x("blast_dice", 1)) - g.cover(t.pos, t.pos))
-        e_total = n * w.damage.mean
-        return {"p_hit": p_hit, "p_extraordinary": 0.0, "exp_damage": e_total, "exp_margin": 0.0}
-    stun, wound = rs.split(int(round(e_margin)), w.dtype, int(round(die.mean)))
-    aw = sum(x.W for x in t.armour)
-    as_ = sum(x.S for x in t.armour)
-    dmg = max(0.0, wound - aw) + max(0.0, stun - as_)
-    strikes = 2 if option == "double" else 1
-    return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": strikes * p_hit * dmg, "exp_margin": e_margin,
-            "damage_if_hit": dmg}
+    return dfn, add, floor

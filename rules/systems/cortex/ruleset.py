@@ -278,6 +278,22 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
             acts.append(A("drop_prone"))
         return acts
 
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
+        """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
+        self._pool_cache.clear()
+        a = state.actor
+        e = state.economy
+        if a is None or a.down or e["ran"]:
+            return []
+        out: list[Action] = []
+        if e["actions"] < self.max_actions and not e["called"] and not e["all_out"]:
+            out.extend(self.attack_actions(state, a, target))
+            out.extend(x for x in self.special_actions(state, a)
+                       if x.kind == "grapple" and (target is None or x.target == target))
+        if a.res["grappling"] is not None and (target is None or a.res["grappling"] == target):
+            out.append(self.action("grapple", target=a.res["grappling"], option="release"))
+        return out
+
     def check_legal(self, state: BattleState, action: Action) -> None:
         from rules.errors import IllegalActionError
         if action not in self.legal_actions(state):
@@ -406,6 +422,13 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         from rules.systems.cortex.odds import attack_odds
         self._pool_cache.clear()
         return attack_odds(self, state, actor, action)
+
+    def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
+                         ) -> list[dict[str, float] | None]:
+        from rules.systems.cortex.odds import attack_odds
+        self._pool_cache.clear()  # one state and attacker: the pools found for one action hold for the next
+        shared: dict = {}
+        return [attack_odds(self, state, actor, a, shared) for a in actions]
 
     def reach_m(self, c: Combatant) -> float:
         best = 0.0

@@ -19,8 +19,13 @@ from rules.systems.cortex_common.odds import hit_stats
 NO_EXTRAORDINARY = 1 << 20  # seed 002 has no extraordinary successes
 
 
-def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> dict[str, float] | None:
-    """{'p_hit', 'exp_damage', 'damage_if_hit', 'exp_margin'} of an attack or grapple now."""
+def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
+                shared: dict | None = None) -> dict[str, float] | None:
+    """{'p_hit', 'exp_damage', 'damage_if_hit', 'exp_margin'} of an attack or grapple now.
+
+    `shared`: a dict kept over several actions of the same figure on the same state
+    (`attack_odds_many`): a target's expected defence, which reads the option only through
+    whether the attack is ranged and whether it can be parried, is worked out once."""
     if action.kind not in ("attack", "grapple") or action.target is None:
         return None
     t = state.by_id.get(action.target)
@@ -43,7 +48,13 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
             return None
         att = dd[1].dice + dd[3].dice
     feinted = t.id in state.economy.get("feints", ())
-    dfn, add = rs.expected_defence(state, a, t, w, option, innate_only=feinted)
+    dkey = (t.id, w.name, rs.ranged_attack(w, option), rs.can_parry(w, option), feinted)
+    hit = None if shared is None else shared.get(dkey)
+    if hit is None:
+        hit = rs.expected_defence(state, a, t, w, option, innate_only=feinted)
+        if shared is not None:
+            shared[dkey] = hit
+    dfn, add = hit
     p_hit, e_margin, _ = hit_stats(tuple(sorted(att)), tuple(sorted(dfn)), add, 0, 0, NO_EXTRAORDINARY)
     if option in ("grapple", "disarm"):
         return {"p_hit": p_hit, "exp_damage": 0.0, "damage_if_hit": 0.0, "exp_margin": e_margin}

@@ -280,6 +280,25 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
                 acts.append(A("stand"))
         return acts + free
 
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
+        """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
+        a = state.actor
+        if a is None or a.down:
+            return []
+        e = state.economy
+        A = self.action
+        release = [A("grapple", target=a.res["grappling"], option="release")] if a.res["grappling"] is not None else []
+        if e["aimed"] or e["full_defence"]:
+            return release
+        out = [x for x in self.attack_actions(state, a) if x.kind in ("attack", "grapple")]
+        if a.res["grappled_by"] is not None:
+            if self.escape_pool(state, a) is not None:
+                out.append(A("grapple", target=a.res["grappled_by"], option="escape"))
+        else:
+            out.extend(A("grapple", target=t.id) for t in state.combatants if self.can_grapple(state, a, t))
+        out += release
+        return out if target is None else [x for x in out if x.target == target]
+
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         a = state.actor
@@ -372,6 +391,12 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
     def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
         from rules.systems.cortex_hu.odds import attack_odds
         return attack_odds(self, state, actor, action)
+
+    def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
+                         ) -> list[dict[str, float] | None]:
+        from rules.systems.cortex_hu.odds import attack_odds
+        shared: dict = {}
+        return [attack_odds(self, state, actor, a, shared) for a in actions]
 
     def reach_m(self, c: Combatant) -> float:
         """Ranged weapons with ammunition reach their long band; hand to hand reaches the next cell."""

@@ -16,6 +16,11 @@ from rules.systems.cybergeneration.checks import crit_pmf, p_at_least, p_beat
 
 def after_armour(rs: Any, t: Combatant, raw: int, ap: bool, head: bool = False, no_armour: bool = False) -> int:
     piece = None if no_armour else (rs.head_armour(t) if head else rs.body_armour(t))
+    return _through(rs, piece, raw, ap)
+
+
+def _through(rs: Any, piece: Any, raw: int, ap: bool) -> int:
+    """Wounds of a hit of `raw` through armour `piece` (None: no armour)."""
     sp = piece.sp if piece is not None else 0
     if ap:
         sp //= 2
@@ -26,10 +31,26 @@ def after_armour(rs: Any, t: Combatant, raw: int, ap: bool, head: bool = False, 
 
 
 def mean_hit(rs: Any, t: Combatant, dc: int, mod: int, ap: bool, head: bool = False, no_armour: bool = False) -> float:
-    return sum(after_armour(rs, t, rs.table.wounds(dc, f + mod), ap, head, no_armour) for f in range(1, 11)) / 10.0
+    piece = None if no_armour else (rs.head_armour(t) if head else rs.body_armour(t))
+    wounds = rs.table.wounds
+    return sum(_through(rs, piece, wounds(dc, f + mod), ap) for f in range(1, 11)) / 10.0
 
 
-def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> dict[str, float] | None:
+def _mean(shared: dict | None, rs: Any, t: Combatant, dc: int, mod: int, ap: bool, head: bool = False) -> float:
+    """`mean_hit`, kept in `shared` (a target's armour does not change within one state)."""
+    if shared is None:
+        return mean_hit(rs, t, dc, mod, ap, head)
+    key = (t.id, dc, mod, ap, head)
+    v = shared.get(key)
+    if v is None:
+        v = shared[key] = mean_hit(rs, t, dc, mod, ap, head)
+    return v
+
+
+def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
+                shared: dict | None = None) -> dict[str, float] | None:
+    """Chance to hit and expected Wounds of an attack or grapple now (`shared`: a dict kept over
+    several actions of the same figure on the same state, `attack_odds_many`)."""
     if action.kind not in ("attack", "grapple") or action.target is None:
         return None
     t = state.by_id.get(action.target)
@@ -38,7 +59,7 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
     turn = rs.turn_mods(state) if state.actor is a and state.economy else {}
     option = action.option or ""
     if action.kind == "grapple":
-        return grapple_odds(rs, state, a, t, option, turn)
+        return grapple_odds(rs, state, a, t, option, turn, shared)
     w = rs.has_weapon(a, action.weapon)
     if w is None:
         return None
@@ -48,7 +69,7 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
         if p:
             pre = opposed_p(rs, state, a, p[0], turn)
     if w.no_roll:
-        d = mean_hit(rs, t, w.dc, 0, w.ap)
+        d = _mean(shared, rs, t, w.dc, 0, w.ap)
         return _out(pre, d)
     if w.kind in ("melee", "special") and option != "throw":
         mod = rs.melee_mod(a, w)
@@ -62,13 +83,13 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
         dbase, _ = rs.defence_base(state, t, a)
         p = p_beat(base, dbase)
         if option in ("knockdown", "stun"):
-            d = mean_hit(rs, t, 1, 0, False)
+            d = _mean(shared, rs, t, 1, 0, False)
         elif option == "disarm":
             d = 0.0
         elif option == "called:gap":
-            d = mean_hit(rs, t, w.dc, mod, w.ap)  # the spot roll is not weighed
+            d = _mean(shared, rs, t, w.dc, mod, w.ap)  # the spot roll is not weighed
         else:
-            d = mean_hit(rs, t, w.dc, mod, w.ap, head=option == "called:head")
+            d = _mean(shared, rs, t, w.dc, mod, w.ap, head=option == "called:head")
         return _out(pre * p, d)
     g = state.grid
     throw = option == "throw"
@@ -79,7 +100,7 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
         parts = rs.attack_parts(state, a, t, w, "", turn, melee=False, throw=True)
         base = rs.stat(a, "ref") + rs.skill(a, "athletics") + sum(v for _, v in parts)
         p = p_at_least(base, diff)
-        return _out(pre * p, mean_hit(rs, t, w.dc, 0, w.ap))
+        return _out(pre * p, _mean(shared, rs, t, w.dc, 0, w.ap))
     dd = rs.difficulty(state, a, t, w, throw=throw)
     if dd is None:
         return None
@@ -95,7 +116,7 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
             d = sum(after_armour(rs, t, rs.table.wounds(dc, f) // n + rs.table.wounds(dc, f) % n, w.ap)
                     for f in range(1, 11)) / 10.0
         else:
-            d = mean_hit(rs, t, int(option.split(":")[1]), 0, w.ap)
+            d = _mean(shared, rs, t, int(option.split(":")[1]), 0, w.ap)
         return _out(pre * p, d)
     _, sk = rs.attack_skill(a, w, t, throw)
     parts = rs.attack_parts(state, a, t, w, option, turn, melee=False, throw=throw)
@@ -121,7 +142,7 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action) -> di
         return {"p_hit": p, "exp_damage": pre * total_d, "damage_if_hit": total_d * pre / p if p > 0 else 0.0}
     p = p_at_least(base, diff)
     mod = rs.body_mod(a) if w.bow else 0
-    return _out(pre * p, mean_hit(rs, t, w.dc, mod, w.ap, head))
+    return _out(pre * p, _mean(shared, rs, t, w.dc, mod, w.ap, head))
 
 
 def opposed_p(rs: Any, state: BattleState, x: Combatant, y: Combatant, turn: dict, extra: int = 0) -> float:
@@ -135,16 +156,16 @@ def opposed_p(rs: Any, state: BattleState, x: Combatant, y: Combatant, turn: dic
     return p_beat(base, dbase)
 
 
-def grapple_odds(rs: Any, state: BattleState, a: Combatant, t: Combatant, option: str, turn: dict
-                 ) -> dict[str, float] | None:
+def grapple_odds(rs: Any, state: BattleState, a: Combatant, t: Combatant, option: str, turn: dict,
+                 shared: dict | None = None) -> dict[str, float] | None:
     if option in ("break", "escape"):
         return {"p_hit": opposed_p(rs, state, a, t, turn), "exp_damage": 0.0, "damage_if_hit": 0.0}
     if option == "":
         p = opposed_p(rs, state, a, t, turn, extra=-int(t.res["dodge"]))
-        return _out(p, mean_hit(rs, t, 1, 0, False))
+        return _out(p, _mean(shared, rs, t, 1, 0, False))
     p = opposed_p(rs, state, a, t, turn)
     hand = next((w for w in rs.weapons_of(a) if w.special == "cybercrush"), None)
-    d = mean_hit(rs, t, hand.dc, rs.melee_mod(a, hand), hand.ap) if hand else mean_hit(rs, t, 2, rs.body_mod(a), False)
+    d = _mean(shared, rs, t, hand.dc, rs.melee_mod(a, hand), hand.ap) if hand else _mean(shared, rs, t, 2, rs.body_mod(a), False)
     return _out(p, d)
 
 

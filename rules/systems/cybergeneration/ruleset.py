@@ -412,6 +412,23 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             acts.append(A("use", option="two_actions"))
         return acts
 
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
+        """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
+        a = state.actor
+        if a is None or a.down or state.over:
+            return []
+        e = state.economy
+        can_act = e["actions"] < e["max_actions"] and e["suppress"] != "fail"
+        if a.res["held_by"] is not None:
+            out = self.held_actions(state, a)
+        elif self.in_grapple(a):
+            out = self.grapple_round_actions(state, a) if can_act else []
+        elif can_act:
+            out = self.attack_actions(state, a) + self.grapple_start_actions(state, a)
+        else:
+            out = []
+        return [x for x in out if x.kind in ("attack", "grapple") and (target is None or x.target == target)]
+
     def pick_up_actions(self, state: BattleState, a: Combatant) -> list[Action]:
         if not state.objects:
             return []
@@ -715,6 +732,12 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
     def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
         from rules.systems.cybergeneration.odds import attack_odds
         return attack_odds(self, state, actor, action)
+
+    def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
+                         ) -> list[dict[str, float] | None]:
+        from rules.systems.cybergeneration.odds import attack_odds
+        shared: dict = {}
+        return [attack_odds(self, state, actor, a, shared) for a in actions]
 
     def reach_m(self, c: Combatant) -> float:
         """The longest distance the figure can attack at (drawing a weapon first counts)."""

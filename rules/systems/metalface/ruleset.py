@@ -417,6 +417,15 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
             acts.append(A("delay"))
         return acts
 
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
+        """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
+        a = state.actor
+        e = state.economy
+        if a is None or a.down or not e or e.get("turn_over"):
+            return []
+        return [x for x in self.attack_actions(state, a, list(a.weapons.values()))
+                if x.kind in ("attack", "grapple") and (target is None or x.target == target)]
+
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         a = state.actor
