@@ -174,13 +174,16 @@ class Grid:
         return row[b]
 
     def _build_los(self, a: int) -> list[bool]:
-        """Fill the line-of-sight row of cell a (one numpy pass over all cells, ~0.1 ms)."""
-        row = los_table(self._opaque_np, self.width, np.array([a], dtype=np.int64))[0]
-        row.flags.writeable = False
-        self._vis[a] = row
-        out = row.tolist()
-        self._los_rows[a] = out
-        return out
+        """Fill the line-of-sight rows of the block of `_LOS_ROWS` cells holding a (one numpy
+        pass: about 0.1 ms a row, where a row of one cell alone costs 0.6 ms)."""
+        lo = a - a % _LOS_ROWS
+        srcs = [s for s in range(lo, min(self.n, lo + _LOS_ROWS)) if self._los_rows[s] is None]
+        table = los_table(self._opaque_np, self.width, np.array(srcs, dtype=np.int64))
+        table.flags.writeable = False
+        for k, src in enumerate(srcs):
+            self._vis[src] = table[k]
+            self._los_rows[src] = table[k].tolist()
+        return self._los_rows[a]
 
     def _compute_los(self, a: int, b: int) -> bool:
         """Line of sight of one pair, walked cell by cell (the reference for `los_table`)."""
@@ -439,6 +442,8 @@ class Grid:
 
 
 _BIG = 1 << 30
+#: line-of-sight rows built together
+_LOS_ROWS = 32
 #: what `Grid.free_costs` holds for a cell no path reaches
 UNREACHABLE = _BIG
 

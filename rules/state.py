@@ -89,7 +89,7 @@ class BattleState:
 
     def occupied(self) -> set[int]:
         """Cells that hold a standing figure (down figures may be stepped over)."""
-        return {c.pos for c in self.combatants if not c.down}
+        return {c.pos for c in self.combatants if DOWN_CONDITIONS.isdisjoint(c.conditions)}
 
     def enemies(self, c: Combatant) -> list[Combatant]:
         return [o for o in self.combatants if o.team != c.team]
@@ -98,7 +98,9 @@ class BattleState:
         return [o for o in self.combatants if o.team == c.team and o.id != c.id]
 
     def standing_teams(self) -> list[str]:
-        return [t for t in self.teams if any(c.team == t and not c.down for c in self.combatants)]
+        """Teams with a figure still standing, in the order of `teams`."""
+        up = {c.team for c in self.combatants if DOWN_CONDITIONS.isdisjoint(c.conditions)}
+        return [t for t in self.teams if t in up]
 
     def clone(self) -> "BattleState":
         cs = [c.clone() for c in self.combatants]

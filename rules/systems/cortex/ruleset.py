@@ -85,7 +85,6 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         # attack dice by (actor, weapon, option, range band, actions used, rise penalty); valid
         # only within one legal_actions or apply call, cleared at the start of each
         self._pool_cache: dict[tuple, Any] = {}
-        self._move_cache: dict[tuple, tuple] = {}
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
@@ -139,9 +138,6 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
             u = tuple(g.budget_units(self.mv[k] * FEET * f) for k in
                       ("walk", "hustle", "run", "crawl_free", "crawl_action", "crawl_run"))
             self._units_cache[key] = u
-        g = state.grid
-        if g.reach_cap < max(u):
-            g.reach_cap = max(u)
         return u
 
     def arms_usable(self, c: Combatant) -> int:
@@ -226,19 +222,16 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         budget = cap - e["move_units"]
         if budget <= 0:
             return {}
-        blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
+        team = a.team
+        blockers = []
+        occ = set()
+        for c in state.combatants:
+            if not c.down:
+                occ.add(c.pos)
+                if c.team != team:
+                    blockers.append(c.pos)
         reach = state.grid.reachable(a.pos, budget, blockers)
-        occ = tuple(sorted(c.pos for c in state.combatants if not c.down and c.pos in reach))
-        key = (id(reach), budget, occ)
-        hit = self._move_cache.get(key)
-        if hit is not None and hit[0] is reach:
-            return hit[1]
-        if len(self._move_cache) > 4096:
-            self._move_cache.clear()
-        occs = set(occ)
-        res = {c: u for c, u in reach.items() if u <= budget and c not in occs}
-        self._move_cache[key] = (reach, res)
-        return res
+        return {c: u for c, u in reach.items() if u <= budget and c not in occ}
 
     def legal_actions(self, state: BattleState) -> list[Action]:
         self._pool_cache.clear()

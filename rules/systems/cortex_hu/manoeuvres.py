@@ -65,8 +65,6 @@ class ManoeuvresHu:
         if budget <= 0:
             return {}
         g = state.grid
-        if g.reach_cap < budget:
-            g.reach_cap = budget
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
         reach = g.reachable(a.pos, budget, blockers)
         occ = self.taken_cells(state)

@@ -315,9 +315,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
                 walk = g.budget_units(float(ma))
                 run = g.budget_units(ma * float(self.mv["run_factor"]))
             u = self._units_cache[key] = (walk, run)
-        g = state.grid
-        if g.reach_cap < u[1]:
-            g.reach_cap = u[1]
         return u
 
     def move_cap(self, state: BattleState, a: Combatant) -> int:
