@@ -310,7 +310,7 @@ class Grid:
         return row
 
     def _build_free(self, start: int) -> list[int]:
-        dist = self._search(start, _BIG - 1, ())
+        dist = self._search(start, _BIG - 1, ())[0]
         arr = np.array(dist, dtype=np.int64)
         arr.flags.writeable = False
         self._free[start] = arr
@@ -341,15 +341,15 @@ class Grid:
             res = self._dial(start, budget, blk)
         return res
 
-    def _search(self, start: int, cap: int, blk: tuple) -> list[int]:
-        """Dial's bucket Dijkstra (integer step costs 2-6): cost per cell, `UNREACHABLE` where
-        over `cap`, -1 on blockers."""
-        n = self.n
+    def _search(self, start: int, cap: int, blk: tuple) -> tuple[list[int], list[int]]:
+        """Dial's bucket Dijkstra (integer step costs 2-6): (cost per cell, `UNREACHABLE` over
+        `cap` and -1 on blockers; the cells reached, unordered)."""
         big = _BIG
-        dist = [big] * n
+        dist = [big] * self.n
         for b in blk:
             dist[b] = -1  # never entered: no cost is below -1
         dist[start] = 0
+        reached = [start]
         adj = self._adj
         buckets: list[list[int]] = [[start], [], [], [], [], [], []]  # a step costs at most 6
         pending = 1
@@ -366,11 +366,13 @@ class Grid:
                     for j, step in adj[i]:
                         nc = c + step
                         if nc < dist[j] and nc <= cap:
+                            if dist[j] == big:
+                                reached.append(j)
                             dist[j] = nc
                             buckets[nc % 7].append(j)
                             pending += 1
             c += 1
-        return dist
+        return dist, reached
 
     def _dial(self, start: int, cap: int, blk: tuple) -> dict[int, int]:
         """The cells within `cap` around blockers `blk`, cached under (start, cap, blk)."""
@@ -381,9 +383,9 @@ class Grid:
             for g in list(_ALL_GRIDS):
                 g._reach.clear()
             _reach_cells = 0
-        dist = self._search(start, cap, blk)
-        big = _BIG
-        res = {i: d for i, d in enumerate(dist) if 0 <= d < big}
+        dist, reached = self._search(start, cap, blk)
+        reached.sort()  # canonical order: results never depend on cache history
+        res = {i: dist[i] for i in reached}
         self._reach[(start, cap, blk)] = res
         _reach_cells += len(res)
         return res
@@ -429,6 +431,9 @@ class Grid:
             if len(_VARIANTS) > 512:
                 _VARIANTS.clear()
             g = Grid(list(new_rows), self.legend, self.cell_m)
+            if g.opaque == self.opaque:  # cover objects broke, walls stand: the same sight lines
+                g._los_rows = self._los_rows
+                g._vis = self._vis
             _VARIANTS[key] = g
         return g
 

@@ -230,8 +230,11 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
                 occ.add(c.pos)
                 if c.team != team:
                     blockers.append(c.pos)
-        reach = state.grid.reachable(a.pos, budget, blockers)
-        return {c: u for c, u in reach.items() if u <= budget and c not in occ}
+        # every cost in reach is within budget; nobody may end on an occupied cell
+        res = dict(state.grid.reachable(a.pos, budget, blockers))
+        for p in occ:
+            res.pop(p, None)
+        return res
 
     def legal_actions(self, state: BattleState) -> list[Action]:
         self._pool_cache.clear()
