@@ -173,6 +173,11 @@ class Grid:
             row = self._build_los(a)
         return row[b]
 
+    def los_row(self, a: int) -> list[bool]:
+        """Which cells a figure in cell a can see, as a read-only list (`los(a, b)` is `[b]`)."""
+        row = self._los_rows[a]
+        return self._build_los(a) if row is None else row
+
     def _build_los(self, a: int) -> list[bool]:
         """Fill the line-of-sight rows of the block of `_LOS_ROWS` cells holding a (one numpy
         pass: about 0.1 ms a row, where a row of one cell alone costs 0.6 ms)."""

@@ -247,7 +247,7 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         if not g.move_actions:
             g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         mv = g.move_actions
-        acts.extend(mv[cell] for cell in self.move_options(state, a))
+        acts.extend(map(mv.__getitem__, self.move_options(state, a)))
         prone = "prone" in a.conditions
         can_act = e["actions"] < self.max_actions and not e["called"] and not e["all_out"]
         A = self.action

@@ -336,8 +336,11 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
         reach = state.grid.reachable(a.pos, budget, blockers)
         # nobody ends on a standing figure or on a fallen one who may get up (assumption fallen_cells)
-        taken = {c.pos for c in state.combatants if not c.dead}
-        return {cell: u for cell, u in reach.items() if u <= budget and cell not in taken}
+        res = dict(reach)  # every cost in reach is within budget
+        for c in state.combatants:
+            if not c.dead:
+                res.pop(c.pos, None)
+        return res
 
     # -- legal actions ----------------------------------------------------------------
     def legal_actions(self, state: BattleState) -> list[Action]:
@@ -350,7 +353,7 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         if not g.move_actions:
             g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         mv = g.move_actions
-        acts.extend(mv[cell] for cell in sorted(self.move_options(state, a)))
+        acts.extend(map(mv.__getitem__, sorted(self.move_options(state, a))))
         A = self.action
         if a.res["held_by"] is not None:
             acts.extend(self.held_actions(state, a))
