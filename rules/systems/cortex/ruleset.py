@@ -141,6 +141,8 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         return u
 
     def arms_usable(self, c: Combatant) -> int:
+        if not c.res["afflictions"]:
+            return 2
         lost = sum(1 for a in c.res["afflictions"] if a["effect"] in ("lose_arm", "lose_hand"))
         return max(0, 2 - lost)
 

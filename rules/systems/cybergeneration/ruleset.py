@@ -166,7 +166,10 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
 
     def weapons_of(self, c: Combatant) -> list[Weapon]:
         """Weapons the figure has now (carried ones not lost or broken, then picked-up ones)."""
-        gone = set(c.res["lost"]) | set(c.res["broken"])
+        r = c.res
+        if not r["lost"] and not r["broken"] and not r["gained"]:
+            return list(c.weapons.values())
+        gone = set(r["lost"]) | set(r["broken"])
         ws = [w for n, w in c.weapons.items() if n not in gone]
         seen = {w.name for w in ws}
         for n in c.res["gained"]:
