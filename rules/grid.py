@@ -27,6 +27,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from rules.actions import Action
 from rules.errors import ScenarioError
 
 FEET = 0.3048  # metres per foot
@@ -110,7 +111,7 @@ class Grid:
         self.static_layers = None  # built by envs.encoding on first use
         self._reach: dict[tuple, dict[int, int]] = {}
         _ALL_GRIDS.add(self)
-        self.move_actions: list = []  # per-cell move actions, built by rulesets on first use
+        self.move_actions: list[Action] = [Action("move", cell=i) for i in range(self.n)]  # per cell, read-only
 
     # -- addressing -----------------------------------------------------------------
     def index(self, x: int, y: int) -> int:

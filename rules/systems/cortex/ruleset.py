@@ -246,8 +246,6 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         if a is None or a.down or e["ran"]:
             return acts
         g = state.grid
-        if not g.move_actions:
-            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         mv = g.move_actions
         acts.extend(map(mv.__getitem__, self.move_options(state, a)))
         prone = "prone" in a.conditions

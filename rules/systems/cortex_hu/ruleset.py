@@ -246,8 +246,6 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
         if e["aimed"]:
             return acts + free  # seed 002, Célzás: nothing but free actions while aiming
         g = state.grid
-        if not g.move_actions:
-            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         acts.extend(map(g.move_actions.__getitem__, self.move_options(state, a)))
         held = a.res["grappled_by"] is not None
         guard = not (e["all_out"] or a.res["all_out"])

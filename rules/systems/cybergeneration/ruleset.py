@@ -353,8 +353,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             return acts
         e = state.economy
         g = state.grid
-        if not g.move_actions:
-            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         mv = g.move_actions
         acts.extend(map(mv.__getitem__, sorted(self.move_options(state, a))))
         A = self.action

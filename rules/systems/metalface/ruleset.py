@@ -306,8 +306,6 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
             m = u * half + (steps[b] * per45 if b >= 0 else 0.0)
             if m <= lim:
                 out[cell] = m
-        if not g.move_actions:
-            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         mv = g.move_actions
         return reach, out, [mv[c] for c in out]  # reach and so out are in cell order
 
