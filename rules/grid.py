@@ -2,8 +2,10 @@
 
 A map is built from ASCII rows and a legend (character -> `Terrain`). Cells are addressed
 by a flat index `i = y * width + x`; `Grid.xy(i)` and `Grid.index(x, y)` convert. Line of
-sight, cover between two cells and reachable cells for a movement budget are cached per
-map, because they are the hot path of every fight.
+sight, cover between two cells and free path costs are per-map tables, a row per cell built
+once on first use (numpy over all cells of the row); reachable cells around figures are
+searched and memoised. They are the hot path of every fight. No result depends on which
+rows were built before.
 
 Geometry decisions (documented here once, used by every ruleset):
 - Line of sight runs centre to centre through every cell the segment touches; a cell that
