@@ -163,7 +163,7 @@ class CombatMixin:
             return out
         first = e["actions"] == 0
         holder = a.res["grappled_by"]
-        areas = self.called["areas"]
+        called = self.called_options
         g = state.grid
         sight = g.los_row(a.pos)
         can = self._can_attack
@@ -183,8 +183,7 @@ class CombatMixin:
                 if w.kind == "explosive":
                     continue
                 if first:
-                    for area in areas:
-                        out.append(A("attack", target=t.id, weapon=w.name, option=f"called:{area}"))
+                    out.extend(A("attack", target=t.id, weapon=w.name, option=o) for o in called)
                 if w.ranged:
                     for mode in ("burst", "autofire"):
                         if w.x(mode) and can(state, a, t, w, mode, seen, adj):

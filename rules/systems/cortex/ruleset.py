@@ -70,6 +70,7 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         self.expl = self.data["explosives"]
         self.pp_rules = self.data["plot_points"]
         areas = tuple(f"called:{a}" for a in self.called["areas"])
+        self.called_options = areas  # the called-shot attack options, in the data file's order
         self.supported_actions = {
             "end_turn": (), "move": (),
             "attack": ("", *areas, "burst", "autofire", "trip", "double", "disarm", "takedown", "throw"),
@@ -207,10 +208,21 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
     # -- legal actions ----------------------------------------------------------------
     def move_options(self, state: BattleState, a: Combatant) -> dict[int, int]:
         """Free cells the actor may move to now -> path cost in half-cell units."""
+        found = self._reach_now(state, a)
+        if found is None:
+            return {}
+        res = dict(found[0])
+        for p in found[1]:
+            res.pop(p, None)
+        return res
+
+    def _reach_now(self, state: BattleState, a: Combatant) -> tuple[dict[int, int], set[int]] | None:
+        """(cells within the actor's movement budget -> cost, cells taken by standing figures),
+        or None when it may not move; the move options are the first less the second."""
         e = state.economy
         if (e["no_move"] or e["ran"] or e["all_out"] or "incapacitated" in a.conditions
                 or a.res["grappled_by"] is not None):
-            return {}
+            return None
         walk, hustle, run, cfree, caction, crun = self.units(state, a)
         prone = "prone" in a.conditions
         tiers = (cfree, caction, crun) if prone else (walk, hustle, run)
@@ -223,7 +235,7 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
             cap = tiers[0]
         budget = cap - e["move_units"]
         if budget <= 0:
-            return {}
+            return None
         team = a.team
         blockers = []
         occ = set()
@@ -232,11 +244,8 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
                 occ.add(c.pos)
                 if c.team != team:
                     blockers.append(c.pos)
-        # every cost in reach is within budget; nobody may end on an occupied cell
-        res = dict(state.grid.reachable(a.pos, budget, blockers))
-        for p in occ:
-            res.pop(p, None)
-        return res
+        # every cost in reach is within budget
+        return state.grid.reachable(a.pos, budget, blockers), occ
 
     def legal_actions(self, state: BattleState) -> list[Action]:
         self._pool_cache.clear()
@@ -327,7 +336,10 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
 
     def _move(self, state: BattleState, a: Combatant, cell: int) -> list[Event]:
         e = state.economy
-        cost = self.move_options(state, a)[cell]
+        found = self._reach_now(state, a)
+        if found is None or cell in found[1]:
+            raise KeyError(cell)  # not a move option (as `move_options(state, a)[cell]` says)
+        cost = found[0][cell]
         walk, hustle, run, cfree, caction, crun = self.units(state, a)
         prone = "prone" in a.conditions
         tiers = (cfree, caction, crun) if prone else (walk, hustle, run)
