@@ -22,6 +22,7 @@ Geometry decisions (documented here once, used by every ruleset):
 
 from __future__ import annotations
 
+import heapq
 import math
 import weakref
 from dataclasses import dataclass
@@ -102,6 +103,11 @@ class Grid:
         self.cover_level = [t.cover for t in self.terrain]
         self._enter_mult = [2 if t.difficult else 1 for t in self.terrain]
         self._adj: list[list[tuple[int, int]]] = [self._neighbours(i) for i in range(self.n)]
+        # steps into each cell: (from, cost)
+        self._radj: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
+        for i, steps in enumerate(self._adj):
+            for j, cost in steps:
+                self._radj[j].append((i, cost))
         self._ring: list[tuple[int, ...]] = [self._ring8(i) for i in range(self.n)]
         # per-map tables, each row built once on first use (rows never change afterwards)
         self._los_rows: list[list[bool] | None] = [None] * self.n
@@ -337,16 +343,76 @@ class Grid:
         # a blocker matters only if a path within budget could pass through it
         blk = tuple(sorted(b for b in blockers if b != start and free[b] < budget))
         if not blk:
-            res = self._free_dicts.get((start, budget))
-            if res is None:
-                row = self._free[start]
-                idx = np.flatnonzero(row <= budget)
-                res = dict(zip(idx.tolist(), row[idx].tolist()))
-                self._free_dicts[(start, budget)] = res
-            return res
+            return self._free_dict(start, budget)
         res = self._reach.get((start, budget, blk))
         if res is None:
-            res = self._dial(start, budget, blk)
+            res = self._around(start, budget, blk)
+        return res
+
+    def _free_dict(self, start: int, budget: int) -> dict[int, int]:
+        """The free path costs from `start` within `budget`, in cell order (memoised)."""
+        res = self._free_dicts.get((start, budget))
+        if res is None:
+            row = self.free_costs(start)
+            idx = np.flatnonzero(row <= budget)
+            res = dict(zip(idx.tolist(), row[idx].tolist()))
+            self._free_dicts[(start, budget)] = res
+        return res
+
+    def _around(self, start: int, budget: int, blk: tuple) -> dict[int, int]:
+        """`reachable` with blockers `blk`: the free costs, searched again only for the cells
+        a blocker lies on a cheapest free path to (the others keep their free cost)."""
+        global _reach_cells
+        if _reach_cells > REACH_CELL_BUDGET:
+            # every map's reach cache together is bounded (a planner's rollouts or a long
+            # evaluation otherwise grew a process past 3 GB); results never depend on it
+            for g in list(_ALL_GRIDS):
+                g._reach.clear()
+            _reach_cells = 0
+        fs = self.free_costs(start)
+        shadow = np.zeros(self.n, dtype=bool)
+        for b in blk:
+            shadow |= fs[b] + self.free_costs(b) == fs
+        shadow &= fs <= budget
+        shadow[list(blk)] = False
+        res = dict(self._free_dict(start, budget))
+        for b in blk:
+            res.pop(b, None)  # (blk may name a cell twice)
+        cells = np.flatnonzero(shadow).tolist()
+        if cells:
+            free = self._free_lists[start]
+            inside = set(cells)
+            blocked = set(blk)
+            big = _BIG
+            dist: dict[int, int] = {}
+            heap = []
+            for c in cells:  # enter the shadow from a cell that keeps its free cost
+                best = big
+                for u, step in self._radj[c]:
+                    if u not in inside and u not in blocked and free[u] + step < best:
+                        best = free[u] + step
+                if best <= budget:
+                    dist[c] = best
+                    heap.append((best, c))
+            heapq.heapify(heap)
+            while heap:
+                d, c = heapq.heappop(heap)
+                if d > dist[c]:
+                    continue
+                for j, step in self._adj[c]:
+                    if j in inside:
+                        nd = d + step
+                        if nd <= budget and nd < dist.get(j, big):
+                            dist[j] = nd
+                            heapq.heappush(heap, (nd, j))
+            for c in cells:
+                d = dist.get(c)
+                if d is None:
+                    del res[c]
+                else:
+                    res[c] = d
+        self._reach[(start, budget, blk)] = res
+        _reach_cells += len(res)
         return res
 
     def _search(self, start: int, cap: int, blk: tuple) -> tuple[list[int], list[int]]:
@@ -381,22 +447,6 @@ class Grid:
                             pending += 1
             c += 1
         return dist, reached
-
-    def _dial(self, start: int, cap: int, blk: tuple) -> dict[int, int]:
-        """The cells within `cap` around blockers `blk`, cached under (start, cap, blk)."""
-        global _reach_cells
-        if _reach_cells > REACH_CELL_BUDGET:
-            # every map's reach cache together is bounded (a planner's rollouts or a long
-            # evaluation otherwise grew a process past 3 GB); results never depend on it
-            for g in list(_ALL_GRIDS):
-                g._reach.clear()
-            _reach_cells = 0
-        dist, reached = self._search(start, cap, blk)
-        reached.sort()  # canonical order: results never depend on cache history
-        res = {i: dist[i] for i in reached}
-        self._reach[(start, cap, blk)] = res
-        _reach_cells += len(res)
-        return res
 
     def path(self, start: int, goal: int, budget: int, blockers: Iterable[int] = ()) -> list[int]:
         """A cheapest path from start to goal (both included), or [] when out of budget."""
