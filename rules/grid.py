@@ -115,7 +115,6 @@ class Grid:
         self._cover_rows: list[list[int] | None] = [None] * self.n
         self._free: list[np.ndarray | None] = [None] * self.n
         self._free_lists: list[list[int] | None] = [None] * self.n
-        self._free_dicts: dict[tuple[int, int], dict[int, int]] = {}
         self.static_layers = None  # built by envs.encoding on first use
         self._reach: dict[tuple, dict[int, int]] = {}
         _ALL_GRIDS.add(self)
@@ -325,7 +324,7 @@ class Grid:
 
     def _build_free(self, start: int) -> list[int]:
         dist = self._search(start, _BIG - 1, ())[0]
-        arr = np.array(dist, dtype=np.int64)
+        arr = np.array(dist, dtype=np.int32)
         arr.flags.writeable = False
         self._free[start] = arr
         self._free_lists[start] = dist
@@ -351,24 +350,28 @@ class Grid:
 
     def _free_dict(self, start: int, budget: int) -> dict[int, int]:
         """The free path costs from `start` within `budget`, in cell order (memoised)."""
-        res = self._free_dicts.get((start, budget))
+        res = self._reach.get((start, budget, ()))
         if res is None:
             row = self.free_costs(start)
             idx = np.flatnonzero(row <= budget)
             res = dict(zip(idx.tolist(), row[idx].tolist()))
-            self._free_dicts[(start, budget)] = res
+            self._remember((start, budget, ()), res)
         return res
+
+    def _remember(self, key: tuple, res: dict[int, int]) -> None:
+        """Memoise a reach; every map's reach memos together are bounded (a planner's rollouts
+        or a long evaluation otherwise grew a process past 3 GB); results never depend on it."""
+        global _reach_cells
+        if _reach_cells > REACH_CELL_BUDGET:
+            for g in list(_ALL_GRIDS):
+                g._reach.clear()
+            _reach_cells = 0
+        self._reach[key] = res
+        _reach_cells += len(res)
 
     def _around(self, start: int, budget: int, blk: tuple) -> dict[int, int]:
         """`reachable` with blockers `blk`: the free costs, searched again only for the cells
         a blocker lies on a cheapest free path to (the others keep their free cost)."""
-        global _reach_cells
-        if _reach_cells > REACH_CELL_BUDGET:
-            # every map's reach cache together is bounded (a planner's rollouts or a long
-            # evaluation otherwise grew a process past 3 GB); results never depend on it
-            for g in list(_ALL_GRIDS):
-                g._reach.clear()
-            _reach_cells = 0
         fs = self.free_costs(start)
         shadow = np.zeros(self.n, dtype=bool)
         for b in blk:
@@ -411,8 +414,7 @@ class Grid:
                     del res[c]
                 else:
                     res[c] = d
-        self._reach[(start, budget, blk)] = res
-        _reach_cells += len(res)
+        self._remember((start, budget, blk), res)
         return res
 
     def _search(self, start: int, cap: int, blk: tuple) -> tuple[list[int], list[int]]:
