@@ -183,7 +183,12 @@ class CombatMixin:
                 if w.kind == "explosive":
                     continue
                 if first:
-                    out.extend(A("attack", target=t.id, weapon=w.name, option=o) for o in called)
+                    key = ("called", t.id, w.name)  # the called shots, interned with the other actions
+                    shots = self._actions.get(key)
+                    if shots is None:
+                        shots = self._actions[key] = tuple(A("attack", target=t.id, weapon=w.name, option=o)
+                                                           for o in called)
+                    out.extend(shots)
                 if w.ranged:
                     for mode in ("burst", "autofire"):
                         if w.x(mode) and can(state, a, t, w, mode, seen, adj):
@@ -480,7 +485,8 @@ class CombatMixin:
 
     def block_weapon(self, d: Combatant) -> Weapon:
         melee = [w for w in self.usable_weapons(d) if not w.ranged]
-        melee.sort(key=lambda w: (self.weapon_skill(d, w)[1].index, w.size, w.name), reverse=True)
+        if len(melee) > 1:
+            melee.sort(key=lambda w: (self.weapon_skill(d, w)[1].index, w.size, w.name), reverse=True)
         return melee[0] if melee else self.weapons["unarmed"]
 
     def dodge_destination(self, state: BattleState, d: Combatant, attacker: Combatant
