@@ -42,11 +42,34 @@ class Combatant:
         return "dead" in self.conditions
 
     def clone(self) -> "Combatant":
-        c = Combatant(self.id, self.name, self.team, self.template, self.pos, self.stats,
-                      self.weapons, self.armour, self.traits, set(self.conditions),
-                      {k: (v.copy() if isinstance(v, (dict, list, set)) else v) for k, v in self.res.items()},
-                      self.order)
+        """A copy whose changeable parts (position, conditions, resources) are its own."""
+        c = _new(Combatant)
+        c.id = self.id
+        c.name = self.name
+        c.team = self.team
+        c.template = self.template
+        c.pos = self.pos
+        c.stats = self.stats
+        c.weapons = self.weapons
+        c.armour = self.armour
+        c.traits = self.traits
+        c.conditions = set(self.conditions)
+        c.res = _copy_values(self.res)
+        c.order = self.order
         return c
+
+
+_new = object.__new__
+_MUTABLE = (dict, list, set)
+
+
+def _copy_values(d: dict[str, Any]) -> dict[str, Any]:
+    """A copy of d in which dict, list and set values are copied too (one level)."""
+    out = d.copy()
+    for k, v in out.items():
+        if isinstance(v, _MUTABLE):
+            out[k] = v.copy()
+    return out
 
 
 @dataclass(slots=True)
@@ -89,7 +112,7 @@ class BattleState:
 
     def occupied(self) -> set[int]:
         """Cells that hold a standing figure (down figures may be stepped over)."""
-        return {c.pos for c in self.combatants if not c.down}
+        return {c.pos for c in self.combatants if DOWN_CONDITIONS.isdisjoint(c.conditions)}
 
     def enemies(self, c: Combatant) -> list[Combatant]:
         return [o for o in self.combatants if o.team != c.team]
@@ -98,13 +121,28 @@ class BattleState:
         return [o for o in self.combatants if o.team == c.team and o.id != c.id]
 
     def standing_teams(self) -> list[str]:
-        return [t for t in self.teams if any(c.team == t and not c.down for c in self.combatants)]
+        """Teams with a figure still standing, in the order of `teams`."""
+        up = {c.team for c in self.combatants if DOWN_CONDITIONS.isdisjoint(c.conditions)}
+        return [t for t in self.teams if t in up]
 
     def clone(self) -> "BattleState":
+        """A copy a planner may play on: figures, order, economy and objects are its own."""
         cs = [c.clone() for c in self.combatants]
-        s = BattleState(self.ruleset, self.scenario, self.grid, cs, self.teams, self.round,
-                        self.round_limit, list(self.order), self.turn_index,
-                        {k: (v.copy() if isinstance(v, (dict, list, set)) else v) for k, v in self.economy.items()},
-                        self.settings, {k: list(v) for k, v in self.objects.items()},
-                        self.over, self.winner, self.end_reason, {c.id: c for c in cs})
+        s = _new(BattleState)
+        s.ruleset = self.ruleset
+        s.scenario = self.scenario
+        s.grid = self.grid
+        s.combatants = cs
+        s.teams = self.teams
+        s.round = self.round
+        s.round_limit = self.round_limit
+        s.order = list(self.order)
+        s.turn_index = self.turn_index
+        s.economy = _copy_values(self.economy)
+        s.settings = self.settings
+        s.objects = {k: list(v) for k, v in self.objects.items()}
+        s.over = self.over
+        s.winner = self.winner
+        s.end_reason = self.end_reason
+        s.by_id = {c.id: c for c in cs}
         return s

@@ -125,14 +125,19 @@ class CombatMixin:
         if t.down or t.team == a.team:
             return False
         g = state.grid
+        return self._can_attack(state, a, t, w, option, g.los(a.pos, t.pos), g.adjacent(a.pos, t.pos))
+
+    def _can_attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str,
+                    seen: bool, adjacent: bool) -> bool:
+        """`can_attack` for a standing enemy t, given whether a sees t and stands next to it."""
         e = state.economy
         if option == "throw":
-            if not w.x("throwable") or not g.los(a.pos, t.pos) or g.adjacent(a.pos, t.pos):
+            if not w.x("throwable") or not seen or adjacent:
                 return False
         elif w.kind == "explosive":
             if a.res["uses"].get(w.name, 0) <= 0 or e["shots"].get(w.name, 0) >= w.rof:
                 return False
-            if not g.los(a.pos, t.pos):
+            if not seen:
                 return False
         elif w.ranged:
             shots = e["shots"].get(w.name, 0)
@@ -143,9 +148,9 @@ class CombatMixin:
                 return False
             if w.magazine and a.res["ammo"].get(w.name, 0) < self.rounds_for(a, w, option, shots):
                 return False
-            if not g.los(a.pos, t.pos):
+            if not seen:
                 return False
-        elif not g.adjacent(a.pos, t.pos):
+        elif not adjacent:
             return False
         return self.attack_dice(state, a, t, w, option) is not None
 
@@ -159,26 +164,35 @@ class CombatMixin:
             return out
         first = e["actions"] == 0
         holder = a.res["grappled_by"]
-        areas = self.called["areas"]
+        called = self.called_options
+        g = state.grid
+        sight = g.los_row(a.pos)
+        can = self._can_attack
         for t in state.combatants if only is None else [state.by_id[only]]:
             if t.team == a.team or t.down:
                 continue
             if holder is not None and t.id != holder:
                 continue
+            seen = sight[t.pos]
+            adj = g.adjacent(a.pos, t.pos)
             for w in ws:
-                if not self.can_attack(state, a, t, w):
-                    if w.x("throwable") and self.can_attack(state, a, t, w, "throw"):
+                if not can(state, a, t, w, "", seen, adj):
+                    if w.x("throwable") and can(state, a, t, w, "throw", seen, adj):
                         out.append(A("attack", target=t.id, weapon=w.name, option="throw"))
                     continue
                 out.append(A("attack", target=t.id, weapon=w.name))
                 if w.kind == "explosive":
                     continue
                 if first:
-                    for area in areas:
-                        out.append(A("attack", target=t.id, weapon=w.name, option=f"called:{area}"))
+                    key = ("called", t.id, w.name)  # the called shots, interned with the other actions
+                    shots = self._actions.get(key)
+                    if shots is None:
+                        shots = self._actions[key] = tuple(A("attack", target=t.id, weapon=w.name, option=o)
+                                                           for o in called)
+                    out.extend(shots)
                 if w.ranged:
                     for mode in ("burst", "autofire"):
-                        if w.x(mode) and self.can_attack(state, a, t, w, mode):
+                        if w.x(mode) and can(state, a, t, w, mode, seen, adj):
                             out.append(A("attack", target=t.id, weapon=w.name, option=mode))
                     continue
                 extra: list[str] = []
@@ -472,7 +486,8 @@ class CombatMixin:
 
     def block_weapon(self, d: Combatant) -> Weapon:
         melee = [w for w in self.usable_weapons(d) if not w.ranged]
-        melee.sort(key=lambda w: (self.weapon_skill(d, w)[1].index, w.size, w.name), reverse=True)
+        if len(melee) > 1:
+            melee.sort(key=lambda w: (self.weapon_skill(d, w)[1].index, w.size, w.name), reverse=True)
         return melee[0] if melee else self.weapons["unarmed"]
 
     def dodge_destination(self, state: BattleState, d: Combatant, attacker: Combatant

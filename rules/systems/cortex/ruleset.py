@@ -70,6 +70,7 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         self.expl = self.data["explosives"]
         self.pp_rules = self.data["plot_points"]
         areas = tuple(f"called:{a}" for a in self.called["areas"])
+        self.called_options = areas  # the called-shot attack options, in the data file's order
         self.supported_actions = {
             "end_turn": (), "move": (),
             "attack": ("", *areas, "burst", "autofire", "trip", "double", "disarm", "takedown", "throw"),
@@ -85,7 +86,6 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         # attack dice by (actor, weapon, option, range band, actions used, rise penalty); valid
         # only within one legal_actions or apply call, cleared at the start of each
         self._pool_cache: dict[tuple, Any] = {}
-        self._move_cache: dict[tuple, tuple] = {}
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
@@ -139,12 +139,11 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
             u = tuple(g.budget_units(self.mv[k] * FEET * f) for k in
                       ("walk", "hustle", "run", "crawl_free", "crawl_action", "crawl_run"))
             self._units_cache[key] = u
-        g = state.grid
-        if g.reach_cap < max(u):
-            g.reach_cap = max(u)
         return u
 
     def arms_usable(self, c: Combatant) -> int:
+        if not c.res["afflictions"]:
+            return 2
         lost = sum(1 for a in c.res["afflictions"] if a["effect"] in ("lose_arm", "lose_hand"))
         return max(0, 2 - lost)
 
@@ -209,10 +208,21 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
     # -- legal actions ----------------------------------------------------------------
     def move_options(self, state: BattleState, a: Combatant) -> dict[int, int]:
         """Free cells the actor may move to now -> path cost in half-cell units."""
+        found = self._reach_now(state, a)
+        if found is None:
+            return {}
+        res = dict(found[0])
+        for p in found[1]:
+            res.pop(p, None)
+        return res
+
+    def _reach_now(self, state: BattleState, a: Combatant) -> tuple[dict[int, int], set[int]] | None:
+        """(cells within the actor's movement budget -> cost, cells taken by standing figures),
+        or None when it may not move; the move options are the first less the second."""
         e = state.economy
         if (e["no_move"] or e["ran"] or e["all_out"] or "incapacitated" in a.conditions
                 or a.res["grappled_by"] is not None):
-            return {}
+            return None
         walk, hustle, run, cfree, caction, crun = self.units(state, a)
         prone = "prone" in a.conditions
         tiers = (cfree, caction, crun) if prone else (walk, hustle, run)
@@ -225,20 +235,17 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
             cap = tiers[0]
         budget = cap - e["move_units"]
         if budget <= 0:
-            return {}
-        blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
-        reach = state.grid.reachable(a.pos, budget, blockers)
-        occ = tuple(sorted(c.pos for c in state.combatants if not c.down and c.pos in reach))
-        key = (id(reach), budget, occ)
-        hit = self._move_cache.get(key)
-        if hit is not None and hit[0] is reach:
-            return hit[1]
-        if len(self._move_cache) > 4096:
-            self._move_cache.clear()
-        occs = set(occ)
-        res = {c: u for c, u in reach.items() if u <= budget and c not in occs}
-        self._move_cache[key] = (reach, res)
-        return res
+            return None
+        team = a.team
+        blockers = []
+        occ = set()
+        for c in state.combatants:
+            if not c.down:
+                occ.add(c.pos)
+                if c.team != team:
+                    blockers.append(c.pos)
+        # every cost in reach is within budget
+        return state.grid.reachable(a.pos, budget, blockers), occ
 
     def legal_actions(self, state: BattleState) -> list[Action]:
         self._pool_cache.clear()
@@ -248,10 +255,8 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         if a is None or a.down or e["ran"]:
             return acts
         g = state.grid
-        if not g.move_actions:
-            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         mv = g.move_actions
-        acts.extend(mv[cell] for cell in self.move_options(state, a))
+        acts.extend(map(mv.__getitem__, self.move_options(state, a)))
         prone = "prone" in a.conditions
         can_act = e["actions"] < self.max_actions and not e["called"] and not e["all_out"]
         A = self.action
@@ -347,7 +352,10 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
 
     def _move(self, state: BattleState, a: Combatant, cell: int) -> list[Event]:
         e = state.economy
-        cost = self.move_options(state, a)[cell]
+        found = self._reach_now(state, a)
+        if found is None or cell in found[1]:
+            raise KeyError(cell)  # not a move option (as `move_options(state, a)[cell]` says)
+        cost = found[0][cell]
         walk, hustle, run, cfree, caction, crun = self.units(state, a)
         prone = "prone" in a.conditions
         tiers = (cfree, caction, crun) if prone else (walk, hustle, run)

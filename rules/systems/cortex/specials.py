@@ -40,11 +40,12 @@ class SpecialsMixin:
         g = state.grid
         if a.res["grappled_by"] is not None:
             out.append(A("grapple", target=a.res["grappled_by"], option="escape"))
-        elif a.res["grappling"] is None and self.arms_usable(a) > 0 and self.grapple_dice(state, a) is not None:
-            for t in state.combatants:
-                if (t.team != a.team and not t.down and t.res["grappled_by"] is None
-                        and t.res["grappling"] is None and g.adjacent(a.pos, t.pos)):
-                    out.append(A("grapple", target=t.id))
+        elif a.res["grappling"] is None and self.arms_usable(a) > 0:
+            near = [t for t in state.combatants
+                    if (t.team != a.team and not t.down and t.res["grappled_by"] is None
+                        and t.res["grappling"] is None and g.adjacent(a.pos, t.pos))]
+            if near and self.grapple_dice(state, a) is not None:  # the dice only matter with someone near
+                out.extend(A("grapple", target=t.id) for t in near)
         if state.objects and self.arms_usable(a) > 0:
             for cell in (a.pos, *g._ring[a.pos]):
                 for item in sorted(set(state.objects.get(cell, ()))):

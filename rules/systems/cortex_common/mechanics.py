@@ -96,6 +96,8 @@ class CortexBase:
     def weapons_of(self, c: Combatant) -> list[Weapon]:
         """The weapons a figure has now: its own less those lost, then those it gained."""
         lost = c.res["lost"]
+        if not lost and not c.res["gained"]:
+            return list(c.weapons.values())
         ws = [w for n, w in c.weapons.items() if n not in lost]
         seen = {w.name for w in ws}
         for n in c.res["gained"]:

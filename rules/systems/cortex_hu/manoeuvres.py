@@ -65,12 +65,12 @@ class ManoeuvresHu:
         if budget <= 0:
             return {}
         g = state.grid
-        if g.reach_cap < budget:
-            g.reach_cap = budget
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
         reach = g.reachable(a.pos, budget, blockers)
-        occ = self.taken_cells(state)
-        return {c: u for c, u in reach.items() if u <= budget and c not in occ}
+        res = dict(reach)  # every cost in reach is within budget
+        for c in self.taken_cells(state):
+            res.pop(c, None)
+        return res
 
     @staticmethod
     def taken_cells(state: BattleState, but: Combatant | None = None) -> set[int]:

@@ -246,9 +246,7 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
         if e["aimed"]:
             return acts + free  # seed 002, Célzás: nothing but free actions while aiming
         g = state.grid
-        if not g.move_actions:
-            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
-        acts.extend(g.move_actions[cell] for cell in self.move_options(state, a))
+        acts.extend(map(g.move_actions.__getitem__, self.move_options(state, a)))
         held = a.res["grappled_by"] is not None
         guard = not (e["all_out"] or a.res["all_out"])
         dsteps = self.turn_steps(state, a) + (self.full_defence_steps if e["full_defence"] else 0)

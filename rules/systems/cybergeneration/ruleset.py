@@ -166,7 +166,10 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
 
     def weapons_of(self, c: Combatant) -> list[Weapon]:
         """Weapons the figure has now (carried ones not lost or broken, then picked-up ones)."""
-        gone = set(c.res["lost"]) | set(c.res["broken"])
+        r = c.res
+        if not r["lost"] and not r["broken"] and not r["gained"]:
+            return list(c.weapons.values())
+        gone = set(r["lost"]) | set(r["broken"])
         ws = [w for n, w in c.weapons.items() if n not in gone]
         seen = {w.name for w in ws}
         for n in c.res["gained"]:
@@ -315,9 +318,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
                 walk = g.budget_units(float(ma))
                 run = g.budget_units(ma * float(self.mv["run_factor"]))
             u = self._units_cache[key] = (walk, run)
-        g = state.grid
-        if g.reach_cap < u[1]:
-            g.reach_cap = u[1]
         return u
 
     def move_cap(self, state: BattleState, a: Combatant) -> int:
@@ -339,8 +339,11 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
         reach = state.grid.reachable(a.pos, budget, blockers)
         # nobody ends on a standing figure or on a fallen one who may get up (assumption fallen_cells)
-        taken = {c.pos for c in state.combatants if not c.dead}
-        return {cell: u for cell, u in reach.items() if u <= budget and cell not in taken}
+        res = dict(reach)  # every cost in reach is within budget
+        for c in state.combatants:
+            if not c.dead:
+                res.pop(c.pos, None)
+        return res
 
     # -- legal actions ----------------------------------------------------------------
     def legal_actions(self, state: BattleState) -> list[Action]:
@@ -350,10 +353,8 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             return acts
         e = state.economy
         g = state.grid
-        if not g.move_actions:
-            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         mv = g.move_actions
-        acts.extend(mv[cell] for cell in sorted(self.move_options(state, a)))
+        acts.extend(map(mv.__getitem__, sorted(self.move_options(state, a))))
         A = self.action
         if a.res["held_by"] is not None:
             acts.extend(self.held_actions(state, a))

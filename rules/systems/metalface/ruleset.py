@@ -91,7 +91,6 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
             "use": ("shield", "heal_self"), "delay": (),
         }
         self._actions: dict[tuple, Action] = {}
-        self._move_cache: dict[tuple, tuple] = {}
         # (facing, option, new facing, metres) for every turn option that changes the facing
         self._turns = tuple(tuple((o, nf, turn_steps(f, nf) * self.turn_m_per_45, Action("turn", option=o))
                                   for o in TURN_OPTIONS for nf in (self.turn_facing(f, o),) if nf != f)
@@ -142,10 +141,6 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
                     b = bearing(g, c.pos, o.pos)
                     c.res["facing"] = b if b >= 0 else 0
                 c.res["auto_facing"] = False
-        top = max((2 * c.stats["values"]["agl"] for c in state.combatants), default=2)
-        u = g.budget_units(float(top))
-        if g.reach_cap < u:
-            g.reach_cap = u
         return []
 
     # -- values ---------------------------------------------------------------------
@@ -276,8 +271,7 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         return entry[2] if entry is not None else []
 
     def _move_entry(self, state: BattleState, a: Combatant) -> tuple | None:
-        """(reach, cell -> metres, move actions), cached by position, facing, metres left
-        and the figures in reach (the results never depend on the cache's history)."""
+        """(reach, cell -> metres, move actions in cell order) for the acting figure now."""
         if a.res["posture"] != "stand":
             return None
         e = state.economy
@@ -288,20 +282,21 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         units = g.budget_units(left)
         if units <= 0:
             return None
-        blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
+        team = a.team
+        blockers = []
+        occs = set()
+        for c in state.combatants:
+            if not c.down:
+                occs.add(c.pos)
+                if c.team != team:
+                    blockers.append(c.pos)
         reach = g.reachable(a.pos, units, blockers)
         f = a.res["facing"]
-        occ = tuple(sorted(c.pos for c in state.combatants if not c.down and c.pos in reach))
-        key = (id(reach), a.pos, units, f, round(left, 6), occ)
-        hit = self._move_cache.get(key)
-        if hit is not None and hit[0] is reach:
-            return hit
         half = g.cell_m / 2
         w = g.width
         ax, ay = a.pos % w, a.pos // w
         per45 = self.turn_m_per_45
         steps = STEPS[f]
-        occs = set(occ)
         lim = left + EPS
         out: dict[int, float] = {}
         for cell, u in reach.items():
@@ -311,14 +306,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
             m = u * half + (steps[b] * per45 if b >= 0 else 0.0)
             if m <= lim:
                 out[cell] = m
-        if len(self._move_cache) > 8192:
-            self._move_cache.clear()
-        if not g.move_actions:
-            g.move_actions = [Action("move", cell=i) for i in range(g.n)]
         mv = g.move_actions
-        entry = (reach, out, [mv[c] for c in sorted(out)])
-        self._move_cache[key] = entry
-        return entry
+        return reach, out, [mv[c] for c in out]  # reach and so out are in cell order
 
     def turn_facing(self, f: int, option: str) -> int:
         if option == "left":
