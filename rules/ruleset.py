@@ -136,6 +136,11 @@ class Ruleset(ABC):
         cond = ",".join(sorted(c.conditions)) or "ok"
         return f"{c.name} [{c.team}] {hp:g}/{mx:g} {cond}"
 
+    def __reduce__(self) -> tuple:
+        """Pickled and copied by name: a ruleset is the registry's one shared instance (it holds
+        per-thread memos that cannot be pickled, and tables that need not be)."""
+        return get_ruleset, (self.name,)
+
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "description": self.description,
                 "actions": {k: list(v) for k, v in self.supported_actions.items()},

@@ -30,8 +30,9 @@ For the battle-map page (`tactica/web/`):
 Bodies are validated (422 with a message); a bearer token is checked when one is set (401);
 bodies over the size limit get 413. An action is resolved on a copy of the fight, which
 replaces it only when everything went well, so a bad action, bad dice or an internal error
-leave the fight as it was. Each fight has its own lock; the rules engine's shared caches are
-guarded by one engine lock, so several fights can be played at once from many threads.
+leave the fight as it was. Each fight has its own lock. The rules engine needs none: a
+map's tables give the same answer whoever fills them first, and a ruleset's per-call memos
+are per thread (issue 30), so several fights are played at once from many threads.
 
 Given dice (`"dice"` in POST actions) must be exactly the dice the action rolls, in order
 (as in replay files): a face a die cannot show, too few or too many are a 422.
@@ -67,9 +68,6 @@ MAX_FIGHTS = 64
 MAX_MAP = 100          # cells per side of an inline scenario's map
 MAX_FIGURES = 60
 UNDO_KEEP = 50         # resolved actions a fight can take back (each keeps a copy of the fight)
-
-#: one lock for the rules engine: rulesets are shared instances with caches
-ENGINE_LOCK = threading.RLock()
 
 ActionType = Literal[tuple(KINDS)]  # type: ignore[valid-type]
 
@@ -522,8 +520,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         try:
             if body.state is not None:
                 try:
-                    with ENGINE_LOCK:
-                        b = battle_from_dict(body.state, source="state")
+                    b = battle_from_dict(body.state, source="state")
                 except TacticaError:
                     raise
                 except Exception as e:  # noqa: BLE001 - a damaged state is bad input
@@ -539,10 +536,9 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
                 else:
                     doc, src = dict(body.scenario), "scenario"
                     _check_inline(doc)
-                with ENGINE_LOCK:
-                    spec, _ = load_scenario(doc)
-                    b = new_battle(spec, Dice(body.seed), src)
-                    b.start()
+                spec, _ = load_scenario(doc)
+                b = new_battle(spec, Dice(body.seed), src)
+                b.start()
                 seed = body.seed
         except TacticaError as e:
             raise _tactica_error(e) from None
@@ -574,7 +570,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         from tactica.autopilot import action_json, command_for, describe_action
 
         f = store.get(fid)
-        with f.lock, ENGINE_LOCK:
+        with f.lock:
             s = f.battle.state
             acts = f.battle.legal_actions()
             return {"actor": s.actor.id if s.actor is not None and not s.over else None,
@@ -595,9 +591,8 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         with f.lock:
             seed = body.seed if body.seed is not None else (f.seed * 7919 + next(f.suggestions)) % (2**63)
             try:
-                with ENGINE_LOCK:
-                    plan = plan_for(f.battle.state, body.actor, body.policy, seed, body.alternatives)
-                    return plan.to_json(f.battle.state)
+                plan = plan_for(f.battle.state, body.actor, body.policy, seed, body.alternatives)
+                return plan.to_json(f.battle.state)
             except TacticaError as e:
                 raise _tactica_error(e, 409 if isinstance(e, IllegalActionError) else 422) from None
 
@@ -612,26 +607,25 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
             b = f.battle
             s = b.state
             action = _acting_action(b, body.actor, body.action)
-            with ENGINE_LOCK:
-                _check_legal(b, action, fid)
-                nb = _copy_battle(b)
-                n0 = len(nb.events)
-                try:
-                    if body.dice is not None:
-                        nb.dice.force(body.dice, strict=True)
-                    nb.step(action, check=False)
-                    if body.dice is not None and nb.dice.forced_left:
-                        raise DiceError(f"{nb.dice.forced_left} of the given dice were not used", field="dice",
-                                        expected="exactly the dice this action rolls")
-                except DiceError as e:
-                    if body.dice is not None:
-                        raise ApiError(422, f"dice: {e.detail}" + (f" (expected {e.expected})" if e.expected else ""),
-                                       "dice") from None
-                    raise _tactica_error(e) from None
-                except TacticaError as e:
-                    raise _tactica_error(e) from None
-                nb.dice.clear_forced()
-                done = f"{s.actor.name}: {describe_action(s, action, with_odds=False)}"
+            _check_legal(b, action, fid)
+            nb = _copy_battle(b)
+            n0 = len(nb.events)
+            try:
+                if body.dice is not None:
+                    nb.dice.force(body.dice, strict=True)
+                nb.step(action, check=False)
+                if body.dice is not None and nb.dice.forced_left:
+                    raise DiceError(f"{nb.dice.forced_left} of the given dice were not used", field="dice",
+                                    expected="exactly the dice this action rolls")
+            except DiceError as e:
+                if body.dice is not None:
+                    raise ApiError(422, f"dice: {e.detail}" + (f" (expected {e.expected})" if e.expected else ""),
+                                   "dice") from None
+                raise _tactica_error(e) from None
+            except TacticaError as e:
+                raise _tactica_error(e) from None
+            nb.dice.clear_forced()
+            done = f"{s.actor.name}: {describe_action(s, action, with_odds=False)}"
             f.undo.append((b, done))
             del f.undo[:-UNDO_KEEP]
             f.battle = nb
@@ -697,7 +691,7 @@ def _page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> Non
         from rules.events import narrate
 
         f = store.get(fid)
-        with f.lock, ENGINE_LOCK:
+        with f.lock:
             b = f.battle
             s = b.state
             evs = b.events
@@ -716,7 +710,7 @@ def _page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> Non
         """Reach, line of sight and threat of the acting figure; cover from cell (x, y) against each
         enemy; a path to (to_x, to_y). Threat: how many standing enemies see each cell."""
         f = store.get(fid)
-        with f.lock, ENGINE_LOCK:
+        with f.lock:
             b = f.battle
             s = b.state
             cell, goal = _cell_query(s, x, y, "x"), _cell_query(s, to_x, to_y, "to_x")
@@ -742,9 +736,8 @@ def _page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> Non
         with f.lock:
             b = f.battle
             action = _acting_action(b, body.actor, body.action)
-            with ENGINE_LOCK:
-                _check_legal(b, action, fid)
-                return _next_roll(b, action, body.dice)
+            _check_legal(b, action, fid)
+            return _next_roll(b, action, body.dice)
 
     @app.put("/fights/{fid}/settings", response_model=SettingsOut, tags=["page"], dependencies=[Depends(auth)],
              responses=errors)
@@ -782,7 +775,7 @@ def _page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> Non
         """The recorded fight of `tactica view`, frame by frame: each frame's board, its events and
         what was done; the whole narrated log."""
         rp = the_replay()
-        with replay_lock, ENGINE_LOCK:
+        with replay_lock:
             try:
                 return rp.to_json(rp.fights[0] if fight is None else fight)
             except TacticaError as e:
@@ -797,7 +790,7 @@ def _page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> Non
                         to_y: int | None = _coord("row of a move's goal")) -> dict[str, Any]:
         """The overlays of one replay frame (as for a live fight)."""
         rp = the_replay()
-        with replay_lock, ENGINE_LOCK:
+        with replay_lock:
             try:
                 i = rp.fights[0] if fight is None else fight
                 s = rp.frame_state(i, frame)

@@ -17,6 +17,7 @@ armour, dying, innate defence, initiative order) is `rules/systems/cortex_common
 from __future__ import annotations
 
 import math
+import threading
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -84,8 +85,19 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         self._units_cache: dict[tuple, tuple] = {}
         self._actions: dict[tuple, Action] = {}
         # attack dice by (actor, weapon, option, range band, actions used, rise penalty); valid
-        # only within one legal_actions or apply call, cleared at the start of each
-        self._pool_cache: dict[tuple, Any] = {}
+        # only within one legal_actions or apply call, cleared at the start of each. One memo
+        # per thread: fights played in several threads at once (the API server) never see
+        # each other's pools, so the ruleset needs no lock
+        self._local = threading.local()
+
+    @property
+    def _pool_cache(self) -> dict[tuple, Any]:
+        """This thread's memo of attack and defence pools (see __init__)."""
+        try:
+            return self._local.pools
+        except AttributeError:
+            pools = self._local.pools = {}
+            return pools
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
