@@ -114,6 +114,18 @@ class BattleState:
         """Cells that hold a standing figure (down figures may be stepped over)."""
         return {c.pos for c in self.combatants if DOWN_CONDITIONS.isdisjoint(c.conditions)}
 
+    def blockers_and_occupied(self, team: str) -> tuple[list[int], set[int]]:
+        """(cells of standing figures not of `team`, in scenario order; cells of all standing
+        figures): what a figure of `team` may not pass through, and may not end on."""
+        blockers: list[int] = []
+        occ: set[int] = set()
+        for c in self.combatants:
+            if not c.down:
+                occ.add(c.pos)
+                if c.team != team:
+                    blockers.append(c.pos)
+        return blockers, occ
+
     def enemies(self, c: Combatant) -> list[Combatant]:
         return [o for o in self.combatants if o.team != c.team]
 

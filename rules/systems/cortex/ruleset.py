@@ -248,14 +248,7 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
         budget = cap - e["move_units"]
         if budget <= 0:
             return None
-        team = a.team
-        blockers = []
-        occ = set()
-        for c in state.combatants:
-            if not c.down:
-                occ.add(c.pos)
-                if c.team != team:
-                    blockers.append(c.pos)
+        blockers, occ = state.blockers_and_occupied(a.team)
         # every cost in reach is within budget
         return state.grid.reachable(a.pos, budget, blockers), occ
 

@@ -282,14 +282,7 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         units = g.budget_units(left)
         if units <= 0:
             return None
-        team = a.team
-        blockers = []
-        occs = set()
-        for c in state.combatants:
-            if not c.down:
-                occs.add(c.pos)
-                if c.team != team:
-                    blockers.append(c.pos)
+        blockers, occs = state.blockers_and_occupied(a.team)
         reach = g.reachable(a.pos, units, blockers)
         f = a.res["facing"]
         half = g.cell_m / 2
