@@ -6,6 +6,10 @@ generated maps, every ordered pair of the scripted policies random, aggressive, 
 tactical and bold). A speed-up that changes one roll, one decision or one event changes a
 digest. The default run checks the first 24 fights of each ruleset; `-m slow` all 2,000.
 
+One of the 8,000 was re-recorded during issue 30, with the reason in its file's header
+(metalface fight 1353: the old answer depended on a value the rulesets wrote into the
+shared map, which the issue removes).
+
 A deliberate rules change (a new ruleset version) rewrites the digests with
 `python tests/fight_digests.py --write` in the same commit, and says why.
 """
