@@ -3,8 +3,8 @@
 Everything here uses only what every rule system offers: `legal_actions` (and its
 attack-only part `legal_attacks`), `apply` on a copy of the state, `start_turn` on a copy
 (to ask "what could that enemy do to me?"), `attack_odds` (in batches, `attack_odds_many`),
-`reach_m`, `ammo_frac`, `health`, `economy`, and the map's line of sight and cover. Nothing reads a system's stat blocks or resources, so the same policies play
-every ruleset. Hypothetical states are always copies (`BattleState.clone`) stepped with
+`reach_m`, `ammo_frac`, `health`, `economy`, and the map's line of sight and cover.
+Nothing reads a system's stat blocks or resources, so the same policies play every ruleset. Hypothetical states are always copies (`BattleState.clone`) stepped with
 the policy's own private dice, so the real fight, its dice and its event log are never
 touched.
 """
@@ -190,8 +190,7 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
     best = 0.0
     if s2 is not None:
         e2 = s2.by_id[enemy.id]
-        acts = [a for a in rs.legal_attacks(s2, victim_id)
-                if a.kind in ATTACK_KINDS and a.target == victim_id and not (a.option and a.kind == "grapple")]
+        acts = [a for a in rs.legal_attacks(s2, victim_id) if not (a.option and a.kind == "grapple")]
         for o in rs.attack_odds_many(s2, e2, acts) if acts else ():
             if o:
                 best = max(best, float(o.get("exp_damage", 0.0)))
@@ -211,8 +210,7 @@ def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, m
     e2 = s2.by_id[enemy.id]
     best = 0.0
     per: dict[str, float] = {}
-    acts = [a for a in rs.legal_attacks(s2)
-            if a.kind in ATTACK_KINDS and a.target is not None and not (a.option and a.kind == "grapple")]
+    acts = [a for a in rs.legal_attacks(s2) if a.target is not None and not (a.option and a.kind == "grapple")]
     for a, o in zip(acts, rs.attack_odds_many(s2, e2, acts) if acts else ()):
         if o:
             ed = float(o.get("exp_damage", 0.0))

@@ -4,8 +4,8 @@ The numbers are those of `TacticalPolicy.offence_at` and `exposure` cell by cell
 for operation: each enemy adds to a cell's sum in the same order, sums of two charging
 enemies are the same two numbers added, distances come from `math.hypot` like
 `Grid.distance_m`, and line of sight and cover are the grid's own answers (line of sight
-from its `visible_row`: the same both ways). So a decision
-made from these scores is the one made from the per-cell loops, ties included.
+from its `visible_row`: the same both ways). So a decision made from these scores is the
+one made from the per-cell loops, ties included.
 """
 
 from __future__ import annotations

@@ -115,7 +115,6 @@ class Grid:
         self._cover_rows: list[list[int] | None] = [None] * self.n
         self._free: list[np.ndarray | None] = [None] * self.n
         self._free_lists: list[list[int] | None] = [None] * self.n
-        self.static_layers = None  # built by envs.encoding on first use
         self._reach: dict[tuple, dict[int, int]] = {}
         _ALL_GRIDS.add(self)
         self.move_actions: list[Action] = [Action("move", cell=i) for i in range(self.n)]  # per cell, read-only

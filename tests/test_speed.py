@@ -47,8 +47,10 @@ def base_checkout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def _ab(base: Path, what: str, rounds: int = 2, scale: float = 1.0) -> dict:
     ab = _load("ab")
-    old = [ab.run_workload(base, what, scale) for _ in range(rounds)]
-    new = [ab.run_workload(REPO, what, scale) for _ in range(rounds)]
+    old, new = [], []
+    for _ in range(rounds):  # alternated, so both see the same machine load
+        old.append(ab.run_workload(base, what, scale))
+        new.append(ab.run_workload(REPO, what, scale))
     return {"old": old, "new": new,
             "speedup": sum(r["cpu"] for r in old) / max(1e-9, sum(r["cpu"] for r in new))}
 
