@@ -22,7 +22,6 @@ Geometry decisions (documented here once, used by every ruleset):
 
 from __future__ import annotations
 
-import heapq
 import math
 import weakref
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ import numpy as np
 
 from rules.actions import Action
 from rules.errors import ScenarioError
+from rules.geometry import free_path_costs, los_table, search_shadow
 
 FEET = 0.3048  # metres per foot
 
@@ -313,8 +313,8 @@ class Grid:
         return 6 * self.n
 
     def free_costs(self, start: int) -> np.ndarray:
-        """Path cost from `start` to every cell with no figure in the way (`UNREACHABLE` where
-        none); a read-only per-map table row."""
+        """Path cost from `start` to every cell with no figure in the way
+        (`rules.geometry.UNREACHABLE` where none); a read-only per-map table row."""
         row = self._free[start]
         if row is None:
             self._build_free(start)
@@ -322,7 +322,7 @@ class Grid:
         return row
 
     def _build_free(self, start: int) -> list[int]:
-        dist = self._search(start, _BIG - 1, ())[0]
+        dist = free_path_costs(self._adj, start)
         arr = np.array(dist, dtype=np.int32)
         arr.flags.writeable = False
         self._free[start] = arr
@@ -382,72 +382,15 @@ class Grid:
             res.pop(b, None)  # (blk may name a cell twice)
         cells = np.flatnonzero(shadow).tolist()
         if cells:
-            free = self._free_lists[start]
-            inside = set(cells)
-            blocked = set(blk)
-            big = _BIG
-            dist: dict[int, int] = {}
-            heap = []
-            for c in cells:  # enter the shadow from a cell that keeps its free cost
-                best = big
-                for u, step in self._radj[c]:
-                    if u not in inside and u not in blocked and free[u] + step < best:
-                        best = free[u] + step
-                if best <= budget:
-                    dist[c] = best
-                    heap.append((best, c))
-            heapq.heapify(heap)
-            while heap:
-                d, c = heapq.heappop(heap)
-                if d > dist[c]:
-                    continue
-                for j, step in self._adj[c]:
-                    if j in inside:
-                        nd = d + step
-                        if nd <= budget and nd < dist.get(j, big):
-                            dist[j] = nd
-                            heapq.heappush(heap, (nd, j))
+            again = search_shadow(self._adj, self._radj, self._free_lists[start], cells, set(blk), budget)
             for c in cells:
-                d = dist.get(c)
+                d = again.get(c)
                 if d is None:
                     del res[c]
                 else:
                     res[c] = d
         self._remember((start, budget, blk), res)
         return res
-
-    def _search(self, start: int, cap: int, blk: tuple) -> tuple[list[int], list[int]]:
-        """Dial's bucket Dijkstra (integer step costs 2-6): (cost per cell, `UNREACHABLE` over
-        `cap` and -1 on blockers; the cells reached, unordered)."""
-        big = _BIG
-        dist = [big] * self.n
-        for b in blk:
-            dist[b] = -1  # never entered: no cost is below -1
-        dist[start] = 0
-        reached = [start]
-        adj = self._adj
-        buckets: list[list[int]] = [[start], [], [], [], [], [], []]  # a step costs at most 6
-        pending = 1
-        c = 0
-        while pending and c <= cap:
-            k = c % 7
-            bucket = buckets[k]
-            if bucket:
-                buckets[k] = []
-                pending -= len(bucket)
-                for i in bucket:
-                    if dist[i] != c:
-                        continue
-                    for j, step in adj[i]:
-                        nc = c + step
-                        if nc < dist[j] and nc <= cap:
-                            if dist[j] == big:
-                                reached.append(j)
-                            dist[j] = nc
-                            buckets[nc % 7].append(j)
-                            pending += 1
-            c += 1
-        return dist, reached
 
     def path(self, start: int, goal: int, budget: int, blockers: Iterable[int] = ()) -> list[int]:
         """A cheapest path from start to goal (both included), or [] when out of budget."""
@@ -505,51 +448,8 @@ class Grid:
         return "\n".join(out)
 
 
-_BIG = 1 << 30
 #: line-of-sight rows built together
 _LOS_ROWS = 32
-#: what `Grid.free_costs` holds for a cell no path reaches
-UNREACHABLE = _BIG
-
-
-def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray) -> np.ndarray:
-    """Line of sight from each cell in `srcs` to every cell: `Grid._compute_los` run for all
-    pairs at once (the same integer walk and corner rule), a (len(srcs), n) bool array."""
-    n = opaque.size
-    w = width
-    m = len(srcs)
-    a = np.repeat(srcs, n)
-    b = np.tile(np.arange(n, dtype=np.int64), m)
-    x, y = a % w, a // w
-    x1, y1 = b % w, b // w
-    nx, ny = np.abs(x1 - x), np.abs(y1 - y)
-    sx = np.where(x1 > x, 1, -1)
-    sy = np.where(y1 > y, 1, -1)
-    ix = np.zeros(m * n, dtype=np.int64)
-    iy = np.zeros(m * n, dtype=np.int64)
-    ok = np.ones(m * n, dtype=bool)
-    act = np.flatnonzero((nx > 0) | (ny > 0))  # pairs still walking
-    while act.size:
-        xa, ya, sxa, sya = x[act], y[act], sx[act], sy[act]
-        dec = (1 + 2 * ix[act]) * ny[act] - (1 + 2 * iy[act]) * nx[act]
-        blocked = np.zeros(act.size, dtype=bool)
-        d = np.flatnonzero(dec == 0)
-        if d.size:  # exactly through a corner: blocked when both cells beside it block sight
-            blocked[d] = opaque[ya[d] * w + xa[d] + sxa[d]] & opaque[(ya[d] + sya[d]) * w + xa[d]]
-        mx, my = dec <= 0, dec >= 0
-        xa = xa + sxa * mx
-        ya = ya + sya * my
-        x[act] = xa
-        y[act] = ya
-        ixa = ix[act] + mx
-        iya = iy[act] + my
-        ix[act] = ixa
-        iy[act] = iya
-        end = (xa == x1[act]) & (ya == y1[act])
-        blocked |= ~end & opaque[ya * w + xa]
-        ok[act[blocked]] = False
-        act = act[~blocked & ((ixa < nx[act]) | (iya < ny[act]))]
-    return ok.reshape(m, n)
 
 
 _VARIANTS: dict[tuple, "Grid"] = {}

@@ -1,0 +1,113 @@
+"""The kernels behind a map's tables (rules/grid.py): line of sight for many pairs at once
+with numpy, and path costs over the map's step graph. Pure functions of arrays and
+adjacency lists; `Grid` owns the tables and says what they mean."""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+_BIG = 1 << 30
+#: the path cost of a cell no path reaches
+UNREACHABLE = _BIG
+
+#: a cell's steps: (the other cell, cost in half-cell units, 2 to 6)
+Steps = list[list[tuple[int, int]]]
+
+
+def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray) -> np.ndarray:
+    """Line of sight from each cell in `srcs` to every cell: `Grid._compute_los` run for all
+    pairs at once (the same integer walk and corner rule), a (len(srcs), n) bool array."""
+    n = opaque.size
+    w = width
+    m = len(srcs)
+    a = np.repeat(srcs, n)
+    b = np.tile(np.arange(n, dtype=np.int64), m)
+    x, y = a % w, a // w
+    x1, y1 = b % w, b // w
+    nx, ny = np.abs(x1 - x), np.abs(y1 - y)
+    sx = np.where(x1 > x, 1, -1)
+    sy = np.where(y1 > y, 1, -1)
+    ix = np.zeros(m * n, dtype=np.int64)
+    iy = np.zeros(m * n, dtype=np.int64)
+    ok = np.ones(m * n, dtype=bool)
+    act = np.flatnonzero((nx > 0) | (ny > 0))  # pairs still walking
+    while act.size:
+        xa, ya, sxa, sya = x[act], y[act], sx[act], sy[act]
+        dec = (1 + 2 * ix[act]) * ny[act] - (1 + 2 * iy[act]) * nx[act]
+        blocked = np.zeros(act.size, dtype=bool)
+        d = np.flatnonzero(dec == 0)
+        if d.size:  # exactly through a corner: blocked when both cells beside it block sight
+            blocked[d] = opaque[ya[d] * w + xa[d] + sxa[d]] & opaque[(ya[d] + sya[d]) * w + xa[d]]
+        mx, my = dec <= 0, dec >= 0
+        xa = xa + sxa * mx
+        ya = ya + sya * my
+        x[act] = xa
+        y[act] = ya
+        ixa = ix[act] + mx
+        iya = iy[act] + my
+        ix[act] = ixa
+        iy[act] = iya
+        end = (xa == x1[act]) & (ya == y1[act])
+        blocked |= ~end & opaque[ya * w + xa]
+        ok[act[blocked]] = False
+        act = act[~blocked & ((ixa < nx[act]) | (iya < ny[act]))]
+    return ok.reshape(m, n)
+
+
+def free_path_costs(adj: Steps, start: int) -> list[int]:
+    """Cheapest path cost from `start` to every cell with nothing in the way (`UNREACHABLE`
+    where no path leads): Dial's bucket Dijkstra, step costs 2-6."""
+    dist = [_BIG] * len(adj)
+    dist[start] = 0
+    buckets: list[list[int]] = [[start], [], [], [], [], [], []]  # a step costs at most 6
+    pending = 1
+    c = 0
+    while pending:
+        k = c % 7
+        bucket = buckets[k]
+        if bucket:
+            buckets[k] = []
+            pending -= len(bucket)
+            for i in bucket:
+                if dist[i] != c:
+                    continue
+                for j, step in adj[i]:
+                    nc = c + step
+                    if nc < dist[j]:
+                        dist[j] = nc
+                        buckets[nc % 7].append(j)
+                        pending += 1
+        c += 1
+    return dist
+
+
+def search_shadow(adj: Steps, radj: Steps, free: list[int], cells: list[int], blocked: set[int],
+                  budget: int) -> dict[int, int]:
+    """Path costs within `budget` of `cells` (the cells some blocker lies on a cheapest free
+    path to), entered from the cells around them, which keep their free costs `free`; `radj`
+    lists the steps into each cell. Cells of `cells` not reached are left out."""
+    inside = set(cells)
+    dist: dict[int, int] = {}
+    heap = []
+    for c in cells:  # enter the shadow from a cell that keeps its free cost
+        best = _BIG
+        for u, step in radj[c]:
+            if u not in inside and u not in blocked and free[u] + step < best:
+                best = free[u] + step
+        if best <= budget:
+            dist[c] = best
+            heap.append((best, c))
+    heapq.heapify(heap)
+    while heap:
+        d, c = heapq.heappop(heap)
+        if d > dist[c]:
+            continue
+        for j, step in adj[c]:
+            if j in inside:
+                nd = d + step
+                if nd <= budget and nd < dist.get(j, _BIG):
+                    dist[j] = nd
+                    heapq.heappush(heap, (nd, j))
+    return dist
