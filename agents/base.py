@@ -8,15 +8,45 @@ from typing import Callable
 import numpy as np
 
 from rules.actions import Action
+from rules.choices import Question
 from rules.errors import UnknownNameError
 from rules.ruleset import Ruleset, get_ruleset
 from rules.state import BattleState, Combatant
 
 
+def _answering(act: Callable) -> Callable:
+    """`act` for a state with no open question; with one, `Action("choose", ...)` with the
+    policy's `choose` (rules/choices.py)."""
+    def wrapped(self, state, actor, *a, **k):
+        p = state.pending
+        if p is None:
+            return act(self, state, actor, *a, **k)
+        option = self.choose(state, p.question)
+        self.last_reason = f"{p.question.key}: {option}"
+        return Action("choose", option=option)
+    wrapped.__name__, wrapped.__doc__, wrapped.__wrapped__ = act.__name__, act.__doc__, act
+    return wrapped
+
+
 class Policy:
-    """Decides the acting figure's next action from the rules-level state."""
+    """Decides the acting figure's next action from the rules-level state.
+
+    A choice the rules give a figure mid-action (rules/choices.py) is answered by
+    `choose(state, question)`: at once when the policy is a `Battle.deciders` entry, or as
+    the figure's next decision (`act` answers it: every subclass's `act` is wrapped so)."""
 
     name = "policy"
+
+    def __init_subclass__(cls, **kw) -> None:
+        super().__init_subclass__(**kw)
+        f = cls.__dict__.get("act")
+        if f is not None and not getattr(f, "__wrapped__", None):
+            cls.act = _answering(f)
+
+    def choose(self, state: BattleState, question: Question) -> str:
+        """The answer to a question the rules ask one of this policy's figures. The default
+        answer is the engine's own choice before #32; scripted policies keep it."""
+        return question.default
 
     def __init__(self, seed: int | np.random.SeedSequence | None = None) -> None:
         self.rng = np.random.default_rng(seed)

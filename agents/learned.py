@@ -100,10 +100,16 @@ class NumpyPolicy(Policy):
         lay = layout_for(rs, int(fp["height"]), int(fp["width"]), int(fp["n_enemy"]), int(fp["n_ally"]))
         advice = fp.get("advice")
         clock = "clock" in fp
-        if lay.fingerprint(advice, clock) != fp:
+        now = lay.fingerprint(advice, clock)
+        if {**now, "version": None} != {**fp, "version": None}:
             raise TacticaError(f"the policy was trained for {fp['ruleset']} v{fp['version']} with another "
                                f"observation/action layout", source=src, field="__meta__.fingerprint",
                                expected=f"the layout of {rs.name} v{rs.version} (retrain or re-export)")
+        #: the rules version it learned under; a policy from an older version of the same
+        #: layout still plays (the rules it meets differ a little), with this note
+        self.trained_version = fp["version"]
+        self.version_note = (f"trained under {rs.name} v{fp['version']}; the rules are now v{rs.version} "
+                             "(it plays, but retraining would fit them better)" if fp["version"] != rs.version else "")
         arch = meta.get("architecture")
         if not isinstance(arch, dict):
             raise TacticaError("no architecture", source=src, field="__meta__.architecture",

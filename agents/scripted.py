@@ -19,6 +19,10 @@ class RandomPolicy(Policy):
         self.last_reason = f"picked at random among {len(legal)} legal actions"
         return a
 
+    def choose(self, state: BattleState, question) -> str:
+        """Uniform over the answers, like the actions."""
+        return question.options[int(self.uniform() * len(question.options))]
+
 
 class AggressivePolicy(Policy):
     """Nearest visible enemy: close in and attack it with the hardest-hitting weapon."""

@@ -14,6 +14,7 @@ Action layout (one flat `Discrete`), in order:
 | enemy options | E x T_e | option t (kind, weapon slot, option) against enemy slot e |
 | self options | T_s | options on oneself (defend, reload a weapon slot, prone, stand, use ..., pick up from the own or a next cell) |
 | ally options | A x T_a | options towards ally slot a (first aid ...) |
+| answers | N_ans | answers to a choice the rules give the acting figure (`Ruleset.answers`; rules/choices.py), only for rulesets that ask |
 
 Observation (`spaces.Dict`):
 
@@ -110,7 +111,10 @@ class Layout:
         self.off_enemy = 1 + self.n_move
         self.off_self = self.off_enemy + self.n_enemy * len(self.enemy_templates)
         self.off_ally = self.off_self + len(self.self_templates)
-        self.n_actions = self.off_ally + self.n_ally * len(self.ally_templates)
+        self.off_answer = self.off_ally + self.n_ally * len(self.ally_templates)
+        self.answer_templates = tuple(self.ruleset.answers)
+        self._answer_index = {o: i for i, o in enumerate(self.answer_templates)}
+        self.n_actions = self.off_answer + len(self.answer_templates)
         self._enemy_index = {t: i for i, t in enumerate(self.enemy_templates)}
         self._self_index = {t: i for i, t in enumerate(self.self_templates)}
         self._ally_index = {t: i for i, t in enumerate(self.ally_templates)}
@@ -132,6 +136,8 @@ class Layout:
                 "enemy_templates": [list(t) for t in self.enemy_templates],
                 "self_templates": [list(t) for t in self.self_templates],
                 "ally_templates": [list(t) for t in self.ally_templates]}
+        if self.answer_templates:
+            fp["answers"] = list(self.answer_templates)
         if advice is not None:
             fp["advice"] = advice
         if clock:
@@ -179,10 +185,12 @@ class Layout:
             if kind == "pick_up":
                 return f"pick up from {'own cell' if ws == 0 else f'next cell {RING[ws]}'}"
             return f"{kind}{f' weapon slot {ws}' if ws >= 0 else ''}{f' [{o}]' if o else ''}"
-        if index < self.n_actions:
+        if index < self.off_answer:
             a, t = divmod(index - self.off_ally, len(self.ally_templates))
             kind, o = self.ally_templates[t]
             return f"{kind}{f' [{o}]' if o else ''} -> ally slot {a}"
+        if index < self.n_actions:
+            return f"answer {self.answer_templates[index - self.off_answer]}"
         return f"invalid action {index}"
 
     def encode(self, state: BattleState, actor: Combatant, action: Action) -> int | None:
@@ -190,6 +198,9 @@ class Layout:
         k = action.kind
         if k == "end_turn":
             return 0
+        if k == "choose":
+            i = self._answer_index.get(action.option)
+            return None if i is None else self.off_answer + i
         g = state.grid
         if k == "move":
             x, y = g.xy(action.cell)
@@ -258,6 +269,10 @@ class Layout:
                     i = p + 1
             elif k == "end_turn":
                 i = 0
+            elif k == "choose":
+                t = self._answer_index.get(a.option)
+                if t is not None:
+                    i = self.off_answer + t
             elif k in ENEMY_KINDS:
                 e = eslot.get(a.target)
                 if e is not None:

@@ -21,6 +21,7 @@ from envs.render import render_ansi, render_rgb
 from rules.battle import Battle
 from rules.dice import Dice
 from rules.ruleset import get_ruleset
+from rules.choices import ASK
 from rules.scenario import load_scenario, new_battle
 
 
@@ -64,6 +65,7 @@ class SkirmishAEC(AECEnv):
             self._rng = np.random.default_rng(seed)
         dice = Dice(np.random.default_rng(int(self._rng.integers(0, 2**63 - 1))))
         self.battle = new_battle(self.spec, dice, record=False)
+        self.battle.deciders = {t: ASK for t in self.battle.state.teams}   # every figure answers its choices
         self.battle.start()
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}

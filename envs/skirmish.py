@@ -11,6 +11,7 @@ from agents.base import Policy, make_policy
 from envs.encoding import GRID_CHANNELS, Layout, layout_for
 from rules.actions import END_TURN, Action
 from rules.battle import Battle
+from rules.choices import ASK
 from rules.dice import Dice
 from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
@@ -266,6 +267,9 @@ class SkirmishEnv(gym.Env):
             self._opponent = opp
         else:
             self._opponent = make_policy(opp, pseed)
+        # the agent answers its figures' choices as decisions (the answer block); the
+        # opponent answers its own at once (rules/choices.py)
+        self.battle.deciders = {t.name: ASK if t.name == self.agent_team else self._opponent for t in spec.teams}
         self.battle.start()
         self._advance_opponents()
         s = self.battle.state

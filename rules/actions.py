@@ -33,6 +33,7 @@ KINDS: dict[str, str] = {
     "posture": "change posture (option: stand, kneel, sit, lie)",
     "heal": "heal or repair a figure",
     "drop": "drop a weapon or item the figure carries (it lies on the figure's cell)",
+    "choose": "answer a choice the rules give the figure (option: the answer; rules/choices.py)",
 }
 
 #: what each kind is aimed at, for encoders and UIs: an enemy figure, an ally figure

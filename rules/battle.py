@@ -3,6 +3,13 @@
 It owns the state, the dice and the event log; it starts rounds and turns, checks and
 applies actions, skips figures that cannot act, and ends the fight when one team is left
 standing (or none) or the round limit passes (a draw).
+
+Choices the rules give a figure mid-action (rules/choices.py) are answered by
+`deciders[team]`: a policy answers at once, `ASK` makes the question the next decision
+(the figure asked acts with `Action("choose", option=...)`), no entry takes the default.
+
+Every event the battle emits carries `round` (0 before the first round) and `step`: 0 for
+the set-up, k for the events of the fight's k-th decision.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 from typing import Callable
 
 from rules.actions import Action
+from rules.choices import ASK, Asker, NeedChoice, Pending, Question
 from rules.dice import Dice
 from rules.errors import IllegalActionError
 from rules.events import Event, event
@@ -32,9 +40,17 @@ class Battle:
         self.on_event = on_event
         self.actions_resolved = 0
         self._decisions = 0
+        #: team -> who answers its figures' questions (a policy, ASK); missing: the default
+        self.deciders: dict[str, object] = {}
 
     # -- event plumbing -----------------------------------------------------------
     def _emit(self, evs: list[Event]) -> None:
+        if self.record or self.on_event is not None:
+            r = self.state.round
+            k = self.actions_resolved
+            for e in evs:
+                e.setdefault("round", r)
+                e["step"] = k
         if self.record:
             self.events.extend(evs)
         if self.on_event is not None:
@@ -142,18 +158,38 @@ class Battle:
             return []
         return self.ruleset.legal_actions(self.state)
 
+    @property
+    def question(self) -> Question | None:
+        """The open question, if the acting figure is answering one."""
+        p = self.state.pending
+        return p.question if p is not None else None
+
     def step(self, action: Action, check: bool = True) -> list[Event]:
         """Resolve one action of the acting figure and advance the turn when it ends."""
         s = self.state
         if s.over:
             raise IllegalActionError("the fight is over", field="action", expected="no more actions")
-        if check:
-            self.ruleset.check_legal(s, action)
+        p = s.pending
+        if p is not None:
+            q = p.question
+            if action.kind != "choose" or action.option not in q.options:
+                raise IllegalActionError(f"{q.figure} must answer {q.key} first ({q.text})", field="action",
+                                         expected="choose with option one of " + ", ".join(q.options))
+            s.pending = None
+            self.dice.force_first(p.rolls)
+            answers = list(p.answers) + [action.option]
+            action = p.action
+        else:
+            if check:
+                self.ruleset.check_legal(s, action)
+            answers = None
         self.actions_resolved += 1
         self._decisions += 1
         out: list[Event] = []
         if action.kind != "end_turn":
-            evs = self.ruleset.apply(s, action, self.dice)
+            evs = self._apply(action, answers)
+            if evs is None:                      # a question went out: the fight waits for it
+                return out + self._asked()
             self._emit(evs)
             out += evs
             out += self._check_end()
@@ -167,16 +203,54 @@ class Battle:
                 out += self._next_turn()
         return out
 
+    def _apply(self, action: Action, answers: list[str] | None) -> list[Event] | None:
+        """The ruleset's resolution of `action` with the answers so far; None when a new
+        question must go out (the state is then, in place, as before the action, with
+        `pending` set)."""
+        s = self.state
+        may = answers is not None or (bool(self.deciders) and self.ruleset.may_ask(s, action))
+        ask = may and (answers is not None or ASK in self.deciders.values())
+        if not ask:
+            if may:
+                s.asking = Asker([], self.deciders, can_ask=False)
+                try:
+                    return self.ruleset.apply(s, action, self.dice)
+                finally:
+                    s.asking = None
+            return self.ruleset.apply(s, action, self.dice)
+        before = s.clone()
+        mark = len(self.dice.record)
+        asker = s.asking = Asker(list(answers or ()), self.deciders)
+        try:
+            return self.ruleset.apply(s, action, self.dice)
+        except NeedChoice as need:
+            rolls = tuple(r for _, r in self.dice.record[mark:])
+            del self.dice.record[mark:]
+            actor = s.turn_owner
+            s.restore(before)
+            s.pending = Pending(need.question, action, actor.id if actor else "", tuple(asker.answers), rolls)
+            return None
+        finally:
+            s.asking = None
+
+    def _asked(self) -> list[Event]:
+        q = self.state.pending.question
+        evs = [event("question", actor=q.figure, key=q.key, options=list(q.options), default=q.default,
+                     text=q.text)]
+        self._emit(evs)
+        return evs
+
     def run(self, policies: dict, max_actions: int = 1_000_000) -> BattleState:
         """Play to the end with a policy per team (objects with `act(state, actor)`)."""
         if self.state.round == 0 and not self.state.over:
             self.start()
-        s = self.state
+        self.deciders.update({t: p for t, p in policies.items() if hasattr(p, "choose")})
         n = 0
-        while not s.over and n < max_actions:
+        while not self.state.over and n < max_actions:
+            s = self.state
             actor = s.actor
             action = policies[actor.team].act(s, actor)
             self.step(action, check=False)
             n += 1
-        return s
+        return self.state
 

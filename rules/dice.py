@@ -55,6 +55,11 @@ class Dice:
             self._forced.append(int(r))
         self.strict = strict
 
+    def force_first(self, results: Iterable[int]) -> None:
+        """Put results before any already forced (the rolls of an action resolved again
+        after a question, rules/choices.py); strictness is left as it is."""
+        self._forced.extendleft(reversed([int(r) for r in results]))
+
     @property
     def forced_left(self) -> int:
         return len(self._forced)

@@ -30,6 +30,8 @@ EVENT_TYPES: dict[str, tuple[str, ...]] = {
     "reload": ("actor", "weapon"),
     "effect": ("target", "effect"),
     "info": ("text",),
+    "question": ("actor", "key", "options", "default"),
+    "choice": ("actor", "key", "choice"),
     "battle_end": ("winner", "rounds", "reason"),
 }
 
@@ -93,6 +95,9 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "reload": lambda e: f"{e['actor']} reloads the {e['weapon']}.",
     "effect": lambda e: f"{e['target']}: {e['effect']}.",
     "info": lambda e: str(e["text"]),
+    "question": lambda e: (f"{e['actor']} must choose {e['key'].replace('_', ' ')}: "
+                           + (f"{e['text']} " if e.get("text") else "") + "(" + " / ".join(e["options"]) + ")"),
+    "choice": lambda e: f"{e['actor']} chooses {e['key'].replace('_', ' ')}: {e['choice'].replace('_', ' ')}.",
     "battle_end": lambda e: (f"The battle ends after {e['rounds']} rounds: "
                              + (f"{e['winner']} win." if e["winner"] else f"draw ({e['reason']}).")),
 }

@@ -26,12 +26,13 @@ from typing import Any, Mapping
 
 from rules.actions import Action
 from rules.battle import Battle
+from rules.choices import ASK
 from rules.dice import Dice
 from rules.errors import DiceError, IllegalActionError, ScenarioError, TacticaError
 from rules.scenario import load_scenario, new_battle, read_document
 from rules.state import BattleState
 
-REPLAY_FIELDS = {"scenario", "seed", "start_dice", "steps", "description"}
+REPLAY_FIELDS = {"scenario", "seed", "start_dice", "steps", "description", "questions"}
 STEP_FIELDS = {"actor", "action", "dice", "note"}
 
 
@@ -105,6 +106,12 @@ def run_replay(path: str | Path | Mapping[str, Any], base_dir: Path | None = Non
         battle = new_battle(spec, dice, ssrc)
     except TacticaError as e:
         raise e.at(src, "scenario") if isinstance(scen, Mapping) else e
+    questions = doc.get("questions", "ask")
+    if questions not in ("ask", "default"):
+        raise ScenarioError(f"questions {questions!r}", source=src, field="questions",
+                            expected="ask (every choice the rules give a figure is a step) or default")
+    if questions == "ask":
+        battle.deciders = {t: ASK for t in battle.state.teams}
     steps = doc.get("steps", [])
     if not isinstance(steps, list):
         raise ScenarioError("steps must be a list", source=src, field="steps", expected="a list of steps")

@@ -19,8 +19,43 @@ from rules.events import Event
 from rules.state import BattleState, Combatant
 
 
+def _answers(state: BattleState) -> list[Action]:
+    return [Action("choose", option=o) for o in state.pending.question.options]
+
+
+def _asks_first(name: str, f: Callable) -> Callable:
+    """`f` for a state with no open question; with one, its answers (rules/choices.py)."""
+    if name == "legal_actions":
+        def wrapped(self, state, *a, **k):
+            return f(self, state, *a, **k) if state.pending is None else _answers(state)
+    elif name == "legal_attacks":
+        def wrapped(self, state, *a, **k):
+            return f(self, state, *a, **k) if state.pending is None else []
+    else:  # check_legal
+        def wrapped(self, state, action, *a, **k):
+            if state.pending is None:
+                return f(self, state, action, *a, **k)
+            if action not in _answers(state):
+                q = state.pending.question
+                raise IllegalActionError(f"{q.figure} must answer {q.key} first ({q.text})", field="action",
+                                         expected="choose with option one of " + ", ".join(q.options))
+    wrapped.__name__, wrapped.__doc__, wrapped.__wrapped__ = f.__name__, f.__doc__, f
+    return wrapped
+
+
 class Ruleset(ABC):
-    """One rule system."""
+    """One rule system.
+
+    While a figure answers a question (`state.pending`), `legal_actions` lists its answers,
+    `legal_attacks` nothing and `check_legal` accepts only an answer, for every ruleset:
+    `__init_subclass__` puts that check in front of each ruleset's own methods."""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        for name in ("legal_actions", "legal_attacks", "check_legal"):
+            f = cls.__dict__.get(name)
+            if f is not None and not getattr(f, "__wrapped__", None):
+                setattr(cls, name, _asks_first(name, f))
 
     name: str = ""
     version: int = 1
@@ -33,6 +68,9 @@ class Ruleset(ABC):
     economy_features: tuple[str, ...] = ()
     #: map cell size the system's scenarios assume, in metres
     default_cell_m: float = 1.5
+    #: every answer any question of the ruleset can take (rules/choices.py), in a fixed
+    #: order: the environments' answer block
+    answers: tuple[str, ...] = ()
 
     # -- building -------------------------------------------------------------------
     @abstractmethod
@@ -99,6 +137,11 @@ class Ruleset(ABC):
         """Resolve a legal action. Set `state.economy['turn_over']` when the turn must end."""
 
     # -- views ----------------------------------------------------------------------
+    def may_ask(self, state: BattleState, action: Action) -> bool:
+        """Whether resolving `action` can ask a figure a question (rules/choices.py). The
+        battle keeps a copy of the fight to go back to only for such actions."""
+        return False
+
     @abstractmethod
     def economy(self, state: BattleState) -> dict[str, float]:
         """The acting figure's action economy as named numbers (`economy_features`)."""
@@ -183,3 +226,7 @@ def get_ruleset(name: str) -> Ruleset:
         inst = factory()
     _INSTANCES[name] = inst
     return inst
+
+
+for _name in ("legal_attacks", "check_legal"):
+    setattr(Ruleset, _name, _asks_first(_name, Ruleset.__dict__[_name]))

@@ -11,7 +11,9 @@ Format (`format: "tactica-state"`, `format_version: 1`):
  "map_rows": ["....", ...],            # the map now (cover can be destroyed)
  "objects": {"x,y": ["bottle_glass"]},
  "combatants": {"mal": {"pos": [1, 10], "conditions": [...], "res": {...}}, ...},
- "dice": {...generator state...}, "actions_resolved": 12, "events": [...]}
+ "dice": {...generator state...}, "actions_resolved": 12,
+ "pending": null,                       # or an open question (rules/choices.py)
+ "events": [...]}
 ```
 
 Loading rebuilds the figures from the scenario and then restores everything a fight
@@ -27,7 +29,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from rules.actions import Action
 from rules.battle import Battle
+from rules.choices import Pending, Question
 from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError
 from rules.ruleset import get_ruleset
@@ -69,6 +73,7 @@ def battle_to_dict(battle: Battle, scenario_doc: Mapping[str, Any], include_even
                               "res": _jsonable(c.res)} for c in s.combatants},
         "dice": _jsonable(battle.dice.get_state()),
         "actions_resolved": battle.actions_resolved,
+        "pending": s.pending.to_dict() if s.pending is not None else None,
         "events": _jsonable(battle.events) if include_events else [],
     }
 
@@ -138,6 +143,15 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
             s.objects[g.index(x, y)] = list(items)
         battle.dice.set_state(_need(d, "dice", dict, source))
         battle.actions_resolved = int(d.get("actions_resolved", 0))
+        if d.get("pending") is not None:
+            p = _need(d, "pending", dict, source)
+            s.pending = Pending(Question.from_dict(p["question"]),
+                                Action.from_dict(p["action"], g.width, field="pending.action", height=g.height),
+                                str(p["actor"]), tuple(str(a) for a in p["answers"]),
+                                tuple(int(r) for r in p["rolls"]))
+            if s.pending.question.figure not in s.by_id:
+                raise ScenarioError(f"no figure {s.pending.question.figure!r}", source=source,
+                                    field="pending.question.figure", expected=", ".join(sorted(s.by_id)))
         battle.events = list(d.get("events", []))
     except TacticaError:
         raise

@@ -92,6 +92,10 @@ class BattleState:
     winner: str | None = None
     end_reason: str = ""
     by_id: dict[str, Combatant] = field(default_factory=dict)
+    #: an open question (`rules.choices.Pending`): the figure asked acts until it answers
+    pending: Any = None
+    #: the answers of the action being resolved (`rules.choices.Asker`); None: defaults
+    asking: Any = None
 
     def __post_init__(self) -> None:
         if not self.by_id:
@@ -99,7 +103,17 @@ class BattleState:
 
     @property
     def actor(self) -> Combatant | None:
-        """The figure whose turn it is, or None between turns."""
+        """The figure who decides now: the one asked an open question, else the one whose
+        turn it is; None between turns."""
+        if self.pending is not None:
+            return self.by_id[self.pending.question.figure]
+        if 0 <= self.turn_index < len(self.order):
+            return self.by_id[self.order[self.turn_index]]
+        return None
+
+    @property
+    def turn_owner(self) -> Combatant | None:
+        """The figure whose turn it is (even while another answers a question)."""
         if 0 <= self.turn_index < len(self.order):
             return self.by_id[self.order[self.turn_index]]
         return None
@@ -157,4 +171,18 @@ class BattleState:
         s.winner = self.winner
         s.end_reason = self.end_reason
         s.by_id = {c.id: c for c in cs}
+        s.pending = self.pending
+        s.asking = None
         return s
+
+    def restore(self, copy: "BattleState") -> None:
+        """Make this state what `copy` (a `clone` of it) holds, in place: the state and its
+        figures keep their identity, so whoever holds them sees the restored fight."""
+        mine = {c.id: c for c in self.combatants}
+        for c in copy.combatants:
+            m = mine[c.id]
+            for f in Combatant.__slots__:
+                setattr(m, f, getattr(c, f))
+        for f in BattleState.__slots__:
+            if f not in ("combatants", "by_id"):
+                setattr(self, f, getattr(copy, f))

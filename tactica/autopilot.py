@@ -71,6 +71,7 @@ import yaml
 
 from rules.actions import KINDS, Action
 from rules.battle import Battle
+from rules.choices import ASK
 from rules.dice import Dice
 from rules.errors import DiceError, IllegalActionError, TacticaError
 from rules.events import Event, narrate
@@ -640,6 +641,7 @@ class DiceRequest:
 
 def _clone_battle(b: Battle, dice: Dice) -> Battle:
     nb = Battle(b.state.clone(), b.ruleset, dice, record=True)
+    nb.deciders = dict(b.deciders)
     nb.actions_resolved = b.actions_resolved
     nb._decisions = b._decisions
     return nb
@@ -901,6 +903,9 @@ class Session:
             r = roles.get(t)
             if r is not None and r.policy:
                 self.policies[t] = _make_policy(r.policy, self.policy_seed(i))
+        # the GM answers the choices the rules give the figures the GM plays (rules/choices.py);
+        # an NPC's take its policy's default
+        battle.deciders = {t: ASK for t, r in roles.items() if r.policy is None}
 
     # -- building ---------------------------------------------------------------------
     def policy_seed(self, i: int) -> int:
@@ -1174,6 +1179,7 @@ class Session:
         d["scenario"] = self.scenario_doc
         nb = battle_from_dict(d, source="(undo)")
         nb.events = events[:snap["events"]]
+        nb.deciders = dict(self.battle.deciders)
         self.battle = nb
         del self.history[snap["history"]:]
         if keep_policies:  # an action that failed or was cancelled: the plan shown still stands

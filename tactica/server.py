@@ -56,6 +56,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rules.actions import KINDS, Action
 from rules.battle import Battle
+from rules.choices import ASK
 from rules.dice import Dice
 from rules.errors import DiceError, IllegalActionError, TacticaError
 from rules.replay import state_summary
@@ -241,6 +242,8 @@ class Fight:
     def __init__(self, fid: str, battle: Battle, doc: dict[str, Any], seed: int) -> None:
         self.id = fid
         self.battle = battle
+        # the API's client answers every figure's choices (rules/choices.py) as a step
+        battle.deciders = {t: ASK for t in battle.state.teams}
         self.doc = doc
         self.seed = seed
         self.lock = threading.Lock()
@@ -406,6 +409,7 @@ def _copy_battle(b: Battle) -> Battle:
     d = Dice(0)
     d.set_state(b.dice.get_state())
     nb = Battle(b.state.clone(), b.ruleset, d, record=True)
+    nb.deciders = dict(b.deciders)
     nb.events = list(b.events)
     nb.actions_resolved = b.actions_resolved
     nb._decisions = b._decisions

@@ -95,9 +95,10 @@ def simple(actor: str, kind: str, **kw: Any) -> dict:
     return step(actor, {"type": kind, **kw})
 
 
-def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = ()):
+def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), questions: str = "default"):
     """Run a strict replay: start_dice and every step's dice must be used exactly."""
-    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps)})
+    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps),
+                       "questions": questions})
 
 
 def evs(b, type_: str, **match: Any) -> list[dict]:

@@ -98,9 +98,10 @@ def act(actor: str, kind: str, dice: list[int] = (), **kw: Any) -> dict:
     return step(actor, {"type": kind, **kw}, dice)
 
 
-def play(scenario: dict, steps: list[dict] = ()):
-    """A strict replay: every step's dice must be used exactly."""
-    return run_replay({"scenario": scenario, "start_dice": [], "steps": list(steps)})
+def play(scenario: dict, steps: list[dict] = (), questions: str = "default"):
+    """A strict replay: every step's dice must be used exactly. The choices the rules give a
+    figure take their defaults unless `questions="ask"` (then they are steps)."""
+    return run_replay({"scenario": scenario, "start_dice": [], "steps": list(steps), "questions": questions})
 
 
 def play_loose(scenario: dict, steps: list[dict], forced: list[int], seed: int = 0):
@@ -1688,7 +1689,8 @@ def test_replay_grenade_cover_and_harms_way():
     """seed 000, Cover and Explosions; Getting out of Harm's Way."""
     b = run_replay(REPLAYS / "grenade_cover_and_harms_way.yaml")
     assert who(b, "wash").res["wound"] == 10 and who(b, "kaylee").res["wound"] == 6
-    assert who(b, "book").res["wound"] == 0 and pos(b, "book") == (2, 6)
+    assert who(b, "book").res["wound"] == 0 and pos(b, "book") == (4, 6)
+    assert "prone" in who(b, "book").conditions
     assert b.state.grid.rows[2][6] == ","
     assert b.state.actor.id == "wash" and economy(b)["actions_used"] == 1
     assert {c: who(b, c).res["reaction_debt"] for c in ("kaylee", "book")} == {"kaylee": 1, "book": 1}

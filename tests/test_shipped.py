@@ -78,3 +78,33 @@ def test_overrule_study_counts_the_policys_departures_from_its_advisor(capsys):
     assert "tactical advised" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="not found"):
         mod.main(["no/such/policy.npz"])
+
+
+def test_a_policy_trained_under_an_older_rules_version_loads_with_a_note(tmp_path):
+    """A rules change bumps the ruleset's version; a policy exported under an older version
+    of the same observation/action layout still plays, and says so. Another layout is
+    still refused."""
+    import json
+
+    import numpy as np
+
+    from rules.errors import TacticaError
+    from rules.ruleset import get_ruleset
+    from training.export import fingerprint_hash
+
+    src = shipped_policy_path("metalface")
+    with np.load(src, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["__meta__"]))
+    now = get_ruleset("metalface").version
+
+    def write(fp: dict, name: str):
+        m = dict(meta, fingerprint=fp, fingerprint_hash=fingerprint_hash(fp))
+        path = tmp_path / name
+        np.savez(path, **{**arrays, "__meta__": np.array(json.dumps(m))})
+        return path
+
+    old = NumpyPolicy(write(dict(meta["fingerprint"], version=now - 1 if now > 1 else 0), "old.npz"))
+    assert old.trained_version != now and "retraining" in old.version_note
+    with pytest.raises(TacticaError, match="another observation/action layout"):
+        NumpyPolicy(write(dict(meta["fingerprint"], n_actions=meta["fingerprint"]["n_actions"] + 1), "bad.npz"))

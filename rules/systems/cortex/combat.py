@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from rules.actions import Action
+from rules.choices import decide
 from rules.errors import IllegalActionError
 from rules.dice import D0, Dice, PoolRoll, Step, roll_steps
 from rules.events import Event, event
@@ -313,11 +314,7 @@ class CombatMixin:
             return evs + self.knock_prone(t, "takedown")
         bypass = False
         if extraordinary:
-            covered = area and self.called["areas"][area]["armour"] and any(
-                self.called["areas"][area]["armour"] in x.covers for x in t.armour)
-            if t.armour and (covered or any((x.W if w.dtype != "S" else x.S) > 0 for x in t.armour)):
-                bypass = True
-                evs.append(event("effect", target=t.id, effect="the attack bypasses armour"))
+            bypass = self.extraordinary_choice(state, a, t, w, area, evs)
         die_steps = 0
         if option in ("burst", "autofire"):
             die_steps += int(self.modes[option]["damage_steps"])
@@ -354,10 +351,35 @@ class CombatMixin:
         t.conditions.add("knocked")
         return [event("condition", target=t.id, condition="prone", on=True, cause=cause)]
 
+    def extraordinary_choice(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, area: str,
+                             evs: list[Event]) -> bool:
+        """seed 000: "the attacker may choose to bypass the victim's body armor instead of
+        inflicting a special effect". Whether the attack bypasses armour (the attacker's
+        choice, asked only when the target wears armour; the default is the engine's
+        choice before #32: bypass when the armour would stop something)."""
+        if not t.armour:
+            return False
+        covered = area and self.called["areas"][area]["armour"] and any(
+            self.called["areas"][area]["armour"] in x.covers for x in t.armour)
+        default = ("bypass_armour" if covered or any((x.W if w.dtype != "S" else x.S) > 0 for x in t.armour)
+                   else "special_effect")
+        way = decide(state, a, "extraordinary_hit", ("bypass_armour", "special_effect"), default,
+                     f"{a.id}'s extraordinary hit on {t.id}: bypass {t.id}'s armour or inflict a special effect?")
+        evs.append(event("choice", actor=a.id, key="extraordinary_hit", choice=way))
+        if way == "bypass_armour":
+            evs.append(event("effect", target=t.id, effect="the attack bypasses armour"))
+        return way == "bypass_armour"
+
     def fall_or_drop(self, state: BattleState, a: Combatant, w: Weapon, why: str) -> list[Event]:
-        """seed 000, Tripping: the attacker falls, or drops a tripping weapon instead."""
+        """seed 000, Tripping: "If tripping with a weapon (like a fighting staff or chain), the
+        attacker can drop it to avoid falling prone": the attacker's choice (default: drop)."""
         if w.name != "unarmed":
-            return self.drop_object(state, a, w.name, a.pos, verb="is dropped to avoid falling")
+            way = decide(state, a, "trip_fall", ("drop_weapon", "fall_prone"), "drop_weapon",
+                         f"{a.id}'s trip went wrong: drop the {w.name} or fall prone?")
+            ev = event("choice", actor=a.id, key="trip_fall", choice=way)
+            if way == "drop_weapon":
+                return [ev] + self.drop_object(state, a, w.name, a.pos, verb="is dropped to avoid falling")
+            return [ev] + self.knock_prone(a, why)
         return self.knock_prone(a, why)
 
     def trip(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, extraordinary: bool,
@@ -407,10 +429,15 @@ class CombatMixin:
     def block_effect(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, bw: Weapon,
                      dice: Dice) -> list[Event]:
         """seed 000, Defense, Melee Combat: disarm, trip or bash after an extraordinary block."""
-        choice = d.stats["block_effect"] or ("disarm" if w.name != "unarmed" else "bash")
-        if choice == "disarm" and w.name == "unarmed":
-            choice = "bash"
-        evs = [event("effect", target=a.id, effect=f"extraordinary block: {choice}", by=d.id)]
+        default = d.stats["block_effect"] or ("disarm" if w.name != "unarmed" else "bash")
+        if default == "disarm" and w.name == "unarmed":
+            default = "bash"
+        options = ("disarm", "trip", "bash") if w.name != "unarmed" else ("trip", "bash")
+        # seed 000: "the defender inflicts his choice of a special effect on the attacker"
+        choice = decide(state, d, "block_effect", options, default,
+                        f"{d.id}'s extraordinary block against {a.id}: disarm, trip or bash?")
+        evs = [event("choice", actor=d.id, key="block_effect", choice=choice),
+               event("effect", target=a.id, effect=f"extraordinary block: {choice}", by=d.id)]
         if choice == "disarm":
             if bw.name == "unarmed" and w.name not in d.weapons:
                 self.remove_weapon(a, w.name)
@@ -429,7 +456,12 @@ class CombatMixin:
                              dice=_faces(r), total=r.total))
             evs += self.apply_damage(state, a, r.total, 0, dice, source="bash")
         if self.has_style(d, "krav_maga") and not a.down and not d.down:
-            evs += self.krav_maga_counter(state, d, a, dice)
+            # seed 000, Krav Maga: "allows you to immediately make an Unarmed attack"
+            if decide(state, d, "krav_maga_counter", ("attack", "pass"), "attack",
+                      f"{d.id} may make a free unarmed attack on {a.id} (Krav Maga): attack or pass?") == "attack":
+                evs += self.krav_maga_counter(state, d, a, dice)
+            else:
+                evs.append(event("choice", actor=d.id, key="krav_maga_counter", choice="pass"))
         return evs
 
     def krav_maga_counter(self, state: BattleState, d: Combatant, a: Combatant, dice: Dice) -> list[Event]:
@@ -784,113 +816,3 @@ class CombatMixin:
                     nxt.append(j)
             frontier = sorted(nxt)
         return []
-
-    # -- explosions -----------------------------------------------------------------
-    def throw_explosive(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, attr_name: str,
-                        attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice) -> list[Event]:
-        """A grenade thrown at a figure's spot; a miss scatters (data.yaml assumption grenades)."""
-        a.res["uses"][w.name] -= 1
-        g = state.grid
-        diff = int(self.expl["throw_difficulty"])
-        r = roll_steps(dice, (attr, skill, *extra), f"throw {w.name}")
-        evs = [event("roll", actor=a.id, purpose=f"throw {w.name}",
-                     pool=f"{attr_name.capitalize()} {attr} + {sname.replace('_', ' ').title()} {skill}",
-                     dice=_faces(r), total=r.total, difficulty=diff, **({"botch": True} if r.botch else {}))]
-        centre = t.pos
-        if r.botch or r.total < diff:
-            short = max(diff - r.total, int(self.expl["scatter_points"]))if r.botch else diff - r.total
-            feet = self.expl["scatter_ft_per_miss"] * max(1, math.ceil(short / self.expl["scatter_points"]))
-            cells = max(1, int(round(feet * FEET / g.cell_m)))
-            k = dice.roll(8, "scatter direction")
-            evs.append(event("roll", actor=a.id, purpose="scatter direction (d8: 1 = north, clockwise)",
-                             dice=[[8, k]], total=k))
-            dx, dy = _DIRS[k - 1]
-            x, y = g.xy(centre)
-            for _ in range(cells):
-                nx, ny = x + dx, y + dy
-                if not g.in_bounds(nx, ny) or not g.passable[g.index(nx, ny)]:
-                    break
-                x, y = nx, ny
-            centre = g.index(x, y)
-        evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name,
-                         result="hit" if centre == t.pos else "miss", total=r.total, difficulty=diff,
-                         lands=list(g.xy(centre))))
-        return evs + self.blast(state, a, w, centre, dice)
-
-    def blast(self, state: BattleState, a: Combatant, w: Weapon, centre: int, dice: Dice) -> list[Event]:
-        """seed 000, Cover and Explosions and Getting out of Harm's Way."""
-        g = state.grid
-        radius = float(w.x("blast_radius_ft", 10)) * FEET + 1e-6
-        near = float(self.expl["prone_no_help_within_ft"]) * FEET + 1e-6
-        n_dice = int(w.x("blast_dice", 1))
-        evs = [event("effect", target=a.id, effect=f"{w.name} explodes", at=list(g.xy(centre)), dice=n_dice)]
-        changes: dict[int, str] = {}
-        sturdy = {int(k): int(v) for k, v in self.expl["sturdiness"].items()}
-        for c in state.combatants:
-            if c.dead or g.distance_m(c.pos, centre) > radius or not g.los(centre, c.pos):
-                continue
-            if not c.down and "incapacitated" not in c.conditions and c.res["grappled_by"] is None:
-                evs += self.harms_way(state, c, centre, radius, near, dice)
-            d = g.distance_m(c.pos, centre)
-            if d > radius:
-                continue
-            level, src = g.cover_source(c.pos, centre, melee=True) if c.pos != centre else (0, None)
-            n = n_dice - level
-            if "prone" in c.conditions and d > near:
-                n -= int(self.expl["prone_dice"])
-            n = max(0, n)
-            r = roll_steps(dice, [w.damage] * n, "blast")
-            evs.append(event("roll", actor=c.id, purpose="blast damage", pool=f"{n}{w.damage}",
-                             dice=_faces(r), total=r.total, cover=level, prone="prone" in c.conditions))
-            stun, wound = self.split(0, w.dtype, r.total)
-            evs += self.take_damage(state, c, stun, wound, dice, w.name)
-            if src is not None and level and n_dice > sturdy.get(level, 99) and g.terrain[src].blocks_move:
-                changes[src] = ","
-        if changes:
-            state.grid = g.with_changes(changes)
-            for cell in changes:
-                evs.append(event("effect", target=a.id, effect="the blast destroys the cover",
-                                 at=list(g.xy(cell))))
-        return evs
-
-    def harms_way(self, state: BattleState, c: Combatant, centre: int, radius: float, near: float,
-                  dice: Dice) -> list[Event]:
-        """Agility + Alertness at Average (7): 5 ft away, 10 ft on an extraordinary success."""
-        g = state.grid
-        steps = self.traitbook.pair_steps(c.traits, {"harms_way"} | c.conditions, ("agility", "alertness"))
-        at = c.stats["attributes"]
-        agi = Step(max(1, at["agility"].index + self.base_attr_steps(c, "agility") + steps[0]))
-        ale = Step(max(1, at["alertness"].index + self.base_attr_steps(c, "alertness") + steps[1]))
-        diff = int(self.data["harms_way"]["difficulty"])
-        r = roll_steps(dice, (agi, ale), "harm's way")
-        ok = r.total >= diff and not r.botch
-        c.res["reaction_debt"] += 1
-        evs = [event("roll", actor=c.id, purpose="get out of harm's way", pool=f"Agility {agi} + Alertness {ale}",
-                     dice=_faces(r), total=r.total, difficulty=diff, success=ok)]
-        if not ok:
-            return evs
-        feet = self.data["harms_way"]["extraordinary_ft" if r.total - diff >= self.xmargin else "success_ft"]
-        cells = max(1, int(round(feet * FEET / g.cell_m)))
-        occ = state.occupied()
-        frm = c.pos
-        for _ in range(cells):
-            best = None
-            for j in g._ring[c.pos]:
-                if not g.passable[j] or (j in occ and j != c.pos):
-                    continue
-                dj = g.distance_m(j, centre)
-                if dj > g.distance_m(c.pos, centre) and (best is None or (dj, -j) > best[0]):
-                    best = ((dj, -j), j)
-            if best is None:
-                break
-            c.pos = best[1]
-        if c.pos != frm:
-            evs.append(event("move", actor=c.id, **{"from": list(g.xy(frm))}, to=list(g.xy(c.pos)),
-                             metres=round(g.distance_m(frm, c.pos), 3), mode="leap"))
-            if c.res["grappling"] is not None:
-                self.release_grapple(state, c)
-        d = g.distance_m(c.pos, centre)
-        if d <= radius and d > near and "prone" not in c.conditions:
-            c.conditions.add("prone")
-            evs.append(event("condition", target=c.id, condition="prone", on=True, cause="dives face-down"))
-        return evs

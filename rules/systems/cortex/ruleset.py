@@ -29,6 +29,7 @@ from rules.grid import FEET
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.combat import CombatMixin
+from rules.systems.cortex.explosions import DIRECTIONS, ExplosionsMixin
 from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, build_weapons,
                                         load_data, skill_die)
 from rules.systems.cortex.specials import SpecialsMixin
@@ -41,11 +42,15 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
                          "crawl_only")
 
 
-class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
+class CortexRuleset(CombatMixin, ExplosionsMixin, SpecialsMixin, CortexBase, Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"
     description = "Serenity RPG house rules (seed 000) on Cortex Classic"
+    #: answers to the choices seed 000 gives a figure (docs/cortex.md, Choices)
+    answers = ("leap", "stay") + DIRECTIONS + ("prone", "stand", "bypass_armour", "special_effect",
+                                               "disarm", "trip", "bash", "drop_weapon", "fall_prone",
+                                               "attack", "pass")
     economy_features = ("actions_used", "next_action_steps", "actions_left", "move_used_m",
                         "walk_left_m", "move_left_m", "can_run", "ran", "stance_block",
                         "stance_dodge", "all_out_defence", "prone", "rise_penalty", "no_move", "shots_left",
@@ -312,6 +317,11 @@ class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
                                      field="action", expected="one of the legal actions")
 
     # -- applying -------------------------------------------------------------------
+    def may_ask(self, state: BattleState, action: Action) -> bool:
+        """Attacks ask: harm's way, the extraordinary hit and block choices, falling or
+        dropping a tripping weapon (docs/cortex.md, Choices)."""
+        return action.kind == "attack"
+
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         self._pool_cache.clear()
         a = state.actor
