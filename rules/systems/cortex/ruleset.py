@@ -29,6 +29,8 @@ from rules.grid import FEET
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.combat import CombatMixin
+from rules.systems.cortex.defence import DefenceMixin
+from rules.systems.cortex.melee import MeleeMixin
 from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, build_weapons,
                                         load_data, skill_die)
 from rules.systems.cortex.specials import SpecialsMixin
@@ -41,7 +43,7 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
                          "crawl_only")
 
 
-class CortexRuleset(CombatMixin, SpecialsMixin, CortexBase, Ruleset):
+class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, SpecialsMixin, CortexBase, Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"
