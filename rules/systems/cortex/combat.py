@@ -20,6 +20,7 @@ from rules.events import Event, event
 from rules.grid import FEET
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.model import Weapon, make_pool, skill_die
+from rules.systems.cortex.modifiers import bonus_dice, mod
 from rules.systems.cortex.traits import plot_point_die
 
 _DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ...
@@ -91,22 +92,7 @@ class CombatMixin:
         hit = cache.get(key, cache)
         if hit is not cache:
             return hit
-        steps = -e["actions"] + band
-        if e["rise_penalty"]:
-            steps -= 1
-        if "impaired" in a.conditions:
-            steps += int(self.called["impaired_steps"])
-        attr = w.attribute
-        if w.x("improvised"):
-            pen = int(w.x("penalty", 0))
-            suited = w.x("suited") or ()
-            if option in suited or (option == "" and "strike" in suited):
-                pen = min(0, pen + 1)
-            steps += pen
-        if option in ("trip", "throw"):
-            attr = "agility"
-        elif option in ("burst", "autofire"):
-            steps += int(self.modes[option]["attack_steps"])
+        steps, attr = self.attack_steps(state, a, w, option, band)
         sname, sk = self.weapon_skill(a, w, option)
         p = make_pool(a, attr, sk, steps, self.attr_steps(a, attr, {"attack"}))
         res = None if p is None else (attr, p[0], sname, p[1])
@@ -230,6 +216,7 @@ class CombatMixin:
                                      f"{', ' + option if option else ''})", field="action",
                                      expected="one of the legal actions")
         attr_name, attr, sname, skill = dd
+        mods = self.attack_modifiers(state, a, t, w, option)
         shots = e["shots"].get(w.name, 0)
         e["actions"] += 1
         e["rise_penalty"] = False
@@ -241,7 +228,7 @@ class CombatMixin:
         extra = self.take_pp_bonus(state, a, {"attack"})
         if w.kind == "explosive":
             e["shots"][w.name] = shots + 1
-            return self.throw_explosive(state, a, t, w, attr_name, attr, sname, skill, extra, dice)
+            return self.throw_explosive(state, a, t, w, attr_name, attr, sname, skill, extra, dice, mods)
         if w.ranged and option != "throw":
             n = self.rounds_for(a, w, option, shots)
             if w.magazine:
@@ -252,20 +239,21 @@ class CombatMixin:
         for _ in range(strikes):
             if t.down or a.down:
                 break
-            evs += self.strike(state, a, t, w, option, attr_name, attr, sname, skill, extra, dice)
+            evs += self.strike(state, a, t, w, option, attr_name, attr, sname, skill, extra, dice, mods)
             extra = []
         if option == "throw" and not any(e.get("broke") == w.name for e in evs):
             evs += self.drop_object(state, a, w.name, t.pos, verb="lands")
         return evs
 
     def strike(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str, attr_name: str,
-               attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice) -> list[Event]:
+               attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice, mods: list = ()
+               ) -> list[Event]:
         """One attack roll against one defence, and what follows from it."""
         r = roll_steps(dice, (attr, skill, *extra), f"attack with {w.name}")
         pool = f"{attr_name.capitalize()} {attr}" + (f" + {sname.replace('_', ' ').title()} {skill}" if skill else "")
         pool += "".join(f" + Plot Points {x}" for x in extra)
         ev = event("roll", actor=a.id, purpose=f"attack with {w.name}" + (f" ({option})" if option else ""),
-                   pool=pool, dice=_faces(r), total=r.total)
+                   check="attack", modifiers=[*mods, *bonus_dice(extra)], pool=pool, dice=_faces(r), total=r.total)
         if r.botch:
             ev["botch"] = True
         evs: list[Event] = [ev]
@@ -329,7 +317,8 @@ class CombatMixin:
         if w.name == "unarmed" and self.has_style(a, "krav_maga") and any(
                 x.name == "assault_rifle" for x in self.usable_weapons(a)):
             extra_die = Step.parse("d6")  # seed 000, Krav Maga: an assault rifle adds d6 Basic
-        evs += self.damage(state, a, t, w, margin, dice, bypass, die_steps=die_steps, extra_basic=extra_die)
+        evs += self.damage(state, a, t, w, margin, dice, bypass, die_steps=die_steps, extra_basic=extra_die,
+                           option=option)
         if w.x("improvised"):
             evs += self.break_check(state, a, w, dice, t.pos if option == "throw" else None)
         if area and not t.dead:
@@ -349,18 +338,22 @@ class CombatMixin:
 
     # -- damage ---------------------------------------------------------------------
     def damage(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, margin: int, dice: Dice,
-               bypass: bool, weapon_only: bool = False, die_steps: int = 0, extra_basic: Step | None = None
-               ) -> list[Event]:
-        """The margin as Basic plus the weapon's damage die, less armour (RULES-NOTES)."""
+               bypass: bool, weapon_only: bool = False, die_steps: int = 0, extra_basic: Step | None = None,
+               option: str = "") -> list[Event]:
+        """The margin as Basic plus the weapon's damage die, less armour (RULES-NOTES).
+
+        `die_steps` come from the attack's `option` (a fire mode or a called shot)."""
         die = w.damage + die_steps
         r = roll_steps(dice, (die,), "damage")
-        evs = [event("roll", actor=a.id, purpose=f"damage ({w.dtype})", pool=f"{w.name} {die}",
-                     dice=_faces(r), total=r.total)]
+        why = f"called shot to the {option[7:]}" if option.startswith("called:") else option
+        evs = [event("roll", actor=a.id, purpose=f"damage ({w.dtype})", check="damage",
+                     modifiers=[mod(f"{why} (damage die)", die_steps)] if die_steps else [],
+                     pool=f"{w.name} {die}", dice=_faces(r), total=r.total)]
         basic = 0 if weapon_only else margin
         if extra_basic is not None:
             rb = roll_steps(dice, (extra_basic,), "krav maga rifle")
-            evs.append(event("roll", actor=a.id, purpose="assault rifle (Krav Maga) Basic", pool=str(extra_basic),
-                             dice=_faces(rb), total=rb.total))
+            evs.append(event("roll", actor=a.id, purpose="assault rifle (Krav Maga) Basic", check="krav_maga_rifle",
+                             modifiers=[], pool=str(extra_basic), dice=_faces(rb), total=rb.total))
             basic += rb.total
         stun, wound = self.split(basic, w.dtype, r.total)
         return evs + self.take_damage(state, t, stun, wound, dice, w.name, bypass, self.blunt(w))
@@ -382,7 +375,8 @@ class CombatMixin:
             dw = min(wound, red)
             wound -= dw
             stun -= min(stun, red - dw)
-            evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage", pool=str(die),
+            evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage",
+                             check="plot_points_against_damage", modifiers=bonus_dice([die]), pool=str(die),
                              dice=_faces(r), total=r.total))
         return evs + self.apply_damage(state, t, stun, wound, dice, source=source, absorbed=absorbed, blunt=blunt)
 
@@ -402,7 +396,8 @@ class CombatMixin:
         blunt = self.blunt(w)
         evs: list[Event] = []
         if col.get("immediate"):
-            ok, ev = self.endurance(t, dice, hard, f"Endurance vs called shot ({area})", blunt=blunt)
+            ok, ev = self.endurance(t, dice, hard, f"Endurance vs called shot ({area})", blunt=blunt,
+                                    check="called_shot_endurance")
             evs.append(ev)
             if ok:
                 return evs
@@ -435,8 +430,8 @@ class CombatMixin:
                 r = roll_steps(dice, (agi, wil), "hold on")
                 diff = int(self.called["drop_difficulty"])
                 ok = r.total >= diff and not r.botch
-                evs.append(event("roll", actor=t.id, purpose="keep hold (Agility + Willpower)",
-                                 pool=f"Agility {agi} + Willpower {wil}", dice=_faces(r), total=r.total,
+                evs.append(event("roll", actor=t.id, purpose="keep hold (Agility + Willpower)", check="keep_hold",
+                                 modifiers=self.attr_modifiers(t, "agility"), pool=f"Agility {agi} + Willpower {wil}", dice=_faces(r), total=r.total,
                                  difficulty=diff, success=ok))
                 if not ok:
                     evs += self.drop_object(state, t, held.name, t.pos)
@@ -468,7 +463,7 @@ class CombatMixin:
             return []
         hard = int(self.called["endurance_difficulty"])
         ok, ev = self.endurance(c, dice, hard, "Endurance to recover (called shot)",
-                                blunt=any(x.get("blunt") for x in pending))
+                                blunt=any(x.get("blunt") for x in pending), check="called_shot_recovery")
         evs = [ev]
         if ok:
             was_down = c.down
@@ -507,14 +502,15 @@ class CombatMixin:
 
     # -- explosions -----------------------------------------------------------------
     def throw_explosive(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, attr_name: str,
-                        attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice) -> list[Event]:
+                        attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice, mods: list = ()
+                        ) -> list[Event]:
         """A grenade thrown at a figure's spot; a miss scatters (data.yaml assumption grenades)."""
         a.res["uses"][w.name] -= 1
         g = state.grid
         diff = int(self.expl["throw_difficulty"])
         r = roll_steps(dice, (attr, skill, *extra), f"throw {w.name}")
-        evs = [event("roll", actor=a.id, purpose=f"throw {w.name}",
-                     pool=f"{attr_name.capitalize()} {attr} + {sname.replace('_', ' ').title()} {skill}",
+        evs = [event("roll", actor=a.id, purpose=f"throw {w.name}", check="throw_explosive",
+                     modifiers=[*mods, *bonus_dice(extra)], pool=f"{attr_name.capitalize()} {attr} + {sname.replace('_', ' ').title()} {skill}",
                      dice=_faces(r), total=r.total, difficulty=diff, **({"botch": True} if r.botch else {}))]
         centre = t.pos
         if r.botch or r.total < diff:
@@ -523,7 +519,7 @@ class CombatMixin:
             cells = max(1, int(round(feet * FEET / g.cell_m)))
             k = dice.roll(8, "scatter direction")
             evs.append(event("roll", actor=a.id, purpose="scatter direction (d8: 1 = north, clockwise)",
-                             dice=[[8, k]], total=k))
+                             check="scatter", modifiers=[], dice=[[8, k]], total=k))
             dx, dy = _DIRS[k - 1]
             x, y = g.xy(centre)
             for _ in range(cells):
@@ -560,7 +556,11 @@ class CombatMixin:
                 n -= int(self.expl["prone_dice"])
             n = max(0, n)
             r = roll_steps(dice, [w.damage] * n, "blast")
-            evs.append(event("roll", actor=c.id, purpose="blast damage", pool=f"{n}{w.damage}",
+            cut = [mod("cover (dice)", -level)] if level else []
+            if "prone" in c.conditions and d > near:
+                cut.append(mod("lying prone (dice)", -int(self.expl["prone_dice"])))
+            evs.append(event("roll", actor=c.id, purpose="blast damage", check="blast_damage", modifiers=cut,
+                             pool=f"{n}{w.damage}",
                              dice=_faces(r), total=r.total, cover=level, prone="prone" in c.conditions))
             stun, wound = self.split(0, w.dtype, r.total)
             evs += self.take_damage(state, c, stun, wound, dice, w.name)
@@ -571,7 +571,7 @@ class CombatMixin:
             for cell in changes:
                 evs.append(event("effect", target=a.id, effect="the blast destroys the cover",
                                  at=list(g.xy(cell))))
-        return evs
+        return self.tag_harms_way(state, evs)
 
     def harms_way(self, state: BattleState, c: Combatant, centre: int, radius: float, near: float,
                   dice: Dice) -> list[Event]:

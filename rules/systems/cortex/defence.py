@@ -90,8 +90,13 @@ class DefenceMixin:
 
     def innate(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int, melee: bool
                ) -> tuple[int, list[Event]]:
-        floor = 5 if melee and self.has_style(d, "capoeira") else 0  # seed 000, Capoeira
-        return self.innate_defence(d, dice, cover_bonus, floor, " (capoeira 5)")
+        """seed 000, Capoeira: "Your Innate Defense against melee attacks is 5": no roll, the
+        Difficulty is 5 (plus any cover a sheltering figure has); ranged attacks as usual."""
+        if melee and self.has_style(d, "capoeira"):
+            diff = int(self.data["capoeira"]["innate_melee"]) + cover_bonus
+            return diff, [event("defence", actor=d.id, mode="innate (capoeira)", difficulty=diff,
+                                cover_bonus=cover_bonus)]
+        return self.innate_defence(d, dice, cover_bonus)
 
     def stance_steps(self, d: Combatant) -> int:
         """The step modifier of the next defensive roll in the stance (each further roll is one lower)."""
@@ -123,9 +128,11 @@ class DefenceMixin:
                     cell, cstep, path = dest
                     p = self.defence_pool(state, d, "dodge", self.stance_steps(d) + cstep)
                     if p is not None:
+                        mods = self.stance_modifiers(d, cstep, "distance to cover")
                         stance["rolls"] += 1
                         r = roll_steps(dice, (p[0], p[1]), "dodge")
-                        evs.append(event("roll", actor=d.id, purpose="dodge to cover",
+                        evs.append(event("roll", actor=d.id, purpose="dodge to cover", check="dodge",
+                                         modifiers=mods,
                                          pool=f"Agility {p[0]} + Athletics/Dodge {p[1]}", dice=_faces(r),
                                          total=r.total, **({"botch": True} if r.botch else {})))
                         if r.botch:
@@ -166,9 +173,11 @@ class DefenceMixin:
                 info["block_weapon"] = bw
             p = self.defence_pool(state, d, mode, self.stance_steps(d) + extra)
             if p is not None:
+                mods = self.stance_modifiers(d, extra, "smaller blocking weapon" if extra < 0
+                                             else "larger blocking weapon")
                 stance["rolls"] += 1
                 r = roll_steps(dice, (p[0], p[1]), mode)
-                evs.append(event("roll", actor=d.id, purpose=mode,
+                evs.append(event("roll", actor=d.id, purpose=mode, check=mode, modifiers=mods,
                                  pool=f"Agility {p[0]} + {p[2].replace('_', ' ').title()} {p[1]}",
                                  dice=_faces(r), total=r.total, **({"botch": True} if r.botch else {})))
                 if r.botch:

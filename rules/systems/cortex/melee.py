@@ -11,6 +11,7 @@ from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.model import Weapon
+from rules.systems.cortex.modifiers import mod
 
 
 def _faces(r) -> list[list[int]]:
@@ -28,14 +29,19 @@ class MeleeMixin:
         return [event("condition", target=t.id, condition="prone", on=True, cause=cause)]
 
     def fall_or_drop(self, state: BattleState, a: Combatant, w: Weapon, why: str) -> list[Event]:
-        """seed 000, Tripping: the attacker falls, or drops a tripping weapon instead."""
-        if w.name != "unarmed":
+        """seed 000, Tripping: the attacker falls, or drops a tripping weapon instead (one it
+        still has: a weapon that broke on the botch cannot be dropped)."""
+        if w.name != "unarmed" and any(x.name == w.name for x in self.weapons_of(a)):
             return self.drop_object(state, a, w.name, a.pos, verb="is dropped to avoid falling")
         return self.knock_prone(a, why)
 
     def trip(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, extraordinary: bool,
              dice: Dice) -> list[Event]:
-        """seed 000, Tripping: opposed Agility + Strength; +2 steps on an extraordinary hit."""
+        """seed 000, Tripping: opposed Agility + Strength; +2 steps on an extraordinary hit.
+
+        An improvised weapon's breaking check comes first: seed 000, Improvised Weapons,
+        "checked after a hit or botched attack roll" (assumption improvised_break)."""
+        evs = self.break_check(state, a, w, dice) if w.x("improvised") else []
         bonus = int(self.data["trip"]["extraordinary_bonus_steps"]) if extraordinary else 0
         aa = a.stats["attributes"]
         ta = t.stats["attributes"]
@@ -43,10 +49,12 @@ class MeleeMixin:
         t_pool = (Step(max(1, ta["agility"].index + self.attr_steps(t, "agility"))), ta["strength"])
         ra = roll_steps(dice, a_pool, "trip")
         rt = roll_steps(dice, t_pool, "resist trip")
-        evs = [event("roll", actor=a.id, purpose="trip (opposed)", pool=f"Agility {a_pool[0]} + Strength {a_pool[1]}",
+        a_mods = self.attr_modifiers(a, "agility") + ([mod("extraordinary trip attack (strength)", bonus)]
+                                                      if bonus else [])
+        evs += [event("roll", actor=a.id, purpose="trip (opposed)", check="trip", modifiers=a_mods, pool=f"Agility {a_pool[0]} + Strength {a_pool[1]}",
                      dice=_faces(ra), total=ra.total),
-               event("roll", actor=t.id, purpose="resist trip (opposed)",
-                     pool=f"Agility {t_pool[0]} + Strength {t_pool[1]}", dice=_faces(rt), total=rt.total)]
+               event("roll", actor=t.id, purpose="resist trip (opposed)", check="resist_trip",
+                     modifiers=self.attr_modifiers(t, "agility"), pool=f"Agility {t_pool[0]} + Strength {t_pool[1]}", dice=_faces(rt), total=rt.total)]
         if ra.total > rt.total:
             evs += self.knock_prone(t, "tripped")
         elif rt.total - ra.total >= self.xmargin:
@@ -63,7 +71,7 @@ class MeleeMixin:
             return []
         r = dice.roll(100, "breaking")
         evs = [event("roll", actor=a.id, purpose=f"{w.name} breaks on {int(round(chance * 100))} or less",
-                     dice=[[100, r]], total=r)]
+                     check="breaking", modifiers=[], dice=[[100, r]], total=r)]
         if r > round(chance * 100):
             return evs
         self.remove_weapon(a, w.name)
@@ -98,7 +106,8 @@ class MeleeMixin:
         else:
             st = Step(max(1, d.stats["attributes"]["strength"].index - 2))
             r = roll_steps(dice, (st,), "bash")
-            evs.append(event("roll", actor=d.id, purpose="bash damage", pool=f"Strength {st}",
+            evs.append(event("roll", actor=d.id, purpose="bash damage", check="bash_damage",
+                             modifiers=[mod("bash: Strength -2 steps (attribute)", -2)], pool=f"Strength {st}",
                              dice=_faces(r), total=r.total))
             evs += self.apply_damage(state, a, r.total, 0, dice, source="bash")
         if self.has_style(d, "krav_maga") and not a.down and not d.down:
@@ -112,7 +121,8 @@ class MeleeMixin:
         attr = Step(max(1, d.stats["attributes"][w.attribute].index + self.attr_steps(d, w.attribute)))
         r = roll_steps(dice, (attr, sk), "krav maga counter")
         diff = self.diff["easy"]
-        evs = [event("roll", actor=d.id, purpose="Krav Maga counter (free)", pool=f"Strength {attr} + {sname} {sk}",
+        evs = [event("roll", actor=d.id, purpose="Krav Maga counter (free)", check="krav_maga_counter",
+                     modifiers=self.attr_modifiers(d, w.attribute), pool=f"Strength {attr} + {sname} {sk}",
                      dice=_faces(r), total=r.total, difficulty=diff)]
         if r.botch or r.total < diff:
             evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="miss", total=r.total,

@@ -31,6 +31,7 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex.combat import CombatMixin
 from rules.systems.cortex.defence import DefenceMixin
 from rules.systems.cortex.melee import MeleeMixin
+from rules.systems.cortex.modifiers import ModifiersMixin
 from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, build_weapons,
                                         load_data, skill_die)
 from rules.systems.cortex.specials import SpecialsMixin
@@ -43,7 +44,7 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
                          "crawl_only")
 
 
-class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, SpecialsMixin, CortexBase, Ruleset):
+class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, SpecialsMixin, CortexBase, Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"
@@ -193,7 +194,8 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, SpecialsMixin, Cortex
             ale = Step(max(1, c.stats["attributes"]["alertness"].index
                            + (self.traitbook.modifiers(c.traits, {"initiative"}, "alertness").attr_steps
                               if c.traits else 0)))
-            entries.append((c, agi, ale))
+            entries.append((c, agi, ale, self.attr_modifiers(c, "agility", {"initiative"})
+                            + self.pair_modifiers(c, ("alertness",), {"initiative"}, base=False)))
         return self.rolled_order(state, dice, entries)
 
     def _fresh_economy(self, state: BattleState, actor: Combatant) -> None:

@@ -251,11 +251,16 @@ def make_pool(c: Combatant, attr_name: str, skill: Step, steps: int, attr_steps:
 
 
 def roll_pool(dice: Dice, actor: str, purpose: str, attr_name: str, attr: Step, skill_name: str | None,
-              skill: Step, difficulty: int | None = None, extra: Mapping[str, Any] | None = None
-              ) -> tuple[PoolRoll, Event]:
+              skill: Step, difficulty: int | None = None, extra: Mapping[str, Any] | None = None,
+              check: str | None = None, modifiers: list | None = None) -> tuple[PoolRoll, Event]:
+    """Roll attribute + skill; the roll event gets `check` and `modifiers` when given (or
+    through `extra`, which is laid over the event last)."""
     r = roll_steps(dice, (attr, skill), purpose)
     e = event("roll", actor=actor, purpose=purpose, pool=describe_pool(attr_name, attr, skill_name, skill),
               dice=[list(f) for f in r.faces], total=r.total)
+    if check is not None:
+        e["check"] = check
+        e["modifiers"] = list(modifiers or [])
     if difficulty is not None:
         e["difficulty"] = difficulty
     if r.botch:

@@ -1,0 +1,143 @@
+"""Issue #32 for the `cortex` ruleset (seed 000): the deviations fixed, roll fields,
+starting state in scenarios, inline weapons and armour, and the `tracked()` hook.
+
+Forced-dice replays (rules.replay.run_replay), strict: each step's dice are exactly the
+rolls it makes. Helpers come from tests/test_cortex_seed000.py. "seed 000, <heading>"
+cites /work/shared/seeds/000_*.txt.
+"""
+
+from __future__ import annotations
+
+
+
+from tests.test_cortex_seed000 import (act, atk, dummy, evs, fig, only, open_map, play, rolls, scen,
+                                       who)
+
+
+# ---------------------------------------------------------------------------------------
+# 1. Capoeira
+
+def test_capoeira_innate_defence_against_melee_is_five_no_roll():
+    """seed 000, Unarmed, Capoeira: "Your Innate Defense against melee attacks is 5." No
+    Agility roll is made: the attack's Difficulty is 5, a 4 misses and a 5 hits."""
+    c = {"id": "c", "at": [1, 1], "template": "capoeirista", "life_points": 99}
+    p = fig("p", (0, 1), skills={"unarmed_combat": "d6"})
+    s = scen(open_map(), [p], [c])
+    b = play(s, [atk("p", "c", "unarmed", dice=[2, 2])])           # 4 < 5: a miss, no roll for c
+    assert not rolls(b, "innate defence")
+    assert only(evs(b, "defence", actor="c"))["difficulty"] == 5
+    assert only(evs(b, "attack"))["result"] == "miss"
+    b = play(s, [atk("p", "c", "unarmed", dice=[3, 2, 2])])        # 5 = 5: a hit, d2 Stun 2
+    assert not rolls(b, "innate defence")
+    assert only(evs(b, "attack"))["difficulty"] == 5 and only(evs(b, "attack"))["result"] == "hit"
+    assert who(b, "c").res["stun"] == 2
+
+
+def test_capoeira_innate_defence_against_ranged_attacks_is_still_rolled():
+    """seed 000, Capoeira speaks of melee attacks only: against a pistol the capoeirista
+    rolls Agility (d10) as usual."""
+    c = {"id": "c", "at": [5, 1], "template": "capoeirista"}
+    p = fig("p", (0, 1), skills={"guns": "d6"}, weapons=("pistol",))
+    b = play(scen(open_map(), [p], [c]), [atk("p", "c", "pistol", dice=[1, 2, 2, 1])])
+    assert only(rolls(b, "innate defence", "c"))["dice"] == [[10, 2]]
+    assert only(evs(b, "attack"))["difficulty"] == 2
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Improvised weapons break after every hit or botch, trips included
+
+def _trip_scene() -> dict:
+    p = fig("p", (0, 1), agi="d6", skills={"melee_weapons": "d8"}, weapons=("pool_stick",))
+    return scen(open_map(), [p], [dummy("t", (1, 1))])
+
+
+def test_pool_stick_trip_that_hits_checks_for_breaking():
+    """seed 000, Improvised Weapons: "improvised weapons have a chance of breaking (checked
+    after a hit or botched attack roll)". A pool stick trip that hits (Agility d6 + Melee
+    d8, the suited -1 waived: 2 + 1 = 3 vs Easy 3) rolls d100 for breaking (50: the stick,
+    50%, breaks to nothing), then the opposed trip (12 vs 3) knocks the target prone."""
+    b = play(_trip_scene(), [atk("p", "t", "pool_stick", "trip", [2, 1, 50, 6, 6, 1, 2])])
+    assert only(rolls(b, "pool_stick breaks"))["total"] == 50
+    assert "pool_stick" not in [w.name for w in b.ruleset.weapons_of(who(b, "p"))]
+    assert "prone" in who(b, "t").conditions
+    assert not b.state.objects
+
+
+def test_pool_stick_trip_that_hits_and_holds_keeps_the_stick():
+    """The same trip with a d100 of 51: the stick holds; the target still falls."""
+    b = play(_trip_scene(), [atk("p", "t", "pool_stick", "trip", [2, 1, 51, 6, 6, 1, 2])])
+    assert "pool_stick" in [w.name for w in b.ruleset.weapons_of(who(b, "p"))]
+    assert "prone" in who(b, "t").conditions
+
+
+def test_botched_trip_with_a_stick_that_breaks_leaves_nothing_to_drop():
+    """seed 000, Tripping: "If the attacker botches ... the attacker is knocked prone. If
+    tripping with a weapon ..., the attacker can drop it to avoid falling prone." A botched
+    pool stick trip checks for breaking first; a stick that broke cannot be dropped, so the
+    attacker falls, and no stick lies on the map."""
+    b = play(_trip_scene(), [atk("p", "t", "pool_stick", "trip", [1, 1, 10])])
+    assert "prone" in who(b, "p").conditions
+    assert not b.state.objects
+    assert who(b, "p").res["lost"] == ["pool_stick"]
+
+
+# ---------------------------------------------------------------------------------------
+# 4. Roll fields: every roll names its check and its modifiers
+
+def _check_roll_fields(events) -> set[str]:
+    import re
+    seen = set()
+    for e in events:
+        if e["type"] != "roll":
+            continue
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", e.get("check", "")), e
+        assert isinstance(e["modifiers"], list), e
+        for m in e["modifiers"]:
+            assert set(m) == {"source", "value"} and isinstance(m["source"], str), e
+            assert isinstance(m["value"], int) and not isinstance(m["value"], bool), e
+        assert e["actor"] and isinstance(e["purpose"], str)
+        seen.add(e["check"])
+    return seen
+
+
+def test_every_cortex_roll_has_check_and_modifiers():
+    """Issue #32: rolls name their roller, purpose and modifiers as fields. Checked over
+    the bundled cortex scenarios (random play) and the seed 000 replays."""
+    from pathlib import Path
+
+    from evaluation.simulate import check_policies, play_fight
+    from rules.replay import run_replay
+    from rules.scenario import bundled_scenarios, load_scenario
+
+    seen: set[str] = set()
+    for name in bundled_scenarios():
+        if not name.startswith("cortex/"):
+            continue
+        spec, src = load_scenario(name)
+        pols = check_policies(spec, {t.name: "random" for t in spec.teams})
+        for i in range(4):
+            got: list = []
+            play_fight(spec, pols, 5, i, src, on_event=got.append)
+            seen |= _check_roll_fields(got)
+    for path in sorted((Path(__file__).parent / "replays" / "cortex_seed000").glob("*.yaml")):
+        seen |= _check_roll_fields(run_replay(path).events)
+    assert {"initiative", "attack", "damage", "innate_defence", "harms_way", "blast_damage"} <= seen, seen
+
+
+def test_attack_roll_modifiers_name_each_step():
+    """Issue #32: the attack roll lists its modifiers: a second action in the turn (-1 step,
+    RULES-NOTES multiple actions), the improvised pool stick (-1, seed 000 table) and the
+    trip suited to it (+1: "a pool stick used for a trip attack"); wounds of half the Life
+    Points (-2 on the attribute die, assumption wounded_penalty)."""
+    p = fig("p", (0, 1), agi="d6", skills={"melee_weapons": "d8"}, weapons=("pool_stick",),
+            life_points=10, state={"wound": 5})
+    s = scen(open_map(), [p], [dummy("t", (1, 1))])
+    b = play(s, [act("p", "defend", option="block"),
+                 atk("p", "t", "pool_stick", "trip", [2, 1, 51, 3, 3, 1, 2])])
+    r = only([e for e in b.events if e["type"] == "roll" and e["check"] == "attack"])
+    assert r["modifiers"] == [{"source": "wounded (agility)", "value": -2},
+                              {"source": "multiple actions (skill)", "value": -1},
+                              {"source": "improvised weapon pool_stick (skill)", "value": -1},
+                              {"source": "attack suited to the object (skill)", "value": 1}]
+    assert r["dice"] == [[4, 2], [6, 1]]          # Agility d6 -2 = d4; Melee d8 -1 = d6
+    assert only([e for e in b.events if e.get("check") == "breaking"])["modifiers"] == []
