@@ -8,6 +8,10 @@ cites /work/shared/seeds/000_*.txt.
 
 from __future__ import annotations
 
+import pytest
+
+from rules.errors import ScenarioError
+
 
 
 from tests.test_cortex_seed000 import (act, atk, dummy, evs, fig, only, open_map, play, rolls, scen,
@@ -133,11 +137,94 @@ def test_attack_roll_modifiers_name_each_step():
             life_points=10, state={"wound": 5})
     s = scen(open_map(), [p], [dummy("t", (1, 1))])
     b = play(s, [act("p", "defend", option="block"),
-                 atk("p", "t", "pool_stick", "trip", [2, 1, 51, 3, 3, 1, 2])])
+                 atk("p", "t", "pool_stick", "trip", [2, 1, 51, 2, 3, 1, 2])])
     r = only([e for e in b.events if e["type"] == "roll" and e["check"] == "attack"])
     assert r["modifiers"] == [{"source": "wounded (agility)", "value": -2},
                               {"source": "multiple actions (skill)", "value": -1},
                               {"source": "improvised weapon pool_stick (skill)", "value": -1},
                               {"source": "attack suited to the object (skill)", "value": 1}]
-    assert r["dice"] == [[4, 2], [6, 1]]          # Agility d6 -2 = d4; Melee d8 -1 = d6
+    assert r["dice"] == [[2, 2], [6, 1]]          # Agility d6 -2 = d2; Melee d8 -1 -1 +1 = d6
+    assert "prone" in who(b, "t").conditions      # opposed trip 5 vs 3
     assert only([e for e in b.events if e.get("check") == "breaking"])["modifiers"] == []
+
+
+# ---------------------------------------------------------------------------------------
+# 5. Starting state, inline weapons and armour
+
+def test_figure_starts_prone_wounded_and_impaired_with_no_setup_moves():
+    """Issue #32: a case needs no setup moves. seed 000, Defense, Ranged Combat: "A prone
+    target cannot roll innate defense against ranged attacks. He is automatically an Easy
+    target with a +4 light cover bonus (Difficulty 7)". The target starts prone with 5 Wounds
+    of 10 Life Points, so a 7 hits (Difficulty 7) and d6 Wound 1 brings it to 6."""
+    t = dummy("t", (5, 1), life_points=10, conditions=["prone", {"name": "impaired", "until": "endurance"}],
+              state={"wound": 5, "stun": 1})
+    p = fig("p", (0, 1), skills={"guns": "d6"}, weapons=("pistol",))
+    b = play(scen(open_map(), [p], [t]), [atk("p", "t", "pistol", dice=[4, 3, 1])])
+    assert only(evs(b, "defence", actor="t"))["mode"] == "prone"
+    assert only(evs(b, "attack"))["difficulty"] == 7 and only(evs(b, "attack"))["result"] == "hit"
+    c = who(b, "t")
+    assert (c.res["wound"], c.res["stun"]) == (6, 1)
+    assert {"prone", "impaired"} <= c.conditions
+    assert [(x["effect"], x["until"]) for x in c.res["afflictions"]] == [("impaired", "endurance")]
+
+
+def test_figure_starts_grappled_and_knocked():
+    """A grapple stated in the scenario: the holder's `state.grappling` ties both figures;
+    seed 000, Knocked Prone: a knocked figure stands with -1 step on its next combat action."""
+    p = fig("p", (0, 1), skills={"unarmed_combat": "d6"}, state={"grappling": "t"}, conditions=["knocked"])
+    b = play(scen(open_map(), [p], [dummy("t", (1, 1))]), [])
+    assert who(b, "t").res["grappled_by"] == "p" and "grappled" in who(b, "t").conditions
+    assert {"prone", "knocked", "grappling"} <= who(b, "p").conditions
+    b = play(scen(open_map(), [p], [dummy("t", (1, 1))]),
+             [act("p", "stand"), atk("p", "t", "unarmed", dice=[2, 1, 1])])
+    r = only([e for e in b.events if e.get("check") == "attack"])
+    assert {"source": "off balance after rising (skill)", "value": -1} in r["modifiers"]
+
+
+def test_inline_armour_and_weapon():
+    """Issue #32: armour and weapons written inline. Armour W 5 S 0 (no table armour has
+    it) stops 5 of a d8 Wound hit; an inline sap (d4 Stun, Strength + Melee Weapons)."""
+    t = dummy("t", (1, 1), armour={"name": "scrap_plate", "W": 5, "S": 0, "covers": ["torso"]})
+    sap = {"name": "sap", "kind": "melee", "attribute": "strength", "skill": "melee_weapons",
+           "damage": "d4", "type": "S", "size": 1}
+    p = fig("p", (0, 1), skills={"melee_weapons": "d6"}, weapons=(sap, {"name": "big_axe", "like": "axe",
+                                                                       "damage": "d8"}))
+    b = play(scen(open_map(), [p], [t]), [atk("p", "t", "big_axe", dice=[1, 2, 8])])   # 3 vs 3: d8 W 8
+    dmg = only(evs(b, "damage"))
+    assert (dmg["wound"], dmg["absorbed"]) == (3, 5)
+    b = play(scen(open_map(), [p], [t]), [atk("p", "t", "sap", dice=[1, 2, 4])])       # d4 S 4: armour S 0
+    assert only(evs(b, "damage"))["stun"] == 4
+
+
+@pytest.mark.parametrize("extra,field,expected", [
+    ({"conditions": ["stunned"]}, "conditions[0]", "one of arm_lost"),
+    ({"conditions": [{"name": "impaired", "rounds": 2}]}, "conditions[0].rounds", "until"),
+    ({"conditions": [{"name": "impaired", "until": "dawn"}]}, "conditions[0].until", "endurance"),
+    ({"state": {"aim": 1}}, "state.aim", "one of ammo"),
+    ({"state": {"wound": "two"}}, "state.wound", "int"),
+    ({"state": {"ammo": {"pistol": 99}}}, "state.ammo.pistol", "at most its magazine"),
+    ({"state": {"stance": "parry"}}, "state.stance", "block"),
+    ({"armour": {"name": "x", "W": -1}}, "armour.W", "0 or more"),
+    ({"armour": {"name": "x", "covers": ["tail"]}}, "armour.covers[0]", "limbs"),
+    ({"weapons": [{"name": "zap", "kind": "melee"}]}, "weapons[0].attribute", "like"),
+    ({"weapons": [{"name": "zap", "like": "club", "colour": "red"}]}, "weapons[0]", "damage"),
+    ({"weapons": [{"name": "zap", "like": "club", "damage": "d7"}]}, "weapons[0].damage", "d6"),
+])
+def test_bad_starting_state_is_a_clear_error(extra, field, expected):
+    from rules.scenario import load_scenario, new_battle
+    p = fig("p", (0, 1), **{"weapons": ("pistol",), **extra})
+    with pytest.raises(ScenarioError) as e:
+        new_battle(load_scenario(scen(open_map(), [p], [dummy("t", (3, 1))]))[0]).start()
+    assert e.value.field.endswith(field), e.value
+    assert expected in str(e.value), e.value
+
+
+def test_cortex_hu_refuses_cortex_fields_it_has_no_schema_for():
+    """cortex_hu keeps its behaviour until its own schema is wired: no silent acceptance."""
+    from rules.scenario import load_scenario
+    s = scen(open_map(), [{"id": "p", "at": [0, 1], "template": "betyar", "state": {"wound": 1}}],
+             [{"id": "t", "at": [3, 1], "template": "betyar"}])
+    s["ruleset"] = "cortex_hu"
+    with pytest.raises(ScenarioError):
+        from rules.scenario import build_state
+        build_state(load_scenario(s)[0])

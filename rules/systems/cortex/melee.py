@@ -95,7 +95,7 @@ class MeleeMixin:
         if choice == "disarm":
             if bw.name == "unarmed" and w.name not in d.weapons:
                 self.remove_weapon(a, w.name)
-                d.res["gained"].append(w.name)
+                self.gain_weapon(state, d, w.name)
                 if w.magazine:
                     d.res["ammo"][w.name] = a.res["ammo"].get(w.name, 0)
                 evs.append(event("effect", target=d.id, effect=f"grabs the {w.name}"))

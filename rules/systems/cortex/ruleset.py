@@ -35,6 +35,7 @@ from rules.systems.cortex.modifiers import ModifiersMixin
 from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, build_weapons,
                                         load_data, skill_die)
 from rules.systems.cortex.specials import SpecialsMixin
+from rules.systems.cortex.start import CORTEX_START, apply_start, link_start
 from rules.systems.cortex.traits import TraitBook
 from rules.systems.cortex_common.mechanics import CortexBase
 
@@ -108,7 +109,8 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Speci
 
     def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int, order: int,
                         source: str | None, field: str) -> Combatant:
-        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field)
+        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field, start=CORTEX_START)
+        conds, start_state = st.pop("start")
         st["traits"] = self.traitbook.normalise(st["traits"], source, f"{field}.traits")
         st["life"] = self.life_points(st, int(self.traitbook.value(st["traits"], "life_points", 0) or 0))
         st["flags"] = self.traitbook.flags(st["traits"])
@@ -124,13 +126,16 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Speci
                "attacked_last": False, "lost": [], "gained": list(st["items"]), "pp": st["plot_points"],
                "afflictions": [], "held": None, "grappled_by": None, "grappling": None,
                "second_winds_used": 0, "second_wind_round": 0, "reaction_debt": 0}
-        return Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
-                         stats=st, weapons=st["weapons"], armour=st["armour"], traits=st["traits"],
-                         res=res, order=order)
+        c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
+                      stats=st, weapons=st["weapons"], armour=st["armour"], traits=st["traits"],
+                      res=res, order=order)
+        apply_start(self, c, conds, start_state, source, field)
+        return c
 
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Plot Points from the scenario (`settings.plot_points: {team: n}`)."""
         self.give_plot_points(state)
+        link_start(state)
         return []
 
     def validate_object(self, item: str) -> bool:

@@ -73,11 +73,7 @@ class SpecialsMixin:
             state.objects[action.cell].remove(item)
             if not state.objects[action.cell]:
                 del state.objects[action.cell]
-            if item in a.res["lost"]:
-                a.res["lost"].remove(item)
-            else:
-                a.res["gained"].append(item)
-            w = self.weapons[item]
+            w = self.gain_weapon(state, a, item)
             if w.magazine and item not in a.res["ammo"]:
                 a.res["ammo"][item] = w.magazine
             a.res["held"] = item

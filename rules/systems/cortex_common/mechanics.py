@@ -121,9 +121,31 @@ class CortexBase:
         seen = {w.name for w in ws}
         for n in c.res["gained"]:
             if n not in seen and n not in lost:
-                ws.append(self.weapons[n])
+                ws.append(self.weapons[n] if n in self.weapons else c.res["inline"][n])
                 seen.add(n)
         return ws
+
+    def weapon_record(self, state: BattleState, name: str) -> Weapon:
+        """A weapon by name: the table's, or one a scenario wrote inline for some figure."""
+        w = self.weapons.get(name)
+        if w is not None:
+            return w
+        for c in state.combatants:
+            w = c.weapons.get(name) or c.res.get("inline", {}).get(name)
+            if w is not None:
+                return w
+        raise KeyError(name)
+
+    def gain_weapon(self, state: BattleState, c: Combatant, name: str) -> Weapon:
+        """The figure now carries weapon `name` (picked up, grabbed); inline ones are remembered."""
+        w = self.weapon_record(state, name)
+        if name not in self.weapons:
+            c.res["inline"] = {**c.res.get("inline", {}), name: w}
+        if name in c.res["lost"]:
+            c.res["lost"].remove(name)
+        else:
+            c.res["gained"].append(name)
+        return w
 
     def held_weapon(self, c: Combatant) -> Weapon | None:
         """The object in the figure's hand: the last weapon it used, else its first real weapon."""
