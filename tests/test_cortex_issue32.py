@@ -228,3 +228,28 @@ def test_cortex_hu_refuses_cortex_fields_it_has_no_schema_for():
     with pytest.raises(ScenarioError):
         from rules.scenario import build_state
         build_state(load_scenario(s)[0])
+
+
+# ---------------------------------------------------------------------------------------
+# 6. tracked(): what the rules track, for the replay's final state
+
+def test_tracked_reports_life_thresholds_conditions_weapons_and_the_turn():
+    """Issue #32: the final state shows life and its thresholds, weapons carried and held,
+    conditions with their duration, the turn economy and grapples."""
+    import json as _json
+    p = fig("p", (0, 1), skills={"guns": "d6", "athletics": "d4"}, weapons=("pistol", "knife"), life_points=10,
+            conditions=["arm_lost"], state={"wound": 5, "ammo": {"pistol": 3}})
+    b = play(scen(open_map(), [p], [dummy("t", (5, 1))]), [act("p", "defend", option="dodge"),
+                                                           atk("p", "t", "pistol", dice=[1, 2, 1])])
+    tr = b.ruleset.tracked(b.state, who(b, "p"))
+    _json.dumps(tr)
+    assert tr["life_points"] == 10 and tr["wound"] == 5
+    assert tr["thresholds"] == {"wounded_penalty_at_wound": 5, "endurance_roll_at_stun_plus_wound": 10,
+                                "dying_at_wound": 10, "dead_at_wound": 20}
+    assert tr["weapons"] == ["pistol", "knife", "unarmed"] and tr["held"] == "pistol"
+    assert tr["ammo"] == {"pistol": 2} and tr["arms_usable"] == 1
+    assert tr["afflictions"] == [{"effect": "lose_arm", "area": "start", "until": "medical",
+                                  "conditions": ["arm_lost"]}]
+    assert tr["stance"]["mode"] == "dodge" and tr["stance"]["next_roll_steps"] == 0
+    assert tr["turn"]["actions_used"] == 2 and tr["turn"]["shots"] == {"pistol": 1}
+    assert "turn" not in b.ruleset.tracked(b.state, who(b, "t"))

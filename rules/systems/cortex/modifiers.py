@@ -126,6 +126,36 @@ class ModifiersMixin:
             out.append(mod("impaired (skill)", int(self.called["impaired_steps"])))
         return self.attr_modifiers(d, "agility") + out
 
+    def tracked(self, state: BattleState, c: Combatant) -> dict[str, Any]:
+        """Everything the cortex rules track for `c` (issue #32; JSON-able): the Cortex base's
+        part, then afflictions with how long they last, grenades left, Second Winds, the
+        declared stance, reactions owed, and the turn economy when `c` is acting."""
+        out = self.tracked_common(state, c)
+        st = c.res["stance"]
+        out.update({
+            "afflictions": [{"effect": x["effect"], "area": x["area"], "until": x["until"],
+                             "conditions": list(x["conds"])} for x in c.res["afflictions"]],
+            "uses": dict(c.res["uses"]),
+            "second_winds": {"used": c.res["second_winds_used"], "per_day": c.stats["second_winds"]},
+            "stance": None if st is None else {"mode": st["mode"], "all_out": bool(st.get("all_out")),
+                                               "steps": st["steps"], "rolls": st["rolls"],
+                                               "next_roll_steps": self.stance_steps(c)},
+            "reaction_debt": c.res["reaction_debt"],
+            "sheltering": not c.res["attacked_last"],
+            "no_move_round": c.res["no_move_round"],
+            "arms_usable": self.arms_usable(c),
+            "speed_factor": self.speed_factor(c),
+        })
+        e = state.economy
+        if state.actor is c and e:
+            g = state.grid
+            out["turn"] = {"actions_used": e["actions"], "next_action_steps": -e["actions"],
+                           "metres_moved": g.units_to_m(e["move_units"]), "move_mode": e["mode"],
+                           "ran": e["ran"], "shots": dict(e["shots"]), "off_balance": e["rise_penalty"],
+                           "stood_up": e["stood"], "plot_point_bonus_pending": e["pp_bonus"],
+                           "called_shot_taken": e["called"], "no_move": e["no_move"], "all_out": e["all_out"]}
+        return out
+
     def tag_harms_way(self, state: BattleState, evs: list) -> list:
         """Give the Getting out of Harm's Way rolls among `evs` their `check` and `modifiers`
         (wounds, armour, Clumsy, Slow Reflexes on Agility + Alertness), unless they have them."""

@@ -111,6 +111,28 @@ class CortexBase:
                 if c.team == team:
                     c.res["pp"] = max(c.res["pp"], n)
 
+    # -- what the rules track (issue #32: the replay's final state) ---------------------
+    def tracked_common(self, state: BattleState, c: Combatant) -> dict[str, Any]:
+        """The Cortex base's part of `tracked()`: Life Points with their thresholds, damage,
+        weapons carried, held and lost, objects on the map, ammunition, Plot Points, grapples."""
+        L = c.stats["life"]
+        held = self.held_weapon(c)
+        g = state.grid
+        return {
+            "life_points": L, "stun": c.res["stun"], "wound": c.res["wound"],
+            "thresholds": {"wounded_penalty_at_wound": (L + 1) // 2, "endurance_roll_at_stun_plus_wound": L,
+                           "dying_at_wound": L, "dead_at_wound": 2 * L},
+            "conditions": sorted(c.conditions),
+            "weapons": [w.name for w in self.weapons_of(c)],
+            "held": held.name if held is not None else None,
+            "lost": list(c.res["lost"]),
+            "ammo": dict(c.res.get("ammo", {})),
+            "plot_points": c.res.get("pp", 0),
+            "grappling": c.res.get("grappling"), "grappled_by": c.res.get("grappled_by"),
+            "objects_here": sorted(state.objects.get(c.pos, [])),
+            "pos": list(g.xy(c.pos)),
+        }
+
     # -- weapons carried ------------------------------------------------------------
     def weapons_of(self, c: Combatant) -> list[Weapon]:
         """The weapons a figure has now: its own less those lost, then those it gained."""
