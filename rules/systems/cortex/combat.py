@@ -21,6 +21,7 @@ from rules.events import Event, event
 from rules.grid import FEET
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.model import Weapon, make_pool, skill_die
+from rules.systems.cortex.modifiers import bonus_dice, mod
 from rules.systems.cortex.traits import plot_point_die
 
 _DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ...
@@ -92,22 +93,7 @@ class CombatMixin:
         hit = cache.get(key, cache)
         if hit is not cache:
             return hit
-        steps = -e["actions"] + band
-        if e["rise_penalty"]:
-            steps -= 1
-        if "impaired" in a.conditions:
-            steps += int(self.called["impaired_steps"])
-        attr = w.attribute
-        if w.x("improvised"):
-            pen = int(w.x("penalty", 0))
-            suited = w.x("suited") or ()
-            if option in suited or (option == "" and "strike" in suited):
-                pen = min(0, pen + 1)
-            steps += pen
-        if option in ("trip", "throw"):
-            attr = "agility"
-        elif option in ("burst", "autofire"):
-            steps += int(self.modes[option]["attack_steps"])
+        steps, attr = self.attack_steps(state, a, w, option, band)
         sname, sk = self.weapon_skill(a, w, option)
         p = make_pool(a, attr, sk, steps, self.attr_steps(a, attr, {"attack"}))
         res = None if p is None else (attr, p[0], sname, p[1])
@@ -231,6 +217,7 @@ class CombatMixin:
                                      f"{', ' + option if option else ''})", field="action",
                                      expected="one of the legal actions")
         attr_name, attr, sname, skill = dd
+        mods = self.attack_modifiers(state, a, t, w, option)
         shots = e["shots"].get(w.name, 0)
         e["actions"] += 1
         e["rise_penalty"] = False
@@ -242,7 +229,7 @@ class CombatMixin:
         extra = self.take_pp_bonus(state, a, {"attack"})
         if w.kind == "explosive":
             e["shots"][w.name] = shots + 1
-            return self.throw_explosive(state, a, t, w, attr_name, attr, sname, skill, extra, dice)
+            return self.throw_explosive(state, a, t, w, attr_name, attr, sname, skill, extra, dice, mods)
         if w.ranged and option != "throw":
             n = self.rounds_for(a, w, option, shots)
             if w.magazine:
@@ -253,20 +240,21 @@ class CombatMixin:
         for _ in range(strikes):
             if t.down or a.down:
                 break
-            evs += self.strike(state, a, t, w, option, attr_name, attr, sname, skill, extra, dice)
+            evs += self.strike(state, a, t, w, option, attr_name, attr, sname, skill, extra, dice, mods)
             extra = []
         if option == "throw" and not any(e.get("broke") == w.name for e in evs):
             evs += self.drop_object(state, a, w.name, t.pos, verb="lands")
         return evs
 
     def strike(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str, attr_name: str,
-               attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice) -> list[Event]:
+               attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice, mods: list = ()
+               ) -> list[Event]:
         """One attack roll against one defence, and what follows from it."""
         r = roll_steps(dice, (attr, skill, *extra), f"attack with {w.name}")
         pool = f"{attr_name.capitalize()} {attr}" + (f" + {sname.replace('_', ' ').title()} {skill}" if skill else "")
         pool += "".join(f" + Plot Points {x}" for x in extra)
         ev = event("roll", actor=a.id, purpose=f"attack with {w.name}" + (f" ({option})" if option else ""),
-                   pool=pool, dice=_faces(r), total=r.total)
+                   check="attack", modifiers=[*mods, *bonus_dice(extra)], pool=pool, dice=_faces(r), total=r.total)
         if r.botch:
             ev["botch"] = True
         evs: list[Event] = [ev]
@@ -326,7 +314,8 @@ class CombatMixin:
         if w.name == "unarmed" and self.has_style(a, "krav_maga") and any(
                 x.name == "assault_rifle" for x in self.usable_weapons(a)):
             extra_die = Step.parse("d6")  # seed 000, Krav Maga: an assault rifle adds d6 Basic
-        evs += self.damage(state, a, t, w, margin, dice, bypass, die_steps=die_steps, extra_basic=extra_die)
+        evs += self.damage(state, a, t, w, margin, dice, bypass, die_steps=die_steps, extra_basic=extra_die,
+                           option=option)
         if w.x("improvised"):
             evs += self.break_check(state, a, w, dice, t.pos if option == "throw" else None)
         if area and not t.dead:
@@ -338,18 +327,6 @@ class CombatMixin:
             if not ok:
                 evs += self.knock_prone(t, "extraordinary hit")
         return evs
-
-    @staticmethod
-    def blunt(w: Weapon) -> bool:
-        """Unarmed or bludgeoning (seed 000: Takes a Punch, Glass Jaw)."""
-        return w.name == "unarmed" or (not w.ranged and w.dtype in ("B", "S"))
-
-    def knock_prone(self, t: Combatant, cause: str) -> list[Event]:
-        if "prone" in t.conditions:
-            return []
-        t.conditions.add("prone")
-        t.conditions.add("knocked")
-        return [event("condition", target=t.id, condition="prone", on=True, cause=cause)]
 
     def extraordinary_choice(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, area: str,
                              evs: list[Event]) -> bool:
@@ -370,309 +347,29 @@ class CombatMixin:
             evs.append(event("effect", target=t.id, effect="the attack bypasses armour"))
         return way == "bypass_armour"
 
-    def fall_or_drop(self, state: BattleState, a: Combatant, w: Weapon, why: str) -> list[Event]:
-        """seed 000, Tripping: "If tripping with a weapon (like a fighting staff or chain), the
-        attacker can drop it to avoid falling prone": the attacker's choice (default: drop)."""
-        if w.name != "unarmed":
-            way = decide(state, a, "trip_fall", ("drop_weapon", "fall_prone"), "drop_weapon",
-                         f"{a.id}'s trip went wrong: drop the {w.name} or fall prone?")
-            ev = event("choice", actor=a.id, key="trip_fall", choice=way)
-            if way == "drop_weapon":
-                return [ev] + self.drop_object(state, a, w.name, a.pos, verb="is dropped to avoid falling")
-            return [ev] + self.knock_prone(a, why)
-        return self.knock_prone(a, why)
-
-    def trip(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, extraordinary: bool,
-             dice: Dice) -> list[Event]:
-        """seed 000, Tripping: opposed Agility + Strength; +2 steps on an extraordinary hit."""
-        bonus = int(self.data["trip"]["extraordinary_bonus_steps"]) if extraordinary else 0
-        aa = a.stats["attributes"]
-        ta = t.stats["attributes"]
-        a_pool = (Step(max(1, aa["agility"].index + self.attr_steps(a, "agility"))), aa["strength"] + bonus)
-        t_pool = (Step(max(1, ta["agility"].index + self.attr_steps(t, "agility"))), ta["strength"])
-        ra = roll_steps(dice, a_pool, "trip")
-        rt = roll_steps(dice, t_pool, "resist trip")
-        evs = [event("roll", actor=a.id, purpose="trip (opposed)", pool=f"Agility {a_pool[0]} + Strength {a_pool[1]}",
-                     dice=_faces(ra), total=ra.total),
-               event("roll", actor=t.id, purpose="resist trip (opposed)",
-                     pool=f"Agility {t_pool[0]} + Strength {t_pool[1]}", dice=_faces(rt), total=rt.total)]
-        if ra.total > rt.total:
-            evs += self.knock_prone(t, "tripped")
-        elif rt.total - ra.total >= self.xmargin:
-            evs += self.fall_or_drop(state, a, w, "trip reversed")
-        return evs
-
-    def break_check(self, state: BattleState, a: Combatant, w: Weapon, dice: Dice,
-                    thrown_to: int | None = None) -> list[Event]:
-        """seed 000, Improvised Weapons: a chance of breaking after a hit or a botched attack.
-
-        A thrown object that breaks leaves what is left of it where it landed."""
-        chance = float(w.x("break", 0) or 0)
-        if chance <= 0:
-            return []
-        r = dice.roll(100, "breaking")
-        evs = [event("roll", actor=a.id, purpose=f"{w.name} breaks on {int(round(chance * 100))} or less",
-                     dice=[[100, r]], total=r)]
-        if r > round(chance * 100):
-            return evs
-        self.remove_weapon(a, w.name)
-        broken = w.x("broken")
-        if broken and thrown_to is not None:
-            state.objects.setdefault(thrown_to, []).append(broken)
-        elif broken:
-            a.res["gained"].append(broken)
-            a.res["held"] = broken
-        evs.append(event("effect", target=a.id, effect=f"the {w.name} breaks" + (f" into a {broken}" if broken else ""),
-                         broke=w.name))
-        return evs
-
-    def block_effect(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, bw: Weapon,
-                     dice: Dice) -> list[Event]:
-        """seed 000, Defense, Melee Combat: disarm, trip or bash after an extraordinary block."""
-        default = d.stats["block_effect"] or ("disarm" if w.name != "unarmed" else "bash")
-        if default == "disarm" and w.name == "unarmed":
-            default = "bash"
-        options = ("disarm", "trip", "bash") if w.name != "unarmed" else ("trip", "bash")
-        # seed 000: "the defender inflicts his choice of a special effect on the attacker"
-        choice = decide(state, d, "block_effect", options, default,
-                        f"{d.id}'s extraordinary block against {a.id}: disarm, trip or bash?")
-        evs = [event("choice", actor=d.id, key="block_effect", choice=choice),
-               event("effect", target=a.id, effect=f"extraordinary block: {choice}", by=d.id)]
-        if choice == "disarm":
-            if bw.name == "unarmed" and w.name not in d.weapons:
-                self.remove_weapon(a, w.name)
-                d.res["gained"].append(w.name)
-                if w.magazine:
-                    d.res["ammo"][w.name] = a.res["ammo"].get(w.name, 0)
-                evs.append(event("effect", target=d.id, effect=f"grabs the {w.name}"))
-            else:
-                evs += self.drop_object(state, a, w.name, a.pos, verb="is knocked away")
-        elif choice == "trip":
-            evs += self.knock_prone(a, "tripped")
-        else:
-            st = Step(max(1, d.stats["attributes"]["strength"].index - 2))
-            r = roll_steps(dice, (st,), "bash")
-            evs.append(event("roll", actor=d.id, purpose="bash damage", pool=f"Strength {st}",
-                             dice=_faces(r), total=r.total))
-            evs += self.apply_damage(state, a, r.total, 0, dice, source="bash")
-        if self.has_style(d, "krav_maga") and not a.down and not d.down:
-            # seed 000, Krav Maga: "allows you to immediately make an Unarmed attack"
-            if decide(state, d, "krav_maga_counter", ("attack", "pass"), "attack",
-                      f"{d.id} may make a free unarmed attack on {a.id} (Krav Maga): attack or pass?") == "attack":
-                evs += self.krav_maga_counter(state, d, a, dice)
-            else:
-                evs.append(event("choice", actor=d.id, key="krav_maga_counter", choice="pass"))
-        return evs
-
-    def krav_maga_counter(self, state: BattleState, d: Combatant, a: Combatant, dice: Dice) -> list[Event]:
-        """seed 000, Krav Maga: a free unarmed attack against an Easy (3) target."""
-        w = self.weapons["unarmed"]
-        sname, sk = self.weapon_skill(d, w)
-        attr = Step(max(1, d.stats["attributes"][w.attribute].index + self.attr_steps(d, w.attribute)))
-        r = roll_steps(dice, (attr, sk), "krav maga counter")
-        diff = self.diff["easy"]
-        evs = [event("roll", actor=d.id, purpose="Krav Maga counter (free)", pool=f"Strength {attr} + {sname} {sk}",
-                     dice=_faces(r), total=r.total, difficulty=diff)]
-        if r.botch or r.total < diff:
-            evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="miss", total=r.total,
-                             difficulty=diff))
-            return evs
-        margin = r.total - diff
-        evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="hit", total=r.total,
-                         difficulty=diff, margin=margin))
-        rifle = any(x.name == "assault_rifle" for x in self.usable_weapons(d))
-        return evs + self.damage(state, d, a, w, margin, dice, False,
-                                 extra_basic=Step.parse("d6") if rifle else None)
-
-    # -- defence --------------------------------------------------------------------
-    def defence_pool(self, state: BattleState, d: Combatant, mode: str, steps: int | None = None
-                     ) -> tuple[Step, Step, str] | None:
-        """The defender's dice for a block or dodge (None if impossible)."""
-        if steps is None:
-            steps = -state.economy.get("actions", 0) if state.actor is d else 0
-        key = ("defence", d.id, mode, steps)
-        hit = self._pool_cache.get(key, key)
-        if hit is not key:
-            return hit
-        res = self._defence_pool(state, d, mode, steps)
-        self._pool_cache[key] = res
-        return res
-
-    def _defence_pool(self, state: BattleState, d: Combatant, mode: str, steps: int
-                      ) -> tuple[Step, Step, str] | None:
-        if "impaired" in d.conditions:
-            steps += int(self.called["impaired_steps"])
-        if mode == "dodge":
-            sk = skill_die(d.stats, "athletics", "dodge")
-            p = make_pool(d, "agility", sk, steps, self.attr_steps(d, "agility"))
-            return None if p is None else (p[0], p[1], "athletics/dodge")
-        if self.arms_usable(d) == 0:
-            return None
-        w = self.block_weapon(d)
-        sname, sk = self.weapon_skill(d, w)
-        if w.name == "unarmed":
-            sname, sk = self.unarmed_skill(d, ("defensive_martial_arts", "capoeira", "krav_maga", "brawling",
-                                               "wrestling", "offensive_martial_arts"))
-        p = make_pool(d, "agility", sk, steps, self.attr_steps(d, "agility"))
-        return None if p is None else (p[0], p[1], sname)
-
-    def block_weapon(self, d: Combatant) -> Weapon:
-        melee = [w for w in self.usable_weapons(d) if not w.ranged]
-        if len(melee) > 1:
-            melee.sort(key=lambda w: (self.weapon_skill(d, w)[1].index, w.size, w.name), reverse=True)
-        return melee[0] if melee else self.weapons["unarmed"]
-
-    def dodge_destination(self, state: BattleState, d: Combatant, attacker: Combatant
-                          ) -> tuple[int, int, list[int]] | None:
-        """(cell, skill steps, path) of the nearest cover against the attacker within 30 ft."""
-        g = state.grid
-        if g.cover(d.pos, attacker.pos) > 0:
-            return d.pos, 0, [d.pos]
-        far = g.budget_units(30 * FEET * self.speed_factor(d))
-        if far <= 0:
-            return None
-        blockers = [c.pos for c in state.combatants if c.team != d.team and not c.down]
-        reach = g.reachable(d.pos, far, blockers)
-        occ = state.occupied()
-        best = None
-        for cell, cost in reach.items():
-            if cost > far or cell in occ or g.cover(cell, attacker.pos) == 0:
-                continue
-            key = (cost, cell)
-            if best is None or key < best:
-                best = key
-        if best is None:
-            return None
-        cost, cell = best
-        ft = g.units_to_m(cost) / FEET
-        for row in self.dodge_table:
-            if ft <= row["feet"] + 1e-9:
-                return cell, int(row["steps"]), g.path(d.pos, cell, far, blockers)
-        return None
-
-    def innate(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int, melee: bool
-               ) -> tuple[int, list[Event]]:
-        floor = 5 if melee and self.has_style(d, "capoeira") else 0  # seed 000, Capoeira
-        return self.innate_defence(d, dice, cover_bonus, floor, " (capoeira 5)")
-
-    def stance_steps(self, d: Combatant) -> int:
-        """The step modifier of the next defensive roll in the stance (each further roll is one lower)."""
-        st = d.res["stance"]
-        k = st["rolls"]
-        if st.get("all_out") and self.has_style(d, "capoeira"):
-            k = max(0, k - 1)  # seed 000, Capoeira: the first 2 defensive moves count as 1 action
-        return st["steps"] - k
-
-    def resolve_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, atk_total: int,
-                        dice: Dice, option: str = "") -> tuple[int, dict, list[Event]]:
-        """The Difficulty to hit d, with what the defence did (stumble, block result ...)."""
-        g = state.grid
-        evs: list[Event] = []
-        info: dict[str, Any] = {}
-        stance = d.res["stance"]
-        cover = g.cover(d.pos, a.pos)
-        ranged = w.ranged or option == "throw"
-        can_react = "incapacitated" not in d.conditions
-        if ranged:
-            cb = self.cover_table[cover]
-            if "prone" in d.conditions:
-                diff = self.diff["easy"] + max(self.cover_table[1], cb)
-                evs.append(event("defence", actor=d.id, mode="prone", difficulty=diff, cover_bonus=cb))
-                return diff, info, evs
-            if stance is not None and stance["mode"] == "dodge" and can_react:
-                dest = self.dodge_destination(state, d, a)
-                if dest is not None:
-                    cell, cstep, path = dest
-                    p = self.defence_pool(state, d, "dodge", self.stance_steps(d) + cstep)
-                    if p is not None:
-                        stance["rolls"] += 1
-                        r = roll_steps(dice, (p[0], p[1]), "dodge")
-                        evs.append(event("roll", actor=d.id, purpose="dodge to cover",
-                                         pool=f"Agility {p[0]} + Athletics/Dodge {p[1]}", dice=_faces(r),
-                                         total=r.total, **({"botch": True} if r.botch else {})))
-                        if r.botch:
-                            occ = state.occupied() - {d.pos}
-                            steps_ = path[: (len(path) - 1) // 2 + 1] if path else [d.pos]
-                            half = next((c for c in reversed(steps_) if c not in occ), d.pos)
-                            evs += self.dive(state, d, half, "stumble")
-                            d.res["no_move_round"] = state.round
-                            diff = self.diff["easy"]
-                            evs.append(event("defence", actor=d.id, mode="dodge (botch)", difficulty=diff))
-                            info["stumble"] = True
-                            return diff, info, evs
-                        evs += self.dive(state, d, cell, "dive")
-                        evs.append(event("defence", actor=d.id, mode="dodge", difficulty=r.total))
-                        return r.total, info, evs
-            if not can_react:
-                diff = self.diff["easy"] + cb
-                evs.append(event("defence", actor=d.id, mode="helpless", difficulty=diff, cover_bonus=cb))
-                return diff, info, evs
-            diff, ev = self.innate(state, d, dice, cb, melee=False)
-            return diff, info, evs + ev
-        # hand-to-hand: cover only when sheltering and not attacking (seed 000)
-        cover = g.cover(d.pos, a.pos, melee=True) if not d.res["attacked_last"] else 0
-        cb = self.cover_table[cover]
-        if not can_react:
-            diff = self.diff["easy"] + cb
-            evs.append(event("defence", actor=d.id, mode="helpless", difficulty=diff, cover_bonus=cb))
-            return diff, info, evs
-        if stance is not None:
-            mode = stance["mode"]
-            extra = 0
-            if mode == "block":
-                bw = self.block_weapon(d)
-                if bw.size < w.size:
-                    extra = -1
-                elif bw.size > w.size:
-                    extra = 1
-                info["block_weapon"] = bw
-            p = self.defence_pool(state, d, mode, self.stance_steps(d) + extra)
-            if p is not None:
-                stance["rolls"] += 1
-                r = roll_steps(dice, (p[0], p[1]), mode)
-                evs.append(event("roll", actor=d.id, purpose=mode,
-                                 pool=f"Agility {p[0]} + {p[2].replace('_', ' ').title()} {p[1]}",
-                                 dice=_faces(r), total=r.total, **({"botch": True} if r.botch else {})))
-                if r.botch:
-                    d.res["no_move_round"] = state.round
-                    diff = self.diff["easy"]
-                    evs.append(event("defence", actor=d.id, mode=f"{mode} (botch)", difficulty=diff))
-                    evs.append(event("effect", target=d.id, effect="stumbles and cannot move further this turn"))
-                    info["stumble"] = True
-                    return diff, info, evs
-                diff = r.total + cb
-                info["mode"] = mode
-                info["roll"] = r.total
-                evs.append(event("defence", actor=d.id, mode=mode, difficulty=diff, cover_bonus=cb))
-                return diff, info, evs
-        diff, ev = self.innate(state, d, dice, cb, melee=True)
-        return diff, info, evs + ev
-
-    def dive(self, state: BattleState, d: Combatant, cell: int, mode: str) -> list[Event]:
-        if cell == d.pos:
-            return []
-        g = state.grid
-        frm = d.pos
-        d.pos = cell
-        if d.res["grappling"] is not None:
-            self.release_grapple(state, d)
-        return [event("move", actor=d.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)),
-                      metres=round(g.distance_m(frm, cell), 3), mode=mode)]
+    @staticmethod
+    def blunt(w: Weapon) -> bool:
+        """Unarmed or bludgeoning (seed 000: Takes a Punch, Glass Jaw)."""
+        return w.name == "unarmed" or (not w.ranged and w.dtype in ("B", "S"))
 
     # -- damage ---------------------------------------------------------------------
     def damage(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, margin: int, dice: Dice,
-               bypass: bool, weapon_only: bool = False, die_steps: int = 0, extra_basic: Step | None = None
-               ) -> list[Event]:
-        """The margin as Basic plus the weapon's damage die, less armour (RULES-NOTES)."""
+               bypass: bool, weapon_only: bool = False, die_steps: int = 0, extra_basic: Step | None = None,
+               option: str = "") -> list[Event]:
+        """The margin as Basic plus the weapon's damage die, less armour (RULES-NOTES).
+
+        `die_steps` come from the attack's `option` (a fire mode or a called shot)."""
         die = w.damage + die_steps
         r = roll_steps(dice, (die,), "damage")
-        evs = [event("roll", actor=a.id, purpose=f"damage ({w.dtype})", pool=f"{w.name} {die}",
-                     dice=_faces(r), total=r.total)]
+        why = f"called shot to the {option[7:]}" if option.startswith("called:") else option
+        evs = [event("roll", actor=a.id, purpose=f"damage ({w.dtype})", check="damage",
+                     modifiers=[mod(f"{why} (damage die)", die_steps)] if die_steps else [],
+                     pool=f"{w.name} {die}", dice=_faces(r), total=r.total)]
         basic = 0 if weapon_only else margin
         if extra_basic is not None:
             rb = roll_steps(dice, (extra_basic,), "krav maga rifle")
-            evs.append(event("roll", actor=a.id, purpose="assault rifle (Krav Maga) Basic", pool=str(extra_basic),
-                             dice=_faces(rb), total=rb.total))
+            evs.append(event("roll", actor=a.id, purpose="assault rifle (Krav Maga) Basic", check="krav_maga_rifle",
+                             modifiers=[], pool=str(extra_basic), dice=_faces(rb), total=rb.total))
             basic += rb.total
         stun, wound = self.split(basic, w.dtype, r.total)
         return evs + self.take_damage(state, t, stun, wound, dice, w.name, bypass, self.blunt(w))
@@ -694,7 +391,8 @@ class CombatMixin:
             dw = min(wound, red)
             wound -= dw
             stun -= min(stun, red - dw)
-            evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage", pool=str(die),
+            evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage",
+                             check="plot_points_against_damage", modifiers=bonus_dice([die]), pool=str(die),
                              dice=_faces(r), total=r.total))
         return evs + self.apply_damage(state, t, stun, wound, dice, source=source, absorbed=absorbed, blunt=blunt)
 
@@ -714,7 +412,8 @@ class CombatMixin:
         blunt = self.blunt(w)
         evs: list[Event] = []
         if col.get("immediate"):
-            ok, ev = self.endurance(t, dice, hard, f"Endurance vs called shot ({area})", blunt=blunt)
+            ok, ev = self.endurance(t, dice, hard, f"Endurance vs called shot ({area})", blunt=blunt,
+                                    check="called_shot_endurance")
             evs.append(ev)
             if ok:
                 return evs
@@ -747,8 +446,8 @@ class CombatMixin:
                 r = roll_steps(dice, (agi, wil), "hold on")
                 diff = int(self.called["drop_difficulty"])
                 ok = r.total >= diff and not r.botch
-                evs.append(event("roll", actor=t.id, purpose="keep hold (Agility + Willpower)",
-                                 pool=f"Agility {agi} + Willpower {wil}", dice=_faces(r), total=r.total,
+                evs.append(event("roll", actor=t.id, purpose="keep hold (Agility + Willpower)", check="keep_hold",
+                                 modifiers=self.attr_modifiers(t, "agility"), pool=f"Agility {agi} + Willpower {wil}", dice=_faces(r), total=r.total,
                                  difficulty=diff, success=ok))
                 if not ok:
                     evs += self.drop_object(state, t, held.name, t.pos)
@@ -780,7 +479,7 @@ class CombatMixin:
             return []
         hard = int(self.called["endurance_difficulty"])
         ok, ev = self.endurance(c, dice, hard, "Endurance to recover (called shot)",
-                                blunt=any(x.get("blunt") for x in pending))
+                                blunt=any(x.get("blunt") for x in pending), check="called_shot_recovery")
         evs = [ev]
         if ok:
             was_down = c.down

@@ -20,6 +20,7 @@ from rules.events import Event, event
 from rules.grid import FEET, Grid
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.model import Weapon
+from rules.systems.cortex.modifiers import bonus_dice, mod
 
 _DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ...
 DIRECTIONS = ("n", "ne", "e", "se", "s", "sw", "w", "nw")
@@ -59,14 +60,15 @@ class ExplosionsMixin:
     """Thrown explosives, blasts and getting out of harm's way (mixed into CortexRuleset)."""
 
     def throw_explosive(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, attr_name: str,
-                        attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice) -> list[Event]:
+                        attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice, mods: list = ()
+                        ) -> list[Event]:
         """A grenade thrown at a figure's spot; a miss scatters (data.yaml assumption grenades)."""
         a.res["uses"][w.name] -= 1
         g = state.grid
         diff = int(self.expl["throw_difficulty"])
         r = roll_steps(dice, (attr, skill, *extra), f"throw {w.name}")
-        evs = [event("roll", actor=a.id, purpose=f"throw {w.name}",
-                     pool=f"{attr_name.capitalize()} {attr} + {sname.replace('_', ' ').title()} {skill}",
+        evs = [event("roll", actor=a.id, purpose=f"throw {w.name}", check="throw_explosive",
+                     modifiers=[*mods, *bonus_dice(extra)], pool=f"{attr_name.capitalize()} {attr} + {sname.replace('_', ' ').title()} {skill}",
                      dice=_faces(r), total=r.total, difficulty=diff, **({"botch": True} if r.botch else {}))]
         centre = t.pos
         if r.botch or r.total < diff:
@@ -75,7 +77,7 @@ class ExplosionsMixin:
             cells = max(1, int(round(feet * FEET / g.cell_m)))
             k = dice.roll(8, "scatter direction")
             evs.append(event("roll", actor=a.id, purpose="scatter direction (d8: 1 = north, clockwise)",
-                             dice=[[8, k]], total=k))
+                             check="scatter", modifiers=[], dice=[[8, k]], total=k))
             dx, dy = _DIRS[k - 1]
             x, y = g.xy(centre)
             for _ in range(cells):
@@ -112,7 +114,11 @@ class ExplosionsMixin:
                 n -= int(self.expl["prone_dice"])
             n = max(0, n)
             r = roll_steps(dice, [w.damage] * n, "blast")
-            evs.append(event("roll", actor=c.id, purpose="blast damage", pool=f"{n}{w.damage}",
+            cut = [mod("cover (dice)", -level)] if level else []
+            if "prone" in c.conditions and d > near:
+                cut.append(mod("lying prone (dice)", -int(self.expl["prone_dice"])))
+            evs.append(event("roll", actor=c.id, purpose="blast damage", check="blast_damage", modifiers=cut,
+                             pool=f"{n}{w.damage}",
                              dice=_faces(r), total=r.total, cover=level, prone="prone" in c.conditions))
             stun, wound = self.split(0, w.dtype, r.total)
             evs += self.take_damage(state, c, stun, wound, dice, w.name)
@@ -123,7 +129,7 @@ class ExplosionsMixin:
             for cell in changes:
                 evs.append(event("effect", target=a.id, effect="the blast destroys the cover",
                                  at=list(g.xy(cell))))
-        return evs
+        return self.tag_harms_way(state, evs)
 
     def leap_options(self, state: BattleState, c: Combatant, centre: int, feet: float) -> dict[str, int]:
         """direction -> the cell a leap that way ends on, for the directions that end farther
@@ -159,8 +165,7 @@ class ExplosionsMixin:
         ok = r.total >= diff and not r.botch
         c.res["reaction_debt"] += 1
         evs.append(event("roll", actor=c.id, purpose="get out of harm's way", pool=f"Agility {agi} + Alertness {ale}",
-                         dice=_faces(r), total=r.total, difficulty=diff, success=ok, check="harms_way",
-                         modifiers=[]))
+                         dice=_faces(r), total=r.total, difficulty=diff, success=ok))
         if not ok:
             return evs
         feet = self.data["harms_way"]["extraordinary_ft" if r.total - diff >= self.xmargin else "success_ft"]

@@ -117,8 +117,9 @@ def _defence(rs: Any, state: BattleState, a: Combatant, t: Combatant, explosive:
         elif st is not None and (p := rs.defence_pool(state, t, st["mode"], rs.stance_steps(t))) is not None:
             dfn, add = steps_sizes(p[:2]), cb
         else:
-            floor = 5 if rs.has_style(t, "capoeira") else 0
-            if rs.declines_innate(t) and not floor:
+            if rs.has_style(t, "capoeira"):  # seed 000, Capoeira: innate defence 5 against melee
+                add = int(rs.data["capoeira"]["innate_melee"]) + cb
+            elif rs.declines_innate(t):
                 add = rs.diff["easy"] + cb
             else:
                 agi = Step(max(1, t.stats["attributes"]["agility"].index + rs.attr_steps(t, "agility")))

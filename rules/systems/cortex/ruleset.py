@@ -29,10 +29,14 @@ from rules.grid import FEET
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.combat import CombatMixin
+from rules.systems.cortex.defence import DefenceMixin
 from rules.systems.cortex.explosions import DIRECTIONS, ExplosionsMixin
+from rules.systems.cortex.melee import MeleeMixin
+from rules.systems.cortex.modifiers import ModifiersMixin
 from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, build_weapons,
                                         load_data, skill_die)
 from rules.systems.cortex.specials import SpecialsMixin
+from rules.systems.cortex.start import CORTEX_START, apply_start, link_start
 from rules.systems.cortex.traits import TraitBook
 from rules.systems.cortex_common.mechanics import CortexBase
 
@@ -42,7 +46,8 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
                          "crawl_only")
 
 
-class CortexRuleset(CombatMixin, ExplosionsMixin, SpecialsMixin, CortexBase, Ruleset):
+class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
+                    Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"
@@ -110,7 +115,8 @@ class CortexRuleset(CombatMixin, ExplosionsMixin, SpecialsMixin, CortexBase, Rul
 
     def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int, order: int,
                         source: str | None, field: str) -> Combatant:
-        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field)
+        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field, start=CORTEX_START)
+        conds, start_state = st.pop("start")
         st["traits"] = self.traitbook.normalise(st["traits"], source, f"{field}.traits")
         st["life"] = self.life_points(st, int(self.traitbook.value(st["traits"], "life_points", 0) or 0))
         st["flags"] = self.traitbook.flags(st["traits"])
@@ -126,13 +132,16 @@ class CortexRuleset(CombatMixin, ExplosionsMixin, SpecialsMixin, CortexBase, Rul
                "attacked_last": False, "lost": [], "gained": list(st["items"]), "pp": st["plot_points"],
                "afflictions": [], "held": None, "grappled_by": None, "grappling": None,
                "second_winds_used": 0, "second_wind_round": 0, "reaction_debt": 0}
-        return Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
-                         stats=st, weapons=st["weapons"], armour=st["armour"], traits=st["traits"],
-                         res=res, order=order)
+        c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
+                      stats=st, weapons=st["weapons"], armour=st["armour"], traits=st["traits"],
+                      res=res, order=order)
+        apply_start(self, c, conds, start_state, source, field)
+        return c
 
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Plot Points from the scenario (`settings.plot_points: {team: n}`)."""
         self.give_plot_points(state)
+        link_start(state)
         return []
 
     def validate_object(self, item: str) -> bool:
@@ -196,7 +205,8 @@ class CortexRuleset(CombatMixin, ExplosionsMixin, SpecialsMixin, CortexBase, Rul
             ale = Step(max(1, c.stats["attributes"]["alertness"].index
                            + (self.traitbook.modifiers(c.traits, {"initiative"}, "alertness").attr_steps
                               if c.traits else 0)))
-            entries.append((c, agi, ale))
+            entries.append((c, agi, ale, self.attr_modifiers(c, "agility", {"initiative"})
+                            + self.pair_modifiers(c, ("alertness",), {"initiative"}, base=False)))
         return self.rolled_order(state, dice, entries)
 
     def _fresh_economy(self, state: BattleState, actor: Combatant) -> None:

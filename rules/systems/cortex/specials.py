@@ -14,6 +14,7 @@ from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.model import make_pool
+from rules.systems.cortex.modifiers import bonus_dice, mod
 from rules.systems.cortex.traits import CheckResult, skill_check
 
 
@@ -72,11 +73,7 @@ class SpecialsMixin:
             state.objects[action.cell].remove(item)
             if not state.objects[action.cell]:
                 del state.objects[action.cell]
-            if item in a.res["lost"]:
-                a.res["lost"].remove(item)
-            else:
-                a.res["gained"].append(item)
-            w = self.weapons[item]
+            w = self.gain_weapon(state, a, item)
             if w.magazine and item not in a.res["ammo"]:
                 a.res["ammo"][item] = w.magazine
             a.res["held"] = item
@@ -97,11 +94,17 @@ class SpecialsMixin:
     # -- grappling (data.yaml assumption `grapple`) ----------------------------------
     def grapple(self, state: BattleState, a: Combatant, t: Combatant, dice: Dice) -> list[Event]:
         attr, sk, sname = self.grapple_dice(state, a)
+        e = state.economy
+        mods = self.attr_modifiers(a, "agility", {"attack"}) + [
+            mod(f"{why} (skill)", v) for on, why, v in (
+                (e["actions"], "multiple actions", -e["actions"]), (e["rise_penalty"], "off balance after rising", -1),
+                ("impaired" in a.conditions, "impaired", int(self.called["impaired_steps"]))) if on]
         state.economy["actions"] += 1
         state.economy["rise_penalty"] = False
         extra = self.take_pp_bonus(state, a, {"attack"})
         r = roll_steps(dice, (attr, sk, *extra), "grapple")
-        evs = [event("roll", actor=a.id, purpose="grapple", pool=f"Agility {attr} + {sname} {sk}",
+        evs = [event("roll", actor=a.id, purpose="grapple", check="grapple", modifiers=mods + bonus_dice(extra),
+                     pool=f"Agility {attr} + {sname} {sk}",
                      dice=[list(f) for f in r.faces], total=r.total, **({"botch": True} if r.botch else {}))]
         w = self.weapons["unarmed"]
         diff, info, dev = self.resolve_defence(state, a, t, w, r.total, dice)
@@ -130,9 +133,11 @@ class SpecialsMixin:
         ra = roll_steps(dice, pa, "escape")
         rh = roll_steps(dice, ph, "hold")
         ok = ra.total > rh.total
-        evs = [event("roll", actor=a.id, purpose="escape (opposed)", pool=f"Agility {pa[0]} + Strength {pa[1]}",
+        before = state.economy["actions"] - 1  # the escape's own action is counted already
+        mods = self.attr_modifiers(a, "agility") + ([mod("multiple actions (strength)", -before)] if before else [])
+        evs = [event("roll", actor=a.id, purpose="escape (opposed)", check="escape", modifiers=mods, pool=f"Agility {pa[0]} + Strength {pa[1]}",
                      dice=[list(f) for f in ra.faces], total=ra.total),
-               event("roll", actor=holder.id, purpose="hold on (opposed)", pool=f"Agility {ph[0]} + Strength {ph[1]}",
+               event("roll", actor=holder.id, purpose="hold on (opposed)", check="hold_on", modifiers=[], pool=f"Agility {ph[0]} + Strength {ph[1]}",
                      dice=[list(f) for f in rh.faces], total=rh.total, success=not ok)]
         if ok:
             evs += self.release_grapple(state, holder)
@@ -144,7 +149,8 @@ class SpecialsMixin:
         state.economy["actions"] += 1
         a.res["second_winds_used"] += 1
         a.res["second_wind_round"] = state.round
-        ok, ev = self.endurance(a, dice, 0, "Second Wind", context=frozenset({"second_wind", "injury"}))
+        ok, ev = self.endurance(a, dice, 0, "Second Wind", context=frozenset({"second_wind", "injury"}),
+                                check="second_wind")
         healed = min(a.res["stun"], ev["total"])
         a.res["stun"] -= healed
         return [ev, event("damage", target=a.id, stun=-healed, wound=0, source="second wind")]

@@ -176,7 +176,14 @@ def skill_check(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Mapp
         pool.append(plot_point_die(plot_points + ppb))
     r = roll_steps(dice, pool, "check")
     ok = r.total >= difficulty and not r.botch
-    ev = event("roll", actor=actor, purpose="skill check", pool=" + ".join(str(p) for p in pool if p),
+    named = [{"source": f"{n} (bonus die)", "value": d.index} for n, d in zip(("traits",) * len(mods.bonus_dice),
+                                                                               mods.bonus_dice)]
+    named += [{"source": f"skill steps ({', '.join(sorted(set(mods.sources))) or 'context'}) (skill)",
+               "value": mods.skill_steps + skill_steps}] if mods.skill_steps + skill_steps else []
+    named += [{"source": f"traits ({attribute})", "value": mods.attr_steps}] if mods.attr_steps else []
+    named += [{"source": "plot points (bonus die)", "value": pool[-1].index}] if plot_points else []
+    named += [{"source": "extra die (bonus die)", "value": d.index} for d in extra_dice]
+    ev = event("roll", actor=actor, purpose="skill check", check="skill_check", modifiers=named, pool=" + ".join(str(p) for p in pool if p),
                dice=[list(f) for f in r.faces], total=r.total, difficulty=difficulty, success=ok,
                context=sorted(set(context)), traits=sorted(set(mods.sources)))
     if r.botch:

@@ -58,7 +58,8 @@ def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
              *(v for k, v in stats["skills"].items() if k.startswith("mechanical_engineering/")), Step(0))
     r = roll_steps(dice, (intel, me), "open up the thrust")
     ok = r.total >= diff and not r.botch
-    ev = {"type": "roll", "actor": actor, "purpose": "open up the thrust",
+    ev = {"type": "roll", "actor": actor, "purpose": "open up the thrust", "check": "open_up_thrust",
+          "modifiers": [],
           "pool": f"Intelligence {intel} + Mechanical Engineering {me}",
           "dice": [list(f) for f in r.faces], "total": r.total, "difficulty": diff, "success": ok}
     return ThrustResult(ok, diff, pa if ok else min(pa, vehicle_agility),
@@ -80,7 +81,12 @@ def maneuver_roll(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Ma
         pool.append(plot_point_die(plot_points + bonus))
     r = roll_steps(dice, pool, "maneuver")
     ok = r.total >= difficulty and not r.botch
-    ev = {"type": "roll", "actor": actor, "purpose": "maneuver", "pool": " + ".join(str(p) for p in pool),
+    named = [{"source": "the vehicle's lower Agility (attribute)",
+              "value": attr.index - stats["attributes"]["agility"].index}] if attr != stats["attributes"]["agility"] else []
+    named += [{"source": "traits (bonus die)", "value": d.index} for d in mods.bonus_dice]
+    named += [{"source": "plot points (bonus die)", "value": pool[-1].index}] if plot_points else []
+    ev = {"type": "roll", "actor": actor, "purpose": "maneuver", "check": "maneuver", "modifiers": named,
+          "pool": " + ".join(str(p) for p in pool),
           "dice": [list(f) for f in r.faces], "total": r.total, "difficulty": difficulty, "success": ok}
     return ok, r.total, ev
 

@@ -32,6 +32,11 @@ def faces(r) -> list[list[int]]:
     return [list(f) for f in r.faces]
 
 
+def modifier(source: str, value: int) -> dict[str, Any]:
+    """One named modifier of a roll event (`{"source": why, "value": n}`; issue #32)."""
+    return {"source": source, "value": int(value)}
+
+
 class CortexBase:
     """Shared Cortex mechanics (see the module docstring)."""
 
@@ -70,9 +75,23 @@ class CortexBase:
                 s += a.agility_steps
         return s
 
+    def base_attr_modifiers(self, c: Combatant, attr: str) -> list[dict[str, Any]]:
+        """`base_attr_steps` named, as roll-event modifiers (value: die steps on `attr`)."""
+        out = []
+        if c.res["wound"] > 0 and c.res["wound"] * 2 >= c.stats["life"]:
+            out.append(modifier(f"wounded ({attr})", -2))
+        if attr == "agility":
+            out.extend(modifier(f"{a.name} ({attr})", a.agility_steps) for a in c.armour if a.agility_steps)
+        return out
+
     def attr_steps(self, c: Combatant, attr: str, context: frozenset | set = frozenset()) -> int:
         """Step modifiers on an attribute die (rulesets with traits add theirs)."""
         return self.base_attr_steps(c, attr)
+
+    def attr_modifiers(self, c: Combatant, attr: str, context: Iterable[str] = frozenset()
+                       ) -> list[dict[str, Any]]:
+        """`attr_steps` named, as roll-event modifiers (rulesets with traits add theirs)."""
+        return self.base_attr_modifiers(c, attr)
 
     def attr_die(self, c: Combatant, attr: str, context: frozenset | set = frozenset()) -> Step:
         """An attribute die after its modifiers, never below d2."""
@@ -92,6 +111,28 @@ class CortexBase:
                 if c.team == team:
                     c.res["pp"] = max(c.res["pp"], n)
 
+    # -- what the rules track (issue #32: the replay's final state) ---------------------
+    def tracked_common(self, state: BattleState, c: Combatant) -> dict[str, Any]:
+        """The Cortex base's part of `tracked()`: Life Points with their thresholds, damage,
+        weapons carried, held and lost, objects on the map, ammunition, Plot Points, grapples."""
+        L = c.stats["life"]
+        held = self.held_weapon(c)
+        g = state.grid
+        return {
+            "life_points": L, "stun": c.res["stun"], "wound": c.res["wound"],
+            "thresholds": {"wounded_penalty_at_wound": (L + 1) // 2, "endurance_roll_at_stun_plus_wound": L,
+                           "dying_at_wound": L, "dead_at_wound": 2 * L},
+            "conditions": sorted(c.conditions),
+            "weapons": [w.name for w in self.weapons_of(c)],
+            "held": held.name if held is not None else None,
+            "lost": list(c.res["lost"]),
+            "ammo": dict(c.res.get("ammo", {})),
+            "plot_points": c.res.get("pp", 0),
+            "grappling": c.res.get("grappling"), "grappled_by": c.res.get("grappled_by"),
+            "objects_here": sorted(state.objects.get(c.pos, [])),
+            "pos": list(g.xy(c.pos)),
+        }
+
     # -- weapons carried ------------------------------------------------------------
     def weapons_of(self, c: Combatant) -> list[Weapon]:
         """The weapons a figure has now: its own less those lost, then those it gained."""
@@ -102,9 +143,31 @@ class CortexBase:
         seen = {w.name for w in ws}
         for n in c.res["gained"]:
             if n not in seen and n not in lost:
-                ws.append(self.weapons[n])
+                ws.append(self.weapons[n] if n in self.weapons else c.res["inline"][n])
                 seen.add(n)
         return ws
+
+    def weapon_record(self, state: BattleState, name: str) -> Weapon:
+        """A weapon by name: the table's, or one a scenario wrote inline for some figure."""
+        w = self.weapons.get(name)
+        if w is not None:
+            return w
+        for c in state.combatants:
+            w = c.weapons.get(name) or c.res.get("inline", {}).get(name)
+            if w is not None:
+                return w
+        raise KeyError(name)
+
+    def gain_weapon(self, state: BattleState, c: Combatant, name: str) -> Weapon:
+        """The figure now carries weapon `name` (picked up, grabbed); inline ones are remembered."""
+        w = self.weapon_record(state, name)
+        if name not in self.weapons:
+            c.res["inline"] = {**c.res.get("inline", {}), name: w}
+        if name in c.res["lost"]:
+            c.res["lost"].remove(name)
+        else:
+            c.res["gained"].append(name)
+        return w
 
     def held_weapon(self, c: Combatant) -> Weapon | None:
         """The object in the figure's hand: the last weapon it used, else its first real weapon."""
@@ -148,16 +211,18 @@ class CortexBase:
         order = [c.id for c in figures]
         return order, [event("initiative", round=state.round, order=list(order), mode="fixed")]
 
-    def rolled_order(self, state: BattleState, dice: Dice, entries: Iterable[tuple[Combatant, Step, Step]]
+    def rolled_order(self, state: BattleState, dice: Dice, entries: Iterable[tuple]
                      ) -> tuple[list[str], list[Event]]:
-        """Agility + Alertness for each (figure, Agility die, Alertness die); highest first.
+        """Agility + Alertness for each (figure, Agility die, Alertness die[, modifiers]);
+        highest first. `modifiers` names the steps in the dice (roll event `modifiers`).
 
         Ties: the higher Agility die, then the figure listed first (assumption initiative_ties)."""
         evs: list[Event] = []
         keyed = []
-        for c, agi, ale in entries:
+        for c, agi, ale, *mods in entries:
             r = roll_steps(dice, (agi, ale), "initiative")
-            evs.append(event("roll", actor=c.id, purpose="initiative", pool=f"Agility {agi} + Alertness {ale}",
+            evs.append(event("roll", actor=c.id, purpose="initiative", check="initiative",
+                             modifiers=list(mods[0]) if mods else [], pool=f"Agility {agi} + Alertness {ale}",
                              dice=faces(r), total=r.total))
             keyed.append((-r.total, -agi.index, c.order, c.id))
         keyed.sort()
@@ -176,34 +241,35 @@ class CortexBase:
         agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
         return agi.mean < self.diff["easy"]
 
-    def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int, floor: int = 0, floor_note: str = ""
-                       ) -> tuple[int, list[Event]]:
+    def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int) -> tuple[int, list[Event]]:
         """Innate defence: a free Agility roll is the Difficulty, or Easy (3) when declined.
 
-        Cover adds to either. `floor` is a least result (seed 000, Capoeira)."""
-        if self.declines_innate(d) and not floor:
+        Cover adds to either (it is not a modifier of the roll: the `defence` event has it)."""
+        if self.declines_innate(d):
             diff = self.diff["easy"] + cover_bonus
             return diff, [event("defence", actor=d.id, mode="declined innate", difficulty=diff,
                                 cover_bonus=cover_bonus)]
         agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
         r = roll_steps(dice, (agi,), "innate defence")
-        base = max(r.total, floor)
-        diff = base + cover_bonus
-        return diff, [event("roll", actor=d.id, purpose="innate defence", pool=f"Agility {agi}",
+        diff = r.total + cover_bonus
+        return diff, [event("roll", actor=d.id, purpose="innate defence", check="innate_defence",
+                            modifiers=self.attr_modifiers(d, "agility"), pool=f"Agility {agi}",
                             dice=faces(r), total=r.total),
-                      event("defence", actor=d.id, mode="innate" + (floor_note if floor and r.total < floor else ""),
-                            difficulty=diff, cover_bonus=cover_bonus)]
+                      event("defence", actor=d.id, mode="innate", difficulty=diff, cover_bonus=cover_bonus)]
 
     # -- damage ---------------------------------------------------------------------
     def endurance(self, c: Combatant, dice: Dice, difficulty: int, purpose: str, blunt: bool = False,
-                  context: frozenset[str] = frozenset({"endurance", "injury"})) -> tuple[bool, Event]:
-        """An Endurance roll: Vitality + Willpower against `difficulty` (a botch fails)."""
+                  context: frozenset[str] = frozenset({"endurance", "injury"}), check: str = "endurance"
+                  ) -> tuple[bool, Event]:
+        """An Endurance roll: Vitality + Willpower against `difficulty` (a botch fails);
+        `check` is the roll event's key (what the roll is for)."""
         ctx = set(context) | ({"unarmed_or_bludgeoning"} if blunt else set())
         vit = Step(max(1, c.stats["attributes"]["vitality"].index + self.attr_steps(c, "vitality", ctx)))
         wil = c.stats["attributes"]["willpower"]
         r = roll_steps(dice, (vit, wil), purpose)
         ok = r.total >= difficulty and not r.botch
-        return ok, event("roll", actor=c.id, purpose=purpose, pool=f"Vitality {vit} + Willpower {wil}",
+        return ok, event("roll", actor=c.id, purpose=purpose, check=check,
+                         modifiers=self.attr_modifiers(c, "vitality", ctx), pool=f"Vitality {vit} + Willpower {wil}",
                          dice=faces(r), total=r.total, difficulty=difficulty, success=ok)
 
     @staticmethod
@@ -262,7 +328,8 @@ class CortexBase:
                 t.conditions.add("dying")
                 evs.append(event("down", target=t.id, reason="dying"))
         elif check and t.res["stun"] + W >= L and "unconscious" not in t.conditions:
-            ok, ev2 = self.endurance(t, dice, self.diff["average"], "Endurance to stay conscious", blunt=blunt)
+            ok, ev2 = self.endurance(t, dice, self.diff["average"], "Endurance to stay conscious", blunt=blunt,
+                                     check="stay_conscious")
             evs.append(ev2)
             if not ok:
                 t.conditions.add("unconscious")
@@ -297,11 +364,11 @@ class CortexBase:
         evs: list[Event] = []
         for c in state.combatants:
             if "dying" in c.conditions and "dead" not in c.conditions:
-                ok, ev = self.endurance(c, dice, self.diff["average"], "Endurance (dying)")
+                ok, ev = self.endurance(c, dice, self.diff["average"], "Endurance (dying)", check="dying")
                 evs.append(ev)
                 if not ok:
                     evs += self.apply_damage(state, c, 0, 1, dice, source="bleeding", check=False)
         return evs
 
 
-__all__ = ["CortexBase", "faces"]
+__all__ = ["CortexBase", "faces", "modifier"]

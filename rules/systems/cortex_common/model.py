@@ -116,9 +116,17 @@ STAT_FIELDS = {"template", "name", "attributes", "skills", "weapons", "armour", 
 
 def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapons: Mapping[str, Weapon],
                      armour: Mapping[str, Armour], source: str | None, field: str,
-                     extra_fields: set[str] = frozenset()) -> dict[str, Any]:
-    """Merge a template with overrides (or read a full stat block) and check every name."""
+                     extra_fields: set[str] = frozenset(), start: Any = None) -> dict[str, Any]:
+    """Merge a template with overrides (or read a full stat block) and check every name.
+
+    Weapons and armour may be written inline (mappings; `start.inline_weapon`). With a
+    `start` schema (`start.StartSchema`) the figure's `conditions` and `state` are read into
+    `["start"]` as (conditions, state); without one they are not accepted."""
+    from rules.systems.cortex_common.start import inline_armour, inline_weapon, read_start
+
     unknown = set(spec) - STAT_FIELDS - extra_fields - {"id", "at", "team"}
+    if start is not None:
+        unknown -= {"conditions", "state"}
     if unknown:
         raise ScenarioError(f"unknown field(s) {sorted(unknown)}", source=source, field=field,
                             expected="template, name, attributes, skills, weapons, armour, ...")
@@ -166,9 +174,13 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
                             expected="a list of weapon names")
     ws: dict[str, Weapon] = {}
     for i, wn in enumerate(wnames):
+        if isinstance(wn, Mapping):
+            w = inline_weapon(wn, weapons, source, f"{field}.weapons[{i}]")
+            ws[w.name] = w
+            continue
         if not isinstance(wn, str):
             raise ScenarioError(f"weapon {wn!r} is not a name", source=source, field=f"{field}.weapons[{i}]",
-                                expected="one of " + ", ".join(sorted(weapons)))
+                                expected="a mapping (an inline weapon) or one of " + ", ".join(sorted(weapons)))
         if wn not in weapons:
             raise UnknownNameError(f"unknown weapon {wn!r}", source=source, field=f"{field}.weapons[{i}]",
                                    expected="one of " + ", ".join(sorted(weapons)))
@@ -176,10 +188,15 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
     ws.setdefault("unarmed", weapons["unarmed"])
     arm = merged.get("armour")
     armours: list[Armour] = []
-    if arm is not None and not isinstance(arm, (str, list)):
+    if arm is not None and not isinstance(arm, (str, list, Mapping)):
         raise ScenarioError(f"armour {arm!r}", source=source, field=f"{field}.armour",
-                            expected="an armour name or a list of them: " + ", ".join(sorted(armour)))
-    for i, an in enumerate([arm] if isinstance(arm, str) else (arm or [])):
+                            expected="an armour name, a mapping (inline armour) or a list of them: "
+                            + ", ".join(sorted(armour)))
+    for i, an in enumerate([arm] if isinstance(arm, (str, Mapping)) else (arm or [])):
+        if isinstance(an, Mapping):
+            armours.append(inline_armour(an, armour, source, f"{field}.armour" + (f"[{i}]" if isinstance(arm, list)
+                                                                                    else "")))
+            continue
         if not isinstance(an, str) or an not in armour:
             raise UnknownNameError(f"unknown armour {an!r}", source=source, field=f"{field}.armour",
                                    expected="one of " + ", ".join(sorted(armour)))
@@ -208,7 +225,8 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
             "weapons": ws, "armour": armours, "decline_innate": decline, "block_effect": effect,
             "traits": tuple(merged.get("traits") or ()), "plot_points": pp,
             "life_points": merged.get("life_points"), "items": list(merged.get("items") or []),
-            "template": tname or "custom"}
+            "template": tname or "custom",
+            "start": read_start(spec, start, source, field) if start is not None else ([], {})}
 
 
 def skill_die(stats: Mapping[str, Any], skill: str, specialty: str | None) -> Step:
@@ -251,11 +269,16 @@ def make_pool(c: Combatant, attr_name: str, skill: Step, steps: int, attr_steps:
 
 
 def roll_pool(dice: Dice, actor: str, purpose: str, attr_name: str, attr: Step, skill_name: str | None,
-              skill: Step, difficulty: int | None = None, extra: Mapping[str, Any] | None = None
-              ) -> tuple[PoolRoll, Event]:
+              skill: Step, difficulty: int | None = None, extra: Mapping[str, Any] | None = None,
+              check: str | None = None, modifiers: list | None = None) -> tuple[PoolRoll, Event]:
+    """Roll attribute + skill; the roll event gets `check` and `modifiers` when given (or
+    through `extra`, which is laid over the event last)."""
     r = roll_steps(dice, (attr, skill), purpose)
     e = event("roll", actor=actor, purpose=purpose, pool=describe_pool(attr_name, attr, skill_name, skill),
               dice=[list(f) for f in r.faces], total=r.total)
+    if check is not None:
+        e["check"] = check
+        e["modifiers"] = list(modifiers or [])
     if difficulty is not None:
         e["difficulty"] = difficulty
     if r.botch:
