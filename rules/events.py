@@ -22,10 +22,10 @@ COMMON_FIELDS: tuple[str, ...] = ("round", "step")
 
 EVENT_TYPES: dict[str, tuple[str, ...]] = {
     "battle_start": ("ruleset", "scenario", "combatants"),
-    "round_start": ("round",),
-    "initiative": ("round", "order"),
-    "turn_start": ("round", "actor"),
-    "turn_end": ("round", "actor"),
+    "round_start": (),
+    "initiative": ("order",),
+    "turn_start": ("actor",),
+    "turn_end": ("actor",),
     "move": ("actor", "from", "to", "metres", "mode"),
     "roll": ("actor", "purpose", "check", "dice", "modifiers", "total"),
     "attack": ("actor", "target", "weapon", "result"),
