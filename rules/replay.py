@@ -46,7 +46,7 @@ from rules.battle import Battle
 from rules.dice import Dice
 from rules.errors import DiceError, IllegalActionError, ScenarioError, TacticaError
 from rules.events import event
-from rules.ruleset import Ruleset, get_ruleset
+from rules.final_state import state_summary  # also `rules.replay.state_summary` (tactica/server.py, tests)
 from rules.scenario import load_scenario, new_battle, read_document
 from rules.state import BattleState
 
@@ -57,76 +57,6 @@ EXPECTATIONS = ("refused",)
 #: legal actions listed in an error, at most (cell actions are grouped and count once)
 SHOW_LEGAL = 16
 SHOW_CELLS = 8
-
-
-# -- the final state ----------------------------------------------------------------------------
-def state_summary(state: BattleState, ruleset: Ruleset | None = None) -> dict[str, Any]:
-    """Everything a GM or a test checks after a fight, as JSON (rules/schema/final_state.schema.json).
-
-    Per figure: team, position [x, y], conditions, every JSON-able resource (`res`, sets as
-    sorted lists) and, under `rules`, what the ruleset tracks beyond that (`Ruleset.tracked`).
-    Beside them: round, whether it is over and who won, the acting figure and its turn
-    economy, and the objects lying on the map."""
-    rs = ruleset if ruleset is not None else get_ruleset(state.ruleset)
-    g = state.grid
-    acting = state.actor if not state.over else None
-    figures: dict[str, Any] = {}
-    for c in state.combatants:
-        d: dict[str, Any] = {"team": c.team, "pos": list(g.xy(c.pos)), "conditions": sorted(c.conditions)}
-        for k, v in c.res.items():
-            jv = to_json(v)
-            if jv is not _SKIP and k not in _FIGURE_KEYS:
-                d[k] = jv
-        d["rules"] = _json_dict(rs.tracked(state, c))
-        figures[c.id] = d
-    return {
-        "round": state.round,
-        "over": state.over,
-        "winner": state.winner,
-        "end_reason": state.end_reason,
-        "actor": acting.id if acting is not None else None,
-        "economy": _json_dict(state.economy) if acting is not None else {},
-        "objects": [{"at": list(g.xy(cell)), "items": to_json(list(items))}
-                    for cell, items in sorted(state.objects.items()) if items],
-        "combatants": figures,
-    }
-
-
-_FIGURE_KEYS = frozenset({"team", "pos", "conditions", "rules"})
-_SKIP = object()
-
-
-def to_json(v: Any) -> Any:
-    """`v` as JSON data (tuples and sets as lists, sets sorted), or `_SKIP` when it has no
-    JSON form (an object, a dict with keys that are not strings)."""
-    if v is None or isinstance(v, (bool, int, float, str)):
-        return v
-    if isinstance(v, (list, tuple)):
-        out = [to_json(x) for x in v]
-        return _SKIP if any(x is _SKIP for x in out) else out
-    if isinstance(v, (set, frozenset)):
-        out = [to_json(x) for x in v]
-        if any(x is _SKIP for x in out):
-            return _SKIP
-        return sorted(out, key=lambda x: (type(x).__name__, json.dumps(x, sort_keys=True)))
-    if isinstance(v, Mapping):
-        if not all(isinstance(k, str) for k in v):
-            return _SKIP
-        d = {k: to_json(x) for k, x in v.items()}
-        return _SKIP if any(x is _SKIP for x in d.values()) else d
-    if hasattr(v, "item") and callable(v.item):  # a numpy scalar
-        return to_json(v.item())
-    return _SKIP
-
-
-def _json_dict(d: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON-able entries of a mapping (others are left out)."""
-    out = {}
-    for k, v in d.items():
-        jv = to_json(v)
-        if jv is not _SKIP and isinstance(k, str):
-            out[k] = jv
-    return out
 
 
 # -- a replay's outcome ---------------------------------------------------------------------------
@@ -307,6 +237,10 @@ def _play_step(battle: Battle, src: str, i: int, st: Any) -> None:
         _restore(battle, snapshot)
         dice.clear_forced()
         return _refuse_or_fail(battle, src, f, raw, action, e, expect, words)
+    except TacticaError as e:           # any other bad input met while resolving: name the step
+        _restore(battle, snapshot)
+        dice.clear_forced()
+        raise e.at(src, f)
     if expect == "refused":
         _restore(battle, snapshot)
         dice.clear_forced()
