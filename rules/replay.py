@@ -146,7 +146,7 @@ def play_replay(path: str | Path | Mapping[str, Any], base_dir: Path | None = No
         for i, st in enumerate(steps):
             _play_step(battle, src, i, st)
     except TacticaError as e:
-        result.error = e
+        result.error = e.at(src)
     return result
 
 
