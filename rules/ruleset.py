@@ -150,6 +150,21 @@ class Ruleset(ABC):
     def health(self, c: Combatant) -> tuple[float, float]:
         """(remaining, maximum) health of a figure in the system's own units."""
 
+    def tracked(self, state: BattleState, c: Combatant) -> dict[str, Any]:
+        """Everything the rules track for figure `c` beyond its position, team, conditions and
+        plain resources, as JSON-able data (the replay's final state shows it under
+        `combatants[id].rules`, see `rules.replay.state_summary`).
+
+        A ruleset puts here, under names in its own terms: life or status points AND their
+        thresholds (e.g. `{"wound": 3, "wound_max": 12}`); weapons carried, held and dropped;
+        every condition with its remaining duration (`{"stunned": {"rounds": 2}}`); the
+        figure's turn economy while it acts (actions used, metres moved, aim steps, prepared
+        defences); jams and breakage; grapple partners; held or delayed actions. Values must
+        be JSON: dicts with string keys, lists, strings, numbers, booleans and None (sets as
+        sorted lists). The default tracks nothing beyond the generic part.
+        """
+        return {}
+
     def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
         """For an attack-like action: {'p_hit', 'exp_damage', ...} in the system's health units.
 

@@ -110,25 +110,34 @@ def simulate(
 @friendly
 def replay(
     file: Path = typer.Argument(..., help="A replay file: a scenario plus steps (actor, action, dice)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the events and the final state as JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print the events and the final state as JSON "
+                                 "(after an error: those so far, and the error)."),
 ) -> None:
-    """Play a scripted fight and print it as narration (or JSON events and final state)."""
-    from rules.events import narrate
-    from rules.replay import run_replay, state_summary
+    """Play a scripted fight and print it as narration (or JSON events and final state).
 
-    battle = run_replay(file)
+    On an error the events so far are still shown (narrated, or in the JSON with an `error`
+    object: message, file, field, expected), the error is one line on stderr, and the exit
+    status is 2."""
+    from rules.events import narrate
+    from rules.replay import play_replay
+
+    result = play_replay(file)
+    battle = result.battle
     if as_json:
-        print(json.dumps({"events": battle.events, "final_state": state_summary(battle.state)}, indent=1))
-        return
-    for e in battle.events:
-        if e["type"] == "roll" and e.get("purpose") == "initiative":
-            continue
-        out.print(escape(narrate(e)), highlight=False)
-    s = battle.state
-    rs = battle.ruleset
-    out.print()
-    for c in s.combatants:
-        out.print(escape(f"{rs.describe(c)} at {list(s.grid.xy(c.pos))}"), highlight=False)
+        print(json.dumps(result.to_json(), indent=1))
+    elif battle is not None:
+        for e in battle.events:
+            if e["type"] == "roll" and e.get("purpose") == "initiative":
+                continue
+            out.print(escape(narrate(e)), highlight=False)
+        if result.error is None:
+            s = battle.state
+            rs = battle.ruleset
+            out.print()
+            for c in s.combatants:
+                out.print(escape(f"{rs.describe(c)} at {list(s.grid.xy(c.pos))}"), highlight=False)
+    if result.error is not None:
+        raise result.error
 
 
 @app.command()
