@@ -26,6 +26,7 @@ from typing import Any, Iterator, Mapping
 
 from rules.actions import Action
 from rules.battle import Battle
+from rules.choices import ASK
 from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError
 from rules.events import EVENT_TYPES, dumps, narrate
@@ -54,10 +55,11 @@ def _key(e: Mapping[str, Any]) -> Mapping[str, Any]:
     """An event as compared when following a log. An `initiative` event shares its `order`
     list with the state's turn order, which a delayed action changes later in the round, so
     a log saved after the fact (a state file, `run_replay`) can show the changed order; the
-    rolls before it decide the order anyway."""
+    rolls before it decide the order anyway. The `step` stamp is left out: a replay file's
+    refused steps (skipped here, they change nothing) count as decisions there."""
     if e.get("type") == "initiative":
-        return {k: v for k, v in e.items() if k != "order"}
-    return e
+        return {k: v for k, v in e.items() if k not in ("order", "step")}
+    return {k: v for k, v in e.items() if k != "step"}
 
 
 def _same(new: list[dict[str, Any]], logged: list[dict[str, Any]]) -> bool:
@@ -203,6 +205,7 @@ def _battle_with(b: Battle, state: BattleState, pos: int, seq: list[tuple[int, i
     feed = _LogDice(seq, pos)
     d.on_roll = feed
     nb = Battle(state, b.ruleset, d, record=True)
+    nb.deciders = dict(b.deciders)
     nb.actions_resolved = b.actions_resolved
     nb._decisions = b._decisions
     return nb, feed
@@ -276,9 +279,11 @@ def follow(spec: ScenarioSpec, src: str | None, raw_events: list[dict[str, Any]]
     from tactica.autopilot import describe_action, action_json
 
     log = log or src
-    events = [_canon(e) for e in raw_events]
+    events = [_canon(e) for e in raw_events if e.get("type") != "refused"]
     seq = _logged_dice(events, log, where)
     base = new_battle(spec, Dice(0), src)
+    if any(e.get("type") == "question" for e in events):   # a fight whose figures answered their choices
+        base.deciders = {t: ASK for t in base.state.teams}
     b, feed = _battle_with(base, base.state, 0, seq)
     ok = True
     try:
