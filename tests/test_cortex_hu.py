@@ -640,7 +640,7 @@ def test_aiming_adds_a_step_a_round_up_to_three():
     assert atk["steps"] == 3 and sides(atk) == [6, 12]
     b = play(s, aim3)
     assert econ(b)["aim_steps"] == 3 and "aiming" in who(b, "s").conditions
-    assert Action("aim") not in legal(b)                                       # no fourth round
+    assert Action("aim") in legal(b)          # aiming on is allowed; it keeps +3 (test_cortex_hu_seed_words.py)
 
 
 def test_while_aiming_no_movement_or_other_action_and_moving_loses_it():
@@ -653,7 +653,7 @@ def test_while_aiming_no_movement_or_other_action_and_moving_loses_it():
     b = play(s, [act("s", "aim"), end("s"), end("t"), move("s", 1, 1)])
     assert econ(b)["aim_steps"] == 0
     b = play(s, [act("s", "aim"), end("s"), end("t"), end("s"), end("t")])   # a turn without aiming
-    assert who(b, "s").res["aim"] == 0
+    assert who(b, "s").res["aim"] == 1                                         # keeps it (issue #32)
     b = play(s, [move("s", 1, 1)])
     assert Action("aim") not in legal(b)                                       # not after moving
 

@@ -138,16 +138,18 @@ class ManoeuvresHu:
 
     # -- aiming ---------------------------------------------------------------------------
     def can_aim(self, state: BattleState, a: Combatant) -> bool:
-        """seed 002, Célzás: before anything else this turn, with a ranged weapon ready."""
+        """seed 002, Célzás: before anything else this turn, with a ranged weapon ready. The
+        bonus stops growing after 3 rounds ("max 3 körig lehet halmozni"), but aiming on is
+        allowed and keeps it."""
         e = state.economy
-        if (e["acted"] or e["move_units"] or e["aimed"] or e["full_defence"] or a.res["grappled_by"] is not None
-                or a.res["aim"] >= int(self.aim_rules["max_rounds"])):
+        if e["acted"] or e["move_units"] or e["aimed"] or e["full_defence"] or a.res["grappled_by"] is not None:
             return False
         return any(w.ranged and (not w.magazine or a.res["ammo"].get(w.name, 0) > 0) for w in self.usable_weapons(a))
 
     def aim(self, state: BattleState, a: Combatant) -> list[Event]:
+        """One more round of aiming: +1 step, at most 3 rounds' worth (`res["aim"]`)."""
         state.economy["aimed"] = True
-        a.res["aim"] += 1
+        a.res["aim"] = min(a.res["aim"] + 1, int(self.aim_rules["max_rounds"]))
         a.conditions.add("aiming")
         steps = a.res["aim"] * int(self.aim_rules["steps_per_round"])
         return [event("stance", actor=a.id, stance="aim", steps=steps, rounds=a.res["aim"])]

@@ -201,9 +201,6 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
     def end_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
         e = state.economy
         actor.res["last_actions"] = e.get("actions", 0)
-        if not e.get("aimed") and actor.res["aim"]:
-            self.lose_aim(actor)
-            return [event("effect", target=actor.id, effect="stops aiming")]
         return []
 
     def end_round(self, state: BattleState, dice: Dice) -> list[Event]:
