@@ -72,3 +72,58 @@ def test_moving_or_a_non_free_action_still_ends_the_aim():
     assert who(b, "s").res["aim"] == 0 and "aiming" not in who(b, "s").conditions
     b = play(s, _aim_rounds(2) + [act("s", "defend", option="dodge")])
     assert who(b, "s").res["aim"] == 0
+
+
+# ---------------------------------------------------------------------------------------
+# seed 002, Célzott lövés: the heart (a tiny target) and a downed target
+
+HEART = ("apró célpont: pl. szem, szív ... Egészség + Akaraterő próba 7-es célszám ellen, hogy "
+         "elkerülje halált. ha sikertelen, meghal.")
+# "tiny target: e.g. eye, heart ... a Vitality + Willpower roll against 7 to avoid death;
+# if it fails, the target dies."
+
+
+def _heart(area: str, life: int):
+    shooter = fig("s", (0, 1), agi="d6", skills={"guns/pistols": "d12"}, weapons=("revolver",))
+    t = dummy("t", (4, 1), vit="d8", wil="d8", life_points=life)
+    return scen(open_map(12), [shooter], [t, dummy("u", (11, 2))])   # u keeps the fight going
+
+
+@pytest.mark.parametrize("area", ["heart", "eye"])
+def test_a_tiny_target_shot_that_leaves_the_target_dying_still_rolls_against_death(area):
+    """seed 002, Célzott lövés (HEART): "Egészség + Akaraterő próba 7-es célszám ellen, hogy
+    elkerülje halált. ha sikertelen, meghal" ("Vitality + Willpower against 7 to avoid death;
+    if it fails, it dies") - with no exception for a target the damage already downed.
+    Attack 1+3 = 4 against Easy 3 (margin 1); d8 +6 steps = d12+d8 shows 1+1: 2 Wound and 1
+    Stun; Life Points 2, so the target is dying; then V+W 3+3 = 6 < 7: dead."""
+    b = play(_heart(area, 2), [attack("s", "t", "revolver", [1, 3, 1, 1, 3, 3], option=f"called:{area}")])
+    t = who(b, "t")
+    assert evs(b, "down", target="t", reason="dying")
+    resist = rolls(b, "Vitality + Willpower vs called shot", "t")
+    assert len(resist) == 1 and resist[0]["difficulty"] == 7 and not resist[0]["success"]
+    assert t.dead and evs(b, "dead", target="t")
+
+
+def test_a_heart_shot_that_knocks_the_target_unconscious_still_rolls_against_death():
+    """seed 002, Célzott lövés (HEART): the roll against death follows the hit whether or not
+    the damage's Endurance roll knocked the target out. Life Points 3: Stun 1 + Wound 2 reach
+    them; Endurance (V+W) 1+2 fails: unconscious; the heart roll 3+3 fails: dead. A passed
+    heart roll (4+3) leaves it unconscious and alive."""
+    b = play(_heart("heart", 3), [attack("s", "t", "revolver", [1, 3, 1, 1, 1, 2, 3, 3], option="called:heart")])
+    assert evs(b, "down", target="t", reason="unconscious") and who(b, "t").dead
+    b = play(_heart("heart", 3), [attack("s", "t", "revolver", [1, 3, 1, 1, 1, 2, 4, 3], option="called:heart")])
+    t = who(b, "t")
+    assert rolls(b, "Vitality + Willpower vs called shot", "t")[0]["success"]
+    assert not t.dead and "unconscious" in t.conditions
+
+
+def test_every_called_shot_roll_happens_on_a_downed_target():
+    """seed 002, Célzott lövés: the head's "Egészség + Akaraterő próba 7-es célszám ellen, hogy
+    elkerülje a kábulást. ha sikertelen, 1d6 körre ájulás" ("V+W against 7 to avoid being
+    stunned; if it fails, out for 1d6 rounds") has no exception for a downed target either:
+    a dying target hit in the head rolls, and failing it is also knocked out (its d6: 4)."""
+    b = play(_heart("head", 2), [attack("s", "t", "revolver", [1, 3, 1, 1, 3, 3, 4], option="called:head")])
+    t = who(b, "t")
+    assert rolls(b, "Vitality + Willpower vs called shot", "t")
+    assert {"dying", "knocked_out"} <= t.conditions and t.res["ko_turns"] == 4
+    assert len(evs(b, "down", target="t")) == 1                  # down once: it was already dying

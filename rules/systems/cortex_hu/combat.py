@@ -314,8 +314,8 @@ class CombatHu:
                 evs.append(event("info", text=f"{a.id} waives the damage bonus of the called shot"))
             else:
                 die_steps = int(spec["damage_steps"])
-        evs += self.damage(state, a, t, w, margin, dice, die_steps=die_steps)
-        if area and not t.down:
+        evs += self.damage(state, a, t, w, margin, dice, die_steps=die_steps, area=area)
+        if area:  # seed 002, Célzott lövés: the roll follows the hit, downed target or not
             evs += self.called_effect(state, t, area, dice)
         return evs
 
@@ -483,88 +483,6 @@ class CombatHu:
         if not self.watches(state, d, a) or self.declines_innate(d):
             return (), self.diff["easy"] + cb
         return self.attr_die(d, "agility").dice, cb
-
-    # -- consequences -------------------------------------------------------------------
-    def damage(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, margin: int, dice: Dice,
-               die_steps: int = 0, weapon_only: bool = False, all_stun: bool = False) -> list[Event]:
-        """The margin as Basic plus the weapon's damage die (stepped up by a called shot), less armour."""
-        die = w.damage + die_steps
-        r = roll_steps(dice, (die,), "damage")
-        evs = [event("roll", actor=a.id, purpose=f"damage ({'S' if all_stun else w.dtype})", pool=f"{w.name} {die}",
-                     dice=faces(r), total=r.total)]
-        basic = 0 if weapon_only else margin
-        if all_stun:
-            stun, wound = basic + r.total, 0
-        else:
-            stun, wound = self.split(basic, w.dtype, r.total)
-        stun, wound, absorbed = self.absorb_armour(t, stun, wound)
-        return evs + self.apply_damage(state, t, stun, wound, dice, source=w.name, absorbed=absorbed)
-
-    def disarm_roll(self, state: BattleState, t: Combatant, dice: Dice) -> list[Event]:
-        """seed 002, Lefegyverzés: Agility + Willpower against 11 or drop the weapon."""
-        held = self.held_weapon(t)
-        if held is None:
-            return []
-        agi = self.attr_die(t, "agility")
-        wil = t.stats["attributes"]["willpower"]
-        diff = int(self.disarm_rules["difficulty"])
-        r = roll_steps(dice, (agi, wil), "keep hold")
-        ok = r.total >= diff and not r.botch
-        evs = [event("roll", actor=t.id, purpose="keep hold of the weapon (Agility + Willpower)",
-                     pool=f"Agility {agi} + Willpower {wil}", dice=faces(r), total=r.total, difficulty=diff,
-                     success=ok)]
-        if not ok:
-            evs += self.drop_object(state, t, held.name, t.pos, verb="is knocked away")
-        return evs
-
-    def called_effect(self, state: BattleState, t: Combatant, area: str, dice: Dice) -> list[Event]:
-        """seed 002, Célzott lövés: Vitality + Willpower against 7, or the area's consequence."""
-        spec = self.called["areas"][area]
-        ok, ev = self.endurance(t, dice, int(self.called["resist_difficulty"]),
-                                f"Vitality + Willpower vs called shot ({area})")
-        evs = [ev]
-        if ok:
-            return evs
-        eff = spec["effect"]
-        if eff == "death":
-            t.conditions.discard("dying")
-            t.conditions.add("dead")
-            evs.append(event("dead", target=t.id, cause=f"called shot to the {area}"))
-            return evs + self.release_grapple(state, t)
-        if eff == "paralysed":
-            return evs + self.cripple_leg(state, t, f"called shot to the {area}: the leg is paralysed")
-        evs += self.knock_out(state, t, dice, f"called shot to the {area}")
-        if eff == "joint":
-            if spec["joint"] == "leg":
-                evs += self.cripple_leg(state, t, f"called shot to the {area}: the knee is useless until surgery")
-            else:
-                t.conditions.add("arm_useless")
-                evs.append(event("effect", target=t.id, effect=f"called shot to the {area}: the elbow is useless "
-                                 "until surgery", condition="arm_useless"))
-                held = self.held_weapon(t)
-                if held is not None:
-                    evs += self.drop_object(state, t, held.name, t.pos)
-        return evs
-
-    def cripple_leg(self, state: BattleState, t: Combatant, why: str) -> list[Event]:
-        t.conditions.add("leg_useless")
-        evs = [event("effect", target=t.id, effect=why, condition="leg_useless")]
-        if "prone" not in t.conditions:
-            t.conditions.add("prone")
-            evs.append(event("condition", target=t.id, condition="prone", on=True, cause="falls"))
-        return evs
-
-    def knock_out(self, state: BattleState, t: Combatant, dice: Dice, cause: str) -> list[Event]:
-        """Out for 1d6 of its turns (data.yaml assumption knockout_timing)."""
-        sides = int(self.called["knockout_die"])
-        n = dice.roll(sides, "knocked out")
-        t.res["ko_turns"] = n
-        t.conditions.add("knocked_out")
-        t.res["prepared"] = []
-        self.lose_aim(t)
-        evs = [event("roll", actor=t.id, purpose="turns knocked out", dice=[[sides, n]], total=n),
-               event("down", target=t.id, reason=f"knocked out for {n} rounds ({cause})")]
-        return evs + self.release_grapple(state, t)
 
 
 __all__ = ["CombatHu", "named_skill"]

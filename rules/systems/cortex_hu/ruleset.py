@@ -27,7 +27,9 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import CortexBase
 from rules.systems.cortex_common.model import build_armour, build_stat_block, build_weapons, load_data
 from rules.systems.cortex_hu.combat import CombatHu
+from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
+from rules.systems.cortex_hu.rolls import RollsHu
 
 DATA = Path(__file__).with_name("data.yaml")
 
@@ -35,7 +37,7 @@ DATA = Path(__file__).with_name("data.yaml")
 NOT_HERE = ("block_effect", "traits", "items")
 
 
-class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
+class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ruleset):
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"
