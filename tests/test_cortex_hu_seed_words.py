@@ -127,3 +127,74 @@ def test_every_called_shot_roll_happens_on_a_downed_target():
     assert rolls(b, "Vitality + Willpower vs called shot", "t")
     assert {"dying", "knocked_out"} <= t.conditions and t.res["ko_turns"] == 4
     assert len(evs(b, "down", target="t")) == 1                  # down once: it was already dying
+
+
+# ---------------------------------------------------------------------------------------
+# seed 002, Csel (feint)
+
+FEINT = ("Csel: Közelharcban/kézitusában. Az ellenfél máshonnan várja a támadást. ... ha a támadóé "
+         "magasabb, az ellenfelet sikerült átverni, és a következő támadás ellen csak Ösztönös "
+         "kitéréssel védekezhet.")
+# "Feint: in melee/hand to hand. The opponent expects the attack from elsewhere. ... if the
+# attacker's roll is higher, the opponent is fooled, and against the next attack it may
+# defend only with instinctive (innate) defence."
+
+
+def _feint_scene(**t_kw):
+    """f feints t; g (f's ally) stands by t too; t has a dodge to declare. Scenario order f, g, t."""
+    kw = dict(agi="d6", int_="d6", skills={"perception/intuition": "d8", "athletics/dodge": "d8"},
+              life_points=40, reactions="never")
+    kw.update(t_kw)
+    t = fig("t", (1, 1), **kw)
+    return scen(open_map(), [fencer("f", (0, 1), ale="d8"), fencer("g", (1, 0))], [t])
+
+
+ROUND1 = [end("f"), end("g"), act("t", "defend", option="dodge"), end("t")]
+WON = [6, 6, 3, 3]   # feint: Alertness d8 + Swords d8 = 12 against Intelligence d6 + Intuition d8 = 6
+
+
+def test_a_feint_reaches_the_next_attack_on_the_target_by_anyone():
+    """seed 002, Csel (FEINT): "a következő támadás ellen csak Ösztönös kitéréssel
+    védekezhet" ("against the next attack it may defend only with innate defence"): the next
+    attack on the fooled target, here the feinter's ally's on its own turn, meets innate
+    defence only; it uses the feint up, so the ally's second attack meets the prepared dodge."""
+    b = play(_feint_scene(), ROUND1 + [
+        act("f", "feint", target="t", dice=WON), end("f"),
+        attack("g", "t", "sabre", [3, 3, 2, 1]),            # 6 against innate 2: a hit, 1 Wound
+        attack("g", "t", "sabre", [3, 3, 1, 1, 1])])        # against the prepared dodge 1+1
+    assert rolls(b, "feint", "f")[0]["success"] is True
+    modes = [e["mode"] for e in evs(b, "defence", actor="t")]
+    assert modes == ["innate only (feinted)", "dodge (prepared)"]
+    assert [e["result"] for e in evs(b, "attack", actor="g")] == ["hit", "hit"]
+    assert "feinted" not in who(b, "t").conditions
+
+
+def test_a_feint_reaches_a_gunshot_too():
+    """seed 002, Csel (FEINT): "a következő támadás" is the next attack, of any kind: a shot
+    from the feinter's side meets innate defence only, where the target would otherwise dodge
+    it by reaction (assumption reactions)."""
+    s = _feint_scene(reactions="auto")
+    s["teams"][0]["combatants"].append(fig("p", (8, 1), agi="d6", skills={"guns/pistols": "d8"},
+                                           weapons=("pistol",)))
+    steps = [end("f"), end("g"), end("p"), end("t"), act("f", "feint", target="t", dice=WON), end("f"), end("g"),
+             attack("p", "t", "pistol", [3, 3, 2, 1])]
+    b = play(s, steps)
+    assert evs(b, "defence", actor="t")[0]["mode"] == "innate only (feinted)"
+    assert not rolls(b, "dodge", "t")
+
+
+def test_a_feint_with_no_attack_lapses_when_the_target_acts_again():
+    """seed 002, Csel (FEINT) gives no duration when no attack comes; assumption feint: the
+    fooled figure stays fooled until the next attack on it or until its own next turn
+    starts. Round 2: f feints and nobody attacks; t's turn starts and the feint lapses; in
+    round 3 f's attack meets t's own innate roll again."""
+    b = play(_feint_scene(), ROUND1 + [
+        act("f", "feint", target="t", dice=WON), end("f")])
+    assert "feinted" in who(b, "t").conditions
+    assert b.state.actor.id == "g" and Action("feint", target="t") not in legal(b)   # fooled already
+    b = play(_feint_scene(), ROUND1 + [
+        act("f", "feint", target="t", dice=WON), end("f"), end("g"), end("t"),
+        attack("f", "t", "sabre", [3, 3, 2, 1])])
+    assert "feinted" not in who(b, "t").conditions
+    assert evs(b, "condition", target="t", condition="feinted", on=False)
+    assert evs(b, "defence", actor="t")[0]["mode"] == "innate"

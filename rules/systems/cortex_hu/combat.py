@@ -261,9 +261,7 @@ class CombatHu:
             e["all_out"] = True
             a.res["all_out"] = True
             evs.append(event("stance", actor=a.id, stance="all-out attack", steps=self.all_out_steps))
-        feinted = t.id in e["feints"]
-        if feinted:
-            e["feints"].remove(t.id)
+        used = self.use_feint(t)
         self.spend(state, a)  # the aim bonus, if any, is in the dice above
         if w.name != "unarmed":
             a.res["held"] = w.name
@@ -274,7 +272,9 @@ class CombatHu:
         purpose = f"attack with {w.name}" + (f" ({option})" if option else "")
         r, ev = roll_pool(dice, a.id, purpose, attr_name, attr, sname, skill, extra={"steps": steps})
         evs.append(ev)
-        evs += self.resolve_attack(state, a, t, w, option, r, ev, feinted, dice)
+        if used:
+            evs.append(used)
+        evs += self.resolve_attack(state, a, t, w, option, r, ev, used is not None, dice)
         if option == "throw":
             evs += self.drop_object(state, a, w.name, t.pos, verb="lands")
         return evs

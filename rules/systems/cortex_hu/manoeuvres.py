@@ -5,7 +5,9 @@ seed 002 rules implemented here:
   covers 9 m + an Agility roll + an Athletics/Running roll (in metres) and gives -2 steps
   on the following actions (data.yaml assumptions jog, run, prone_movement);
 - Célzás: aiming, +1 step a round up to 3, no movement or non-free action meanwhile;
-- Csel: the feint (Alertness + melee against Intelligence + Perception/Intuition);
+- Csel: the feint (Alertness + melee against Intelligence + Perception/Intuition); the
+  fooled figure has innate defence only against the next attack on it, by anyone
+  (assumption feint: it lapses when its own next turn starts);
 - Megragadás/leszorítás: grapple, escape (Agility + Strength), holding is free, choking
   (an attack option), and the released figure lying prone until it stands.
 """
@@ -167,11 +169,12 @@ class ManoeuvresHu:
     def can_feint(self, state: BattleState, a: Combatant, t: Combatant) -> bool:
         holder = a.res["grappled_by"]
         return (t.team != a.team and not t.down and state.grid.adjacent(a.pos, t.pos)
-                and (holder is None or holder == t.id) and t.id not in state.economy["feints"]
+                and (holder is None or holder == t.id) and t.res["feinted_by"] is None
                 and self.feint_pool(state, a) is not None)
 
     def feint(self, state: BattleState, a: Combatant, t: Combatant, dice: Dice) -> list[Event]:
-        """seed 002, Csel: if the feinter rolls higher, t may use only innate defence against its next attack."""
+        """seed 002, Csel: if the feinter rolls higher, t may use only innate defence against the next
+        attack on it ("a következő támadás ellen csak Ösztönös kitéréssel védekezhet"), whoever makes it."""
         attr, sk, sname = self.feint_pool(state, a)
         steps = self.turn_steps(state, a)
         self.spend(state, a)
@@ -184,10 +187,30 @@ class ManoeuvresHu:
         ea["success"] = ok
         evs = [ea, et]
         if ok:
-            state.economy["feints"].append(t.id)
+            t.res["feinted_by"] = a.id
+            t.conditions.add("feinted")
             evs.append(event("effect", target=t.id, effect=f"is fooled by {a.id}'s feint: innate defence only "
-                             "against its next attack", by=a.id))
+                             "against the next attack on it", by=a.id))
+            evs.append(event("condition", target=t.id, condition="feinted", on=True, by=a.id))
         return evs
+
+    def use_feint(self, t: Combatant) -> Event | None:
+        """The next attack on a fooled figure, by anyone, uses the feint up: the event saying so, or None."""
+        by = t.res["feinted_by"]
+        if by is None:
+            return None
+        t.res["feinted_by"] = None
+        t.conditions.discard("feinted")
+        return event("condition", target=t.id, condition="feinted", on=False, by=by, cause="attacked")
+
+    def feint_lapses(self, c: Combatant) -> list[Event]:
+        """Assumption feint: a feint no attack used lapses when the fooled figure's next turn starts."""
+        by = c.res["feinted_by"]
+        if by is None:
+            return []
+        c.res["feinted_by"] = None
+        c.conditions.discard("feinted")
+        return [event("condition", target=c.id, condition="feinted", on=False, by=by, cause="lapses")]
 
     # -- grappling ------------------------------------------------------------------------
     def grapple_pool(self, state: BattleState, a: Combatant) -> tuple[Step, Step, str] | None:
@@ -206,16 +229,14 @@ class ManoeuvresHu:
         e = state.economy
         attr, sk, sname = self.grapple_pool(state, a)
         steps = self.turn_steps(state, a) + (self.all_out_steps if e["all_out"] else 0)
-        feinted = t.id in e["feints"]
-        if feinted:
-            e["feints"].remove(t.id)
+        used = self.use_feint(t)
         self.spend(state, a)
         r, ev = roll_pool(dice, a.id, "grapple", "agility", attr, sname, sk, extra={"steps": steps})
         w = self.weapons["unarmed"]
         diff, _, dev = self.resolve_defence(state, a, t, w, "grapple", -1 if r.botch else r.total, dice,
-                                            innate_only=feinted)
+                                            innate_only=used is not None)
         ev["difficulty"] = diff
-        evs = [ev] + dev
+        evs = [ev] + ([used] if used else []) + dev
         if r.botch or r.total < diff:
             evs.append(event("attack", actor=a.id, target=t.id, weapon="grapple", result="miss", total=r.total,
                              difficulty=diff))

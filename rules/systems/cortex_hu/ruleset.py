@@ -116,7 +116,7 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ru
         res = {"stun": 0, "wound": 0, "ammo": ammo, "lost": [], "gained": [], "held": None,
                "pp": st["plot_points"], "grappling": None, "grappled_by": None, "grip": 0, "prepared": [],
                "last_actions": 0, "debt": 0, "full_defence": False, "all_out": False, "aim": 0,
-               "surprised": False, "ko_turns": 0}
+               "surprised": False, "ko_turns": 0, "feinted_by": None}
         return Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
                          stats=st, weapons=st["weapons"], armour=st["armour"], traits=(), res=res, order=order)
 
@@ -169,9 +169,9 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ru
     def fresh_economy(self, state: BattleState, actor: Combatant) -> list[Event]:
         debt = min(actor.res["debt"], self.max_actions)
         actor.res["debt"] = 0
-        state.economy = {"actions": debt, "acted": 0, "carried": debt > 0, "move_units": 0, "mode": "walk",
-                         "move_slot": 0, "ran": False, "run_penalty": 0, "shots": {}, "full_defence": False,
-                         "all_out": False, "aimed": False, "feints": [], "turn_over": False}
+        state.economy = {"actions": debt, "acted": 0, "carried": debt > 0, "debt": debt, "move_units": 0,
+                         "mode": "walk", "move_slot": 0, "ran": False, "run_penalty": 0, "shots": {},
+                         "full_defence": False, "all_out": False, "aimed": False, "turn_over": False}
         if debt:
             return [event("effect", target=actor.id, effect=f"carries over {debt} reaction{'s' if debt > 1 else ''}: "
                           f"its first action is {debt} step{'s' if debt > 1 else ''} lower", carried=debt)]
@@ -183,6 +183,7 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ru
             actor.res["surprised"] = False
             actor.conditions.discard("surprised")
             evs.append(event("condition", target=actor.id, condition="surprised", on=False))
+        evs += self.feint_lapses(actor)
         actor.res["prepared"] = []
         actor.res["full_defence"] = False
         actor.res["all_out"] = False
@@ -375,7 +376,8 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ru
             "reaction_debt": float(a.res["debt"]),
             "aim_steps": float(a.res["aim"] * int(self.aim_rules["steps_per_round"])),
             "aimed": float(e["aimed"]),
-            "feint_ready": float(bool(e["feints"])),
+            "feint_ready": float(any(c.res["feinted_by"] is not None and c.team != a.team and not c.down
+                                     for c in state.combatants)),
             "prone": float("prone" in a.conditions),
             "shots_left": shots,
             "ammo_frac": float(ammo),
