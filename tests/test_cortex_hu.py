@@ -380,7 +380,7 @@ def test_firearms_and_energy_weapons_cannot_be_parried_but_dodged():
                  attack("s", "d", "laser_pistol", [4, 4, 2]), attack("s", "d", "pistol", [4, 4, 2])])
     assert not rolls(b, "parry", "d") and not rolls(b, "dodge", "d")   # Easy 3 both times
     assert [e["difficulty"] for e in evs(b, "defence", actor="d")] == [3, 3]
-    assert who(b, "d").res["prepared"] == [{"mode": "parry", "steps": 0}, {"mode": "dodge", "steps": -1}]
+    assert [(p["mode"], p["steps"]) for p in who(b, "d").res["prepared"]] == [("parry", 0), ("dodge", -1)]
     d["reactions"] = "auto"
     b = play(scen(open_map(), [d], [shooter]), [end("d"), attack("s", "d", "laser_pistol", [1, 2, 5, 1])])
     dodge = rolls(b, "dodge (reaction)", "d")
@@ -454,7 +454,7 @@ def test_a_won_feint_leaves_only_innate_defence_against_the_next_attack():
     assert fe["success"] is True
     assert evs(b, "defence", actor="t")[0]["mode"] == "innate only (feinted)"
     assert rolls(b, "attack with sabre", "f")[0]["steps"] == -1       # the feint was an action
-    assert who(b, "t").res["prepared"] == [{"mode": "dodge", "steps": 0}]  # the dodge is kept
+    assert [(p["mode"], p["steps"]) for p in who(b, "t").res["prepared"]] == [("dodge", 0)]  # the dodge is kept
 
 
 def test_a_lost_or_tied_feint_changes_nothing():

@@ -198,3 +198,106 @@ def test_a_feint_with_no_attack_lapses_when_the_target_acts_again():
     assert "feinted" not in who(b, "t").conditions
     assert evs(b, "condition", target="t", condition="feinted", on=False)
     assert evs(b, "defence", actor="t")[0]["mode"] == "innate"
+
+
+# ---------------------------------------------------------------------------------------
+# Roll events name what they are for (`check`) and each modifier (issue #32, common.md #1)
+
+def _roll_fields_ok(ev: dict) -> None:
+    from rules.systems.cortex_hu.rolls import CHECKS
+    assert ev.get("check") in CHECKS, ev
+    assert isinstance(ev.get("modifiers"), list), ev
+    for m in ev["modifiers"]:
+        assert set(m) == {"source", "value"} and isinstance(m["source"], str) and isinstance(m["value"], int), ev
+        assert m["value"] != 0, ev
+    if "steps" in ev:   # the action die's modifiers add up to the roll's steps
+        assert sum(m["value"] for m in ev["modifiers"] if not m["source"].endswith("die)")) == ev["steps"], ev
+
+
+@pytest.mark.parametrize("scenario", ["cortex_hu/csarda", "cortex_hu/les", "cortex_hu/magtar"])
+def test_every_roll_of_a_fight_names_its_check_and_modifiers(scenario):
+    """Every roll event the ruleset emits carries `check` (a key of rolls.CHECKS) and
+    `modifiers` ({source, value} in die steps) whose action-die part adds up to `steps`."""
+    from agents.base import make_policy
+    from rules.scenario import load_scenario, new_battle
+    spec, src = load_scenario(scenario)
+    seen = set()
+    for seed in range(3):
+        b = new_battle(spec, seed, src)
+        b.run({t.name: make_policy(p, seed + i) for i, (t, p) in enumerate(zip(spec.teams, ("tactical", "random")))})
+        for ev in b.events:
+            if ev["type"] == "roll":
+                _roll_fields_ok(ev)
+                seen.add(ev["check"])
+    assert {"initiative", "attack", "damage"} <= seen
+
+
+def test_an_aimed_prone_called_shot_lists_each_modifier():
+    """seed 002: Célzás (+1 a round), the prone figure's -2 (assumption prone_penalty),
+    Lőtávolságok ("Közepes távon -2 kockafokozat"), Célzott lövés ("láb: -1 kockafokozat
+    büntetéssel dobod, +2 kockafokozat bónusz a sebzésre") and the vest's -1 Agility step
+    (assumption armour_values) each appear as a modifier of the roll they change."""
+    shooter = fig("s", (0, 1), agi="d8", skills={"guns/pistols": "d12"}, weapons=("pistol",), armour="tactical_vest")
+    s = scen(open_map(12), [shooter], [dummy("t", (10, 1))], cell_m=5)      # 50 m: the pistol's medium band
+    b = play(s, [act("s", "aim"), end("s"), end("t"), act("s", "drop_prone"),
+                 attack("s", "t", "pistol", [3, 3, 1, 4, 4], option="called:leg")])
+    atk = rolls(b, "attack with pistol")[0]
+    assert atk["check"] == "attack" and atk["steps"] == -4 and sides(atk) == [6, 4]
+    assert atk["modifiers"] == [{"source": "prone", "value": -2}, {"source": "range", "value": -2},
+                                {"source": "aim", "value": 1}, {"source": "called shot (leg)", "value": -1},
+                                {"source": "armour (Agility die)", "value": -1}]
+    dmg = rolls(b, "damage")[0]
+    assert dmg["check"] == "damage" and dmg["modifiers"] == [{"source": "called shot (leg)", "value": 2}]
+    resist = rolls(b, "Vitality + Willpower vs called shot")[0]
+    assert resist["check"] == "called_shot" and resist["modifiers"] == []
+
+
+def test_reactions_and_carried_over_actions_are_named_modifiers():
+    """seed 002: "Ha a köröd vége után még felbukkan egyéb támadó is ... a következő kört már a
+    megfelelő számú kockafokozat büntetéssel fogod kezdeni" ("defending against further
+    attackers after your turn starts your next round with the matching penalty"): the
+    reactions' and the next turn's rolls name the ladder steps they take."""
+    d = fig("d", (1, 1), agi="d6", skills={"athletics/dodge": "d8", "melee_weapons/swords": "d8"},
+            weapons=("sabre",), life_points=40)
+    s = scen(open_map(), [d], [fencer("f", (2, 1)), fencer("g", (0, 1))])
+    b = play(s, [act("d", "defend", option="dodge"), end("d"), attack("f", "d", "sabre", [2, 1, 4, 4]), end("f"),
+                 attack("g", "d", "sabre", [2, 1, 4, 4]), attack("g", "d", "sabre", [2, 1, 3, 3]), end("g"),
+                 attack("d", "f", "sabre", [3, 4, 1]), attack("d", "f", "sabre", [3, 2, 1])])
+    assert [(r["check"], r["modifiers"]) for r in rolls(b, "dodge (prepared)", "d")] == [("dodge", [])]
+    reacts = rolls(b, "parry (reaction)", "d")
+    assert [r["modifiers"] for r in reacts] == [
+        [{"source": "actions of its last turn", "value": -1}],
+        [{"source": "actions of its last turn", "value": -1}, {"source": "earlier reactions", "value": -1}]]
+    atk = rolls(b, "attack with sabre", "d")
+    assert [r["modifiers"] for r in atk] == [
+        [{"source": "carried-over reactions", "value": -2}],
+        [{"source": "carried-over reactions", "value": -2}, {"source": "multiple actions", "value": -1}]]
+    for ev in b.events:
+        if ev["type"] == "roll":
+            _roll_fields_ok(ev)
+
+
+def test_initiative_feint_grapple_escape_and_run_rolls_carry_their_check():
+    """seed 002, Harcrendszer ("Fürgeség+Éberség+módosítók (pl. előny)"), Csel, Megragadás
+    ("szabadulást Fürgeség+Erő-vel") and running ("9m+Fürgeség dobás+Atlétika/Futás dobás"):
+    each roll says what it is for."""
+    s = scen(open_map(), [fig("q", (0, 0), initiative_steps=1)], [fig("r", (5, 1))], initiative="roll")
+    b = play(s, start_dice=[3, 3, 2, 4])
+    ini = rolls(b, "initiative")
+    assert [(r["check"], r["modifiers"]) for r in ini] == [
+        ("initiative", [{"source": "advantage (Agility die)", "value": 1}]), ("initiative", [])]
+    w = fig("w", (0, 1), agi="d8", str_="d8", ale="d8",
+            skills={"unarmed_combat": "d6", "unarmed_combat/grappling": "d10", "athletics/running": "d6"})
+    t = fig("t", (1, 1), life_points=30, reactions="never", decline_innate="always")
+    s = scen(open_map(14), [w], [t])
+    b = play(s, [act("w", "feint", target="t", dice=[6, 6, 1]),
+                 act("w", "grapple", target="t", dice=[5, 5]), end("w"),
+                 act("t", "grapple", target="w", option="escape", dice=[1, 1])])
+    assert [r["check"] for r in b.events if r["type"] == "roll"] == ["feint", "feint_resist", "grapple", "escape"]
+    assert rolls(b, "grapple", "w")[0]["modifiers"] == [{"source": "multiple actions", "value": -1}]
+    b = play(scen(open_map(14), [w], [dummy("z", (13, 2))]), [move("w", 10, 1, [4, 4])])
+    run = rolls(b, "run")[0]
+    assert run["check"] == "run" and run["modifiers"] == []
+    for ev in b.events:
+        if ev["type"] == "roll":
+            _roll_fields_ok(ev)

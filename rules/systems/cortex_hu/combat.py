@@ -28,6 +28,7 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import faces
 from rules.systems.cortex_common.model import Weapon, plot_point_die, roll_pool, skill_die
 from rules.systems.cortex_hu.ladder import ladder_pool
+from rules.systems.cortex_hu.rolls import fill, mods, tag
 
 
 def named_skill(c: Combatant, skill: str, specialty: str | None) -> tuple[str, Step]:
@@ -256,6 +257,7 @@ class CombatHu:
         e = state.economy
         attr_name, attr, sname, skill = self.attack_dice(state, a, t, w, option)
         steps = self.attack_steps(state, a, t, w, option)
+        modifiers = self.attack_mods(state, a, t, w, option)
         evs: list[Event] = []
         if option == "all_out":
             e["all_out"] = True
@@ -270,7 +272,8 @@ class CombatHu:
             if w.magazine:
                 a.res["ammo"][w.name] -= 1
         purpose = f"attack with {w.name}" + (f" ({option})" if option else "")
-        r, ev = roll_pool(dice, a.id, purpose, attr_name, attr, sname, skill, extra={"steps": steps})
+        r, ev = roll_pool(dice, a.id, purpose, attr_name, attr, sname, skill,
+                          extra={"steps": steps, "check": "attack", "modifiers": modifiers})
         evs.append(ev)
         if used:
             evs.append(used)
@@ -411,13 +414,16 @@ class CombatHu:
                 p = d.res["prepared"].pop(i)
                 pool = self.defence_pool(d, p["mode"], p["steps"])
                 if pool is not None:
-                    return self._active_defence(a, d, w, p["mode"], pool, p["steps"], cb, dice, "prepared")
+                    declared = p.get("modifiers", mods(("declared", p["steps"])))
+                    return self._active_defence(a, d, w, p["mode"], pool, p["steps"], cb, dice, "prepared",
+                                                declared + self.attr_mods(d, "agility"))
             react = self.reaction(state, d, a, w, option)
             if react is not None:
                 mode, pool, steps = react
+                modifiers = self.reaction_mods(d) + self.attr_mods(d, "agility")
                 d.res["debt"] += 1
                 self.lose_aim(d)
-                diff, info, evs = self._active_defence(a, d, w, mode, pool, steps, cb, dice, "reaction")
+                diff, info, evs = self._active_defence(a, d, w, mode, pool, steps, cb, dice, "reaction", modifiers)
                 evs.append(event("effect", target=d.id, effect=f"reacts off its turn: its next turn starts "
                                  f"{d.res['debt']} step{'s' if d.res['debt'] > 1 else ''} lower",
                                  carried=d.res["debt"]))
@@ -427,6 +433,7 @@ class CombatHu:
             return diff, info, [event("defence", actor=d.id, mode="innate, not watching", difficulty=diff,
                                       cover_bonus=cb)]
         diff, evs = self.innate_defence(d, dice, cb)
+        fill(evs, "innate_defence", lambda _id: self.attr_mods(d, "agility"))
         if why:
             evs[-1]["mode"] += f" only ({why})"
         if len(evs) == 2:  # rolled: Plot Points may be added (seed 002, Ösztönös kitérés)
@@ -437,9 +444,10 @@ class CombatHu:
         return diff, info, evs
 
     def _active_defence(self, a: Combatant, d: Combatant, w: Weapon, mode: str, pool: tuple[Step, Step, str],
-                        steps: int, cb: int, dice: Dice, how: str) -> tuple[int, dict, list[Event]]:
+                        steps: int, cb: int, dice: Dice, how: str, modifiers: list[dict[str, Any]]
+                        ) -> tuple[int, dict, list[Event]]:
         r, ev = roll_pool(dice, d.id, f"{mode} ({how})", "agility", pool[0], pool[2], pool[1],
-                          extra={"steps": steps})
+                          extra={"steps": steps, "check": mode, "modifiers": modifiers})
         diff = r.total + cb
         info: dict[str, Any] = {"mode": mode, "roll": r.total}
         if mode == "parry" and w.name != "unarmed" and self.parry_weapon(d).name == "unarmed":
@@ -460,8 +468,9 @@ class CombatHu:
         d.res["pp"] -= n
         die = plot_point_die(n)
         r = roll_steps(dice, (die,), "plot points")
-        return diff + r.total, event("roll", actor=d.id, purpose=f"spends {n} Plot Point{'s' if n > 1 else ''} "
-                                     "on innate defence", pool=str(die), dice=faces(r), total=r.total, points=n)
+        return diff + r.total, tag(event("roll", actor=d.id, purpose=f"spends {n} Plot Point{'s' if n > 1 else ''} "
+                                         "on innate defence", pool=str(die), dice=faces(r), total=r.total, points=n),
+                                   "plot_points")
 
     def expected_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str,
                          innate_only: bool = False) -> tuple[tuple[int, ...], int]:

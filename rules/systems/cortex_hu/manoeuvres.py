@@ -21,6 +21,7 @@ from rules.systems.cortex_common.mechanics import faces
 from rules.systems.cortex_common.model import roll_pool, skill_die
 from rules.systems.cortex_hu.combat import named_skill
 from rules.systems.cortex_hu.ladder import ladder_pool, step_pool
+from rules.systems.cortex_hu.rolls import mods, tag
 
 
 class ManoeuvresHu:
@@ -108,7 +109,9 @@ class ManoeuvresHu:
                 e["move_slot"] = e["actions"]
                 self.spend(state, a)
             r, ev = roll_pool(dice, a.id, "run (metres beyond 9)", "agility", pool[0],
-                              named_skill(a, "athletics", "running")[0], pool[1], extra={"steps": -e["move_slot"]})
+                              named_skill(a, "athletics", "running")[0], pool[1],
+                              extra={"steps": -e["move_slot"], "check": "run",
+                                     "modifiers": self.ladder_mods(state, e["move_slot"]) + self.attr_mods(a, "agility")})
             evs.append(ev)
             allowed = g.budget_units(self.mv["run_base"] + r.total)
             blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
@@ -177,11 +180,14 @@ class ManoeuvresHu:
         attack on it ("a következő támadás ellen csak Ösztönös kitéréssel védekezhet"), whoever makes it."""
         attr, sk, sname = self.feint_pool(state, a)
         steps = self.turn_steps(state, a)
+        modifiers = self.turn_mods(state, a) + self.attr_mods(a, "alertness")
         self.spend(state, a)
-        ra, ea = roll_pool(dice, a.id, "feint", "alertness", attr, sname, sk, extra={"steps": steps})
+        ra, ea = roll_pool(dice, a.id, "feint", "alertness", attr, sname, sk,
+                           extra={"steps": steps, "check": "feint", "modifiers": modifiers})
         intel = self.attr_die(t, "intelligence")
         pname, per = named_skill(t, "perception", "intuition")
-        rt, et = roll_pool(dice, t.id, "see through the feint", "intelligence", intel, pname, per)
+        rt, et = roll_pool(dice, t.id, "see through the feint", "intelligence", intel, pname, per,
+                           extra={"check": "feint_resist", "modifiers": self.attr_mods(t, "intelligence")})
         ok = ra.total > rt.total and not ra.botch
         ea["difficulty"] = rt.total
         ea["success"] = ok
@@ -229,9 +235,12 @@ class ManoeuvresHu:
         e = state.economy
         attr, sk, sname = self.grapple_pool(state, a)
         steps = self.turn_steps(state, a) + (self.all_out_steps if e["all_out"] else 0)
+        modifiers = (self.turn_mods(state, a) + mods(("all-out attack", self.all_out_steps if e["all_out"] else 0))
+                     + self.attr_mods(a, "agility"))
         used = self.use_feint(t)
         self.spend(state, a)
-        r, ev = roll_pool(dice, a.id, "grapple", "agility", attr, sname, sk, extra={"steps": steps})
+        r, ev = roll_pool(dice, a.id, "grapple", "agility", attr, sname, sk,
+                          extra={"steps": steps, "check": "grapple", "modifiers": modifiers})
         w = self.weapons["unarmed"]
         diff, _, dev = self.resolve_defence(state, a, t, w, "grapple", -1 if r.botch else r.total, dice,
                                             innate_only=used is not None)
@@ -260,12 +269,14 @@ class ManoeuvresHu:
         """seed 002: the held figure breaks free with Agility + Strength (against the grapple roll)."""
         agi, st = self.escape_pool(state, a)
         steps = self.turn_steps(state, a)
+        modifiers = self.turn_mods(state, a) + self.attr_mods(a, "agility") + self.attr_mods(a, "strength")
         self.spend(state, a)
         r = roll_steps(dice, (agi, st), "escape")
         grip = a.res["grip"]
         ok = r.total >= grip and not r.botch
-        evs = [event("roll", actor=a.id, purpose="escape (Agility + Strength)", pool=f"Agility {agi} + Strength {st}",
-                     dice=faces(r), total=r.total, difficulty=grip, success=ok, steps=steps)]
+        evs = [tag(event("roll", actor=a.id, purpose="escape (Agility + Strength)",
+                         pool=f"Agility {agi} + Strength {st}", dice=faces(r), total=r.total, difficulty=grip,
+                         success=ok, steps=steps), "escape", modifiers)]
         if ok:
             evs += self.release_grapple(state, a)
         return evs

@@ -29,7 +29,7 @@ from rules.systems.cortex_common.model import build_armour, build_stat_block, bu
 from rules.systems.cortex_hu.combat import CombatHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
-from rules.systems.cortex_hu.rolls import RollsHu
+from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
 
 DATA = Path(__file__).with_name("data.yaml")
 
@@ -164,7 +164,13 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ru
             at = c.stats["attributes"]
             agi = Step(max(1, at["agility"].index + self.attr_steps(c, "agility") + c.stats["initiative_steps"]))
             entries.append((c, agi, self.attr_die(c, "alertness")))
-        return self.rolled_order(state, dice, entries)
+        order, evs = self.rolled_order(state, dice, entries)
+        for ev in evs:
+            if ev["type"] == "roll":
+                c = state.by_id[ev["actor"]]
+                tag(ev, "initiative", mods(("advantage (Agility die)", c.stats["initiative_steps"]))
+                    + self.attr_mods(c, "agility") + self.attr_mods(c, "alertness"))
+        return order, evs
 
     def fresh_economy(self, state: BattleState, actor: Combatant) -> list[Event]:
         debt = min(actor.res["debt"], self.max_actions)
@@ -207,7 +213,8 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ru
         return []
 
     def end_round(self, state: BattleState, dice: Dice) -> list[Event]:
-        return self.dying_upkeep(state, dice)
+        return fill(self.dying_upkeep(state, dice), "death_save",
+                    lambda id: self.attr_mods(state.by_id[id], "vitality"))
 
     # -- the ladder -------------------------------------------------------------------
     def turn_steps(self, state: BattleState, a: Combatant) -> int:
@@ -313,8 +320,10 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ru
                 a.res["full_defence"] = True
                 return [event("stance", actor=a.id, stance="full defence", steps=self.full_defence_steps)]
             steps = self.turn_steps(state, a) + (self.full_defence_steps if e["full_defence"] else 0)
+            declared = self.turn_mods(state, a) + mods(("full defence", self.full_defence_steps
+                                                        if e["full_defence"] else 0))
             self.spend(state, a)
-            a.res["prepared"].append({"mode": action.option, "steps": steps})
+            a.res["prepared"].append({"mode": action.option, "steps": steps, "modifiers": declared})
             return [event("stance", actor=a.id, stance=action.option, steps=steps)]
         if k == "aim":
             return self.aim(state, a)
