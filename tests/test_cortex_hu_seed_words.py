@@ -301,3 +301,68 @@ def test_initiative_feint_grapple_escape_and_run_rolls_carry_their_check():
     for ev in b.events:
         if ev["type"] == "roll":
             _roll_fields_ok(ev)
+
+
+# ---------------------------------------------------------------------------------------
+# What the rules track for a figure (issue #32, common.md #3) and what a scenario may set
+
+def tracked_of(b, id: str) -> dict:
+    return b.ruleset.tracked(b.state, who(b, id))
+
+
+def test_tracked_shows_life_thresholds_weapons_conditions_grapple_and_the_turn():
+    """`tracked(state, c)`: Life Points and thresholds, weapons, conditions with their
+    durations, a feint's author, grapple partners and the acting figure's turn economy."""
+    import json
+    w = fig("w", (0, 1), agi="d8", ale="d8", life_points=12,
+            skills={"unarmed_combat": "d6", "unarmed_combat/grappling": "d10"}, weapons=("knife",))
+    t = dummy("t", (1, 1), life_points=20, weapons=("pistol",))
+    s = scen(open_map(), [w], [t])
+    b = play(s, [act("w", "feint", target="t", dice=[6, 6, 1])])
+    tt = tracked_of(b, "t")
+    assert tt["conditions"]["feinted"]["by"] == "w" and tt["feinted_by"] == "w"
+    tw = tracked_of(b, "w")
+    assert tw["turn"]["actions_used"] == 1 and tw["turn"]["next_action_steps"] == -1
+    assert tw["life"]["thresholds"] == {"endurance_roll_at_stun_plus_wound": 12, "wounded_minus_2_at_wound": 6,
+                                        "dying_at_wound": 12, "dead_at_wound": 24}
+    assert tw["weapons"]["carried"] == ["knife", "unarmed"] and tw["weapons"]["held"] == "knife"
+    b = play(s, [act("w", "grapple", target="t", dice=[5, 5]),
+                 attack("w", "t", "unarmed", [3, 3, 1])])        # held: Easy 3, margin 3 + d2 1, all Stun
+    tt, tw = tracked_of(b, "t"), tracked_of(b, "w")
+    assert tw["grapple"] == {"holding": "t", "held_by": None, "grip": None}
+    assert tt["grapple"] == {"holding": None, "held_by": "w", "grip": 10}
+    assert set(tt["conditions"]) == {"grappled"} and tt["life"]["stun"] == 3 and tt["life"]["wound"] == 1
+    assert tt["life"]["left"] == 16 and tt["weapons"]["ammo"] == {"pistol": 15} and "turn" not in tt
+    json.dumps(tt), json.dumps(tw)
+
+
+def test_aim_and_knock_out_durations_in_tracked():
+    """Durations: the aim's rounds (seed 002, Célzás) and a knock-out's turns left (Célzott
+    lövés "1d6 körre ájulás", assumption knockout_timing)."""
+    s = _aimer()
+    b = play(s, _aim_rounds(2))
+    ts = tracked_of(b, "s")
+    assert ts["aim"] == {"rounds": 2, "steps": 2, "max_rounds": 3} and ts["conditions"]["aiming"]["rounds"] == 2
+    shooter = fig("s", (0, 1), agi="d6", skills={"guns/pistols": "d12"}, weapons=("revolver",))
+    s = scen(open_map(12), [shooter], [dummy("t", (4, 1), vit="d8", wil="d8"), dummy("u", (11, 2))])
+    b = play(s, [attack("s", "t", "revolver", [1, 3, 1, 1, 3, 3, 5], option="called:head")])
+    assert tracked_of(b, "t")["conditions"]["knocked_out"]["turns_left"] == 5
+
+
+def test_condition_names_and_start_keys_match_what_the_ruleset_tracks():
+    """The lists the shared Cortex scenario builder asks cortex_hu for: every condition the
+    ruleset sets, with the `res` keys of durations and partners; every `state:` key is a
+    `res` key of a built figure."""
+    from rules.ruleset import get_ruleset
+    rs = get_ruleset("cortex_hu")
+    names = rs.condition_names()
+    assert {"prone", "aiming", "surprised", "feinted", "knocked_out", "leg_useless", "arm_useless",
+            "grappled", "grappling", "unconscious", "dying", "dead"} == set(names)
+    b = play(_aimer())
+    res = who(b, "s").res
+    keys = rs.start_keys()
+    assert set(keys) <= set(res)
+    for spec in names.values():
+        for k in (spec["duration"], spec["partner"]):
+            assert k is None or k in keys
+    assert keys["aim"] == {"kind": "count", "max": 3}

@@ -30,6 +30,7 @@ from rules.systems.cortex_hu.combat import CombatHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
+from rules.systems.cortex_hu.tracked import TrackedHu
 
 DATA = Path(__file__).with_name("data.yaml")
 
@@ -37,7 +38,7 @@ DATA = Path(__file__).with_name("data.yaml")
 NOT_HERE = ("block_effect", "traits", "items")
 
 
-class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, CortexBase, Ruleset):
+class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"
