@@ -366,3 +366,14 @@ def test_condition_names_and_start_keys_match_what_the_ruleset_tracks():
         for k in (spec["duration"], spec["partner"]):
             assert k is None or k in keys
     assert keys["aim"] == {"kind": "count", "max": 3}
+
+
+def test_the_docs_name_every_assumption_and_every_roll_check():
+    """docs/cortex_hu.md lists each data.yaml assumption key and each roll `check` key."""
+    from pathlib import Path
+
+    from rules.ruleset import get_ruleset
+    from rules.systems.cortex_hu.rolls import CHECKS
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "cortex_hu.md").read_text(encoding="utf-8")
+    keys = [a["key"] for a in get_ruleset("cortex_hu").data["assumptions"]] + list(CHECKS)
+    assert [k for k in keys if f"`{k}`" not in doc] == []
