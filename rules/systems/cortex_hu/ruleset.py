@@ -30,6 +30,7 @@ from rules.systems.cortex_hu.combat import CombatHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
+from rules.systems.cortex_hu.start import apply_start, link_start, read_start
 from rules.systems.cortex_hu.tracked import TrackedHu
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -100,7 +101,7 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
                 raise ScenarioError(f"{k!r} is a cortex (seed 000) field; cortex_hu has no rules for it",
                                     source=source, field=f"{field}.{k}", expected="no such field")
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field,
-                              extra_fields={"initiative_steps", "reactions"})
+                              extra_fields={"initiative_steps", "reactions", "conditions", "state"})
         ini = (spec.get("initiative_steps") if "initiative_steps" in spec
                else self.bestiary.get(spec.get("template"), {}).get("initiative_steps", 0))
         if isinstance(ini, bool) or not isinstance(ini, int) or not -6 <= ini <= 6:
@@ -118,8 +119,11 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
                "pp": st["plot_points"], "grappling": None, "grappled_by": None, "grip": 0, "prepared": [],
                "last_actions": 0, "debt": 0, "full_defence": False, "all_out": False, "aim": 0,
                "surprised": False, "ko_turns": 0, "feinted_by": None}
-        return Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
-                         stats=st, weapons=st["weapons"], armour=st["armour"], traits=(), res=res, order=order)
+        c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
+                      stats=st, weapons=st["weapons"], armour=st["armour"], traits=(), res=res, order=order)
+        conds, start = read_start(self, spec, source, field)
+        apply_start(self, c, conds, start, source, field)
+        return c
 
     def check_settings(self, settings: Mapping[str, Any], teams: list[str], ids: list[str],
                        source: str | None) -> None:
@@ -139,6 +143,7 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Plot Points (`settings.plot_points: {team: n}`) and who is surprised (`settings.surprised`)."""
         self.give_plot_points(state)
+        link_start(state)
         self.check_settings(state.settings, state.teams, [c.id for c in state.combatants], None)
         evs: list[Event] = []
         for name in state.settings.get("surprised") or []:

@@ -34,15 +34,16 @@ UNTIL = {
 class TrackedHu:
     """`tracked`, `condition_names` and `start_keys` for `CortexHuRuleset`."""
 
-    def condition_names(self) -> dict[str, dict[str, str | None]]:
-        """Every condition a cortex_hu figure can have -> {"duration": the `res` key a starting
-        `{name, rounds}` sets, "partner": the `res` key naming the other figure}, None where none."""
-        out: dict[str, dict[str, str | None]] = {k: {"duration": None, "partner": None} for k in UNTIL}
-        out["aiming"]["duration"] = "aim"
-        out["knocked_out"]["duration"] = "ko_turns"
-        out["grappled"]["partner"] = "grappled_by"
-        out["grappling"]["partner"] = "grappling"
-        out["feinted"]["partner"] = "feinted_by"
+    def condition_names(self) -> dict[str, dict[str, Any]]:
+        """The conditions a scenario may start a cortex_hu figure with -> the options an entry
+        may give (`{"rounds": int}`: `aiming` sets its rounds of aim, `knocked_out` its turns
+        out; {} for none), in the shape of cortex_common's `StartSchema.conditions`.
+
+        `grappled`, `grappling` and `feinted` name another figure, so they start from the
+        `state:` keys `grappled_by`, `grappling` and `feinted_by` instead (`start_keys`)."""
+        out: dict[str, dict[str, Any]] = {k: {} for k in UNTIL if k not in ("grappled", "grappling", "feinted")}
+        out["aiming"] = {"rounds": int}
+        out["knocked_out"] = {"rounds": int}
         return out
 
     def start_keys(self) -> dict[str, dict[str, Any]]:
