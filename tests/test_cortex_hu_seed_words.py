@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import Action
+from rules.systems.cortex_common.model import ATTRIBUTES
 from test_cortex_hu import act, attack, dummy, econ, end, evs, fencer, fig, legal, move, open_map, play, \
     rolls, scen, sides, who
 
@@ -211,7 +212,8 @@ def _roll_fields_ok(ev: dict) -> None:
         assert set(m) == {"source", "value"} and isinstance(m["source"], str) and isinstance(m["value"], int), ev
         assert m["value"] != 0, ev
     if "steps" in ev:   # the action die's modifiers add up to the roll's steps
-        assert sum(m["value"] for m in ev["modifiers"] if not m["source"].endswith("die)")) == ev["steps"], ev
+        attr_die = tuple(f"({a})" for a in ATTRIBUTES)
+        assert sum(m["value"] for m in ev["modifiers"] if not m["source"].endswith(attr_die)) == ev["steps"], ev
 
 
 @pytest.mark.parametrize("scenario", ["cortex_hu/csarda", "cortex_hu/les", "cortex_hu/magtar"])
@@ -245,7 +247,7 @@ def test_an_aimed_prone_called_shot_lists_each_modifier():
     assert atk["check"] == "attack" and atk["steps"] == -4 and sides(atk) == [6, 4]
     assert atk["modifiers"] == [{"source": "prone", "value": -2}, {"source": "range", "value": -2},
                                 {"source": "aim", "value": 1}, {"source": "called shot (leg)", "value": -1},
-                                {"source": "armour (Agility die)", "value": -1}]
+                                {"source": "tactical_vest (agility)", "value": -1}]
     dmg = rolls(b, "damage")[0]
     assert dmg["check"] == "damage" and dmg["modifiers"] == [{"source": "called shot (leg)", "value": 2}]
     resist = rolls(b, "Vitality + Willpower vs called shot")[0]
@@ -285,7 +287,7 @@ def test_initiative_feint_grapple_escape_and_run_rolls_carry_their_check():
     b = play(s, start_dice=[3, 3, 2, 4])
     ini = rolls(b, "initiative")
     assert [(r["check"], r["modifiers"]) for r in ini] == [
-        ("initiative", [{"source": "advantage (Agility die)", "value": 1}]), ("initiative", [])]
+        ("initiative", [{"source": "advantage (agility)", "value": 1}]), ("initiative", [])]
     w = fig("w", (0, 1), agi="d8", str_="d8", ale="d8",
             skills={"unarmed_combat": "d6", "unarmed_combat/grappling": "d10", "athletics/running": "d6"})
     t = fig("t", (1, 1), life_points=30, reactions="never", decline_innate="always")
@@ -394,7 +396,7 @@ def test_a_figure_starts_prone_wounded_aiming_and_fooled_with_no_setup_moves():
     atk = rolls(b, "attack with rifle")[0]
     assert atk["steps"] == 0 and sides(atk) == [4, 8]           # prone -2, aim +2; Agility d8 -2 = d4
     assert atk["modifiers"] == [{"source": "prone", "value": -2}, {"source": "aim", "value": 2},
-                                {"source": "wounded (Agility die)", "value": -2}]
+                                {"source": "wounded (agility)", "value": -2}]
     assert evs(b, "defence", actor="t")[0]["mode"] == "innate only (feinted)"
     assert who(b, "s").res["ammo"] == {"rifle": 0} and who(b, "s").res["aim"] == 0
 

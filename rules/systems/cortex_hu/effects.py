@@ -38,7 +38,7 @@ class EffectsHu:
             stun, wound = self.split(basic, w.dtype, r.total)
         stun, wound, absorbed = self.absorb_armour(t, stun, wound)
         out = self.apply_damage(state, t, stun, wound, dice, source=w.name, absorbed=absorbed)
-        return evs + fill(out, "endurance", lambda _id: self.attr_mods(t, "vitality"))
+        return evs + fill(out, "stay_conscious", lambda _id: self.attr_mods(t, "vitality"))
 
     def disarm_roll(self, state: BattleState, t: Combatant, dice: Dice) -> list[Event]:
         """seed 002, Lefegyverzés: Agility + Willpower against 11 or drop the weapon."""

@@ -8,7 +8,8 @@ Every roll event of the ruleset carries, besides `actor`, `purpose`, `dice` and 
   in die steps (seed 002's "kockafokozat"; +1 steps a die up), none when the roll had none.
   Those on the action die (the ladder, a run, prone, range, aim, all-out attack, a called
   shot, disarm, full defence: assumption multiple_actions) add up to the roll's `steps`;
-  those on an attribute die (wounds, armour) name the die: "wounded (Agility die)".
+  those on an attribute die (wounds, armour) name the attribute, as the shared Cortex code
+  does: "wounded (agility)", "tactical_vest (agility)".
 
 The lists are built only when a roll is made, never while listing legal actions.
 """
@@ -35,8 +36,8 @@ CHECKS: dict[str, str] = {
     "parry": "Agility + weapon skill to parry (Hárítás)",
     "dodge": "Agility + Athletics/Dodge (Kitérés)",
     "damage": "the weapon's damage die",
-    "endurance": "Vitality + Willpower against 7 to stay conscious",
-    "death_save": "Vitality + Willpower against 7 while dying",
+    "stay_conscious": "Vitality + Willpower against 7 to stay conscious (the Cortex base's key)",
+    "dying": "Vitality + Willpower against 7 while dying (the Cortex base's key)",
     "called_shot": "Vitality + Willpower against 7 after a called shot (Célzott lövés)",
     "knockout_rounds": "the d6 of rounds a called shot knocks a figure out",
     "disarm_resist": "Agility + Willpower against 11 to keep hold of the weapon (Lefegyverzés)",
@@ -71,13 +72,13 @@ class RollsHu:
     """The modifier lists of `CortexHuRuleset`'s rolls (see the module docstring)."""
 
     def attr_mods(self, c: Combatant, attr: str) -> list[dict[str, Any]]:
-        """Wounds and armour on an attribute die (`CortexBase.base_attr_steps` decides them)."""
+        """Wounds and each armour's steps on an attribute die (`CortexBase.base_attr_steps`
+        decides them; named as cortex_common names them)."""
         total = self.attr_steps(c, attr)
         if not total:
             return []
-        armour = sum(a.agility_steps for a in c.armour) if attr == "agility" else 0
-        die = f"({attr.capitalize()} die)"
-        return mods((f"armour {die}", armour), (f"wounded {die}", total - armour))
+        armour = [(f"{a.name} ({attr})", a.agility_steps) for a in c.armour] if attr == "agility" else []
+        return mods((f"wounded ({attr})", total - sum(v for _, v in armour)), *armour)
 
     def ladder_mods(self, state: BattleState, slot: int) -> list[dict[str, Any]]:
         """The ladder at action `slot` of the turn: carried-over reactions, then the actions before."""

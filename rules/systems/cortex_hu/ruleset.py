@@ -174,7 +174,7 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
         for ev in evs:
             if ev["type"] == "roll":
                 c = state.by_id[ev["actor"]]
-                tag(ev, "initiative", mods(("advantage (Agility die)", c.stats["initiative_steps"]))
+                tag(ev, "initiative", mods(("advantage (agility)", c.stats["initiative_steps"]))
                     + self.attr_mods(c, "agility") + self.attr_mods(c, "alertness"))
         return order, evs
 
@@ -219,7 +219,7 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
         return []
 
     def end_round(self, state: BattleState, dice: Dice) -> list[Event]:
-        return fill(self.dying_upkeep(state, dice), "death_save",
+        return fill(self.dying_upkeep(state, dice), "dying",
                     lambda id: self.attr_mods(state.by_id[id], "vitality"))
 
     # -- the ladder -------------------------------------------------------------------
