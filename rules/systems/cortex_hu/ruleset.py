@@ -9,8 +9,11 @@ differs where seed 002 differs (docs/cortex_hu.md lists every difference and dec
   the multiple-action ladder of the worked example (`ladder.py`); rate of fire;
   free actions, walking, jogging and running (`manoeuvres.py`);
 - Kitérés/blokkolás, Ösztönös kitérés, Hárítás, Kitérés, Teljes Védekezés, Teljes körű
-  támadás, Meglepetésből támadás, Fedezékek, Lőtávolságok, Hajítófegyverek, Célzott
-  lövés, Lefegyverzés (`combat.py`); Csel, Megragadás/leszorítás, Célzás (`manoeuvres.py`).
+  támadás, Meglepetésből támadás, Fedezékek, Lőtávolságok, Hajítófegyverek (`combat.py`);
+  damage, Célzott lövés, Lefegyverzés (`effects.py`); Csel, Megragadás/leszorítás, Célzás
+  (`manoeuvres.py`);
+- what each roll is for and its modifiers (`rolls.py`), what the rules track for a figure
+  (`tracked.py`) and a scenario figure's starting conditions and state (`start.py`).
 """
 
 from __future__ import annotations
