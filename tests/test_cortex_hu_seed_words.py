@@ -410,7 +410,8 @@ def test_a_figure_starts_held_in_a_grapple_and_knocked_out():
     k = fig("k", (5, 1), conditions=[{"name": "knocked_out", "rounds": 2}])
     b = play(scen(open_map(), [w], [t, k]), [attack("w", "t", "unarmed", [4, 1])])
     assert "grappled" in who(b, "t").conditions and who(b, "t").res["grappled_by"] == "w"
-    assert evs(b, "defence", actor="t")[0] == {"type": "defence", "actor": "t", "mode": "held", "difficulty": 3}
+    d = evs(b, "defence", actor="t")[0]
+    assert (d["mode"], d["difficulty"]) == ("held", 3)
     assert who(b, "k").res["ko_turns"] == 2 and "knocked_out" in who(b, "k").conditions
 
 
