@@ -220,9 +220,10 @@ def test_bad_starting_state_is_a_clear_error(extra, field, expected):
 
 
 def test_cortex_hu_refuses_cortex_fields_it_has_no_schema_for():
-    """cortex_hu keeps its behaviour until its own schema is wired: no silent acceptance."""
+    """cortex_hu has its own starting-state keys (docs/cortex_hu.md): a cortex-only key such
+    as reaction_debt (cortex_hu calls its reactions `debt`) is refused, not silently kept."""
     from rules.scenario import load_scenario
-    s = scen(open_map(), [{"id": "p", "at": [0, 1], "template": "betyar", "state": {"wound": 1}}],
+    s = scen(open_map(), [{"id": "p", "at": [0, 1], "template": "betyar", "state": {"reaction_debt": 1}}],
              [{"id": "t", "at": [3, 1], "template": "betyar"}])
     s["ruleset"] = "cortex_hu"
     with pytest.raises(ScenarioError):

@@ -28,6 +28,7 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import faces
 from rules.systems.cortex_common.model import Weapon, plot_point_die, roll_pool, skill_die
 from rules.systems.cortex_hu.ladder import ladder_pool
+from rules.systems.cortex_hu.rolls import fill, mods, tag
 
 
 def named_skill(c: Combatant, skill: str, specialty: str | None) -> tuple[str, Step]:
@@ -256,14 +257,13 @@ class CombatHu:
         e = state.economy
         attr_name, attr, sname, skill = self.attack_dice(state, a, t, w, option)
         steps = self.attack_steps(state, a, t, w, option)
+        modifiers = self.attack_mods(state, a, t, w, option)
         evs: list[Event] = []
         if option == "all_out":
             e["all_out"] = True
             a.res["all_out"] = True
             evs.append(event("stance", actor=a.id, stance="all-out attack", steps=self.all_out_steps))
-        feinted = t.id in e["feints"]
-        if feinted:
-            e["feints"].remove(t.id)
+        used = self.use_feint(t)
         self.spend(state, a)  # the aim bonus, if any, is in the dice above
         if w.name != "unarmed":
             a.res["held"] = w.name
@@ -272,9 +272,12 @@ class CombatHu:
             if w.magazine:
                 a.res["ammo"][w.name] -= 1
         purpose = f"attack with {w.name}" + (f" ({option})" if option else "")
-        r, ev = roll_pool(dice, a.id, purpose, attr_name, attr, sname, skill, extra={"steps": steps})
+        r, ev = roll_pool(dice, a.id, purpose, attr_name, attr, sname, skill,
+                          extra={"steps": steps, "check": "attack", "modifiers": modifiers})
         evs.append(ev)
-        evs += self.resolve_attack(state, a, t, w, option, r, ev, feinted, dice)
+        if used:
+            evs.append(used)
+        evs += self.resolve_attack(state, a, t, w, option, r, ev, used is not None, dice)
         if option == "throw":
             evs += self.drop_object(state, a, w.name, t.pos, verb="lands")
         return evs
@@ -314,8 +317,8 @@ class CombatHu:
                 evs.append(event("info", text=f"{a.id} waives the damage bonus of the called shot"))
             else:
                 die_steps = int(spec["damage_steps"])
-        evs += self.damage(state, a, t, w, margin, dice, die_steps=die_steps)
-        if area and not t.down:
+        evs += self.damage(state, a, t, w, margin, dice, die_steps=die_steps, area=area)
+        if area:  # seed 002, Célzott lövés: the roll follows the hit, downed target or not
             evs += self.called_effect(state, t, area, dice)
         return evs
 
@@ -411,13 +414,16 @@ class CombatHu:
                 p = d.res["prepared"].pop(i)
                 pool = self.defence_pool(d, p["mode"], p["steps"])
                 if pool is not None:
-                    return self._active_defence(a, d, w, p["mode"], pool, p["steps"], cb, dice, "prepared")
+                    declared = p.get("modifiers", mods(("declared", p["steps"])))
+                    return self._active_defence(a, d, w, p["mode"], pool, p["steps"], cb, dice, "prepared",
+                                                declared + self.attr_mods(d, "agility"))
             react = self.reaction(state, d, a, w, option)
             if react is not None:
                 mode, pool, steps = react
+                modifiers = self.reaction_mods(d) + self.attr_mods(d, "agility")
                 d.res["debt"] += 1
                 self.lose_aim(d)
-                diff, info, evs = self._active_defence(a, d, w, mode, pool, steps, cb, dice, "reaction")
+                diff, info, evs = self._active_defence(a, d, w, mode, pool, steps, cb, dice, "reaction", modifiers)
                 evs.append(event("effect", target=d.id, effect=f"reacts off its turn: its next turn starts "
                                  f"{d.res['debt']} step{'s' if d.res['debt'] > 1 else ''} lower",
                                  carried=d.res["debt"]))
@@ -427,6 +433,7 @@ class CombatHu:
             return diff, info, [event("defence", actor=d.id, mode="innate, not watching", difficulty=diff,
                                       cover_bonus=cb)]
         diff, evs = self.innate_defence(d, dice, cb)
+        fill(evs, "innate_defence", lambda _id: self.attr_mods(d, "agility"))
         if why:
             evs[-1]["mode"] += f" only ({why})"
         if len(evs) == 2:  # rolled: Plot Points may be added (seed 002, Ösztönös kitérés)
@@ -437,9 +444,10 @@ class CombatHu:
         return diff, info, evs
 
     def _active_defence(self, a: Combatant, d: Combatant, w: Weapon, mode: str, pool: tuple[Step, Step, str],
-                        steps: int, cb: int, dice: Dice, how: str) -> tuple[int, dict, list[Event]]:
+                        steps: int, cb: int, dice: Dice, how: str, modifiers: list[dict[str, Any]]
+                        ) -> tuple[int, dict, list[Event]]:
         r, ev = roll_pool(dice, d.id, f"{mode} ({how})", "agility", pool[0], pool[2], pool[1],
-                          extra={"steps": steps})
+                          extra={"steps": steps, "check": mode, "modifiers": modifiers})
         diff = r.total + cb
         info: dict[str, Any] = {"mode": mode, "roll": r.total}
         if mode == "parry" and w.name != "unarmed" and self.parry_weapon(d).name == "unarmed":
@@ -460,8 +468,9 @@ class CombatHu:
         d.res["pp"] -= n
         die = plot_point_die(n)
         r = roll_steps(dice, (die,), "plot points")
-        return diff + r.total, event("roll", actor=d.id, purpose=f"spends {n} Plot Point{'s' if n > 1 else ''} "
-                                     "on innate defence", pool=str(die), dice=faces(r), total=r.total, points=n)
+        return diff + r.total, tag(event("roll", actor=d.id, purpose=f"spends {n} Plot Point{'s' if n > 1 else ''} "
+                                         "on innate defence", pool=str(die), dice=faces(r), total=r.total, points=n),
+                                   "plot_points")
 
     def expected_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str,
                          innate_only: bool = False) -> tuple[tuple[int, ...], int]:
@@ -483,88 +492,6 @@ class CombatHu:
         if not self.watches(state, d, a) or self.declines_innate(d):
             return (), self.diff["easy"] + cb
         return self.attr_die(d, "agility").dice, cb
-
-    # -- consequences -------------------------------------------------------------------
-    def damage(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, margin: int, dice: Dice,
-               die_steps: int = 0, weapon_only: bool = False, all_stun: bool = False) -> list[Event]:
-        """The margin as Basic plus the weapon's damage die (stepped up by a called shot), less armour."""
-        die = w.damage + die_steps
-        r = roll_steps(dice, (die,), "damage")
-        evs = [event("roll", actor=a.id, purpose=f"damage ({'S' if all_stun else w.dtype})", pool=f"{w.name} {die}",
-                     dice=faces(r), total=r.total)]
-        basic = 0 if weapon_only else margin
-        if all_stun:
-            stun, wound = basic + r.total, 0
-        else:
-            stun, wound = self.split(basic, w.dtype, r.total)
-        stun, wound, absorbed = self.absorb_armour(t, stun, wound)
-        return evs + self.apply_damage(state, t, stun, wound, dice, source=w.name, absorbed=absorbed)
-
-    def disarm_roll(self, state: BattleState, t: Combatant, dice: Dice) -> list[Event]:
-        """seed 002, Lefegyverzés: Agility + Willpower against 11 or drop the weapon."""
-        held = self.held_weapon(t)
-        if held is None:
-            return []
-        agi = self.attr_die(t, "agility")
-        wil = t.stats["attributes"]["willpower"]
-        diff = int(self.disarm_rules["difficulty"])
-        r = roll_steps(dice, (agi, wil), "keep hold")
-        ok = r.total >= diff and not r.botch
-        evs = [event("roll", actor=t.id, purpose="keep hold of the weapon (Agility + Willpower)",
-                     pool=f"Agility {agi} + Willpower {wil}", dice=faces(r), total=r.total, difficulty=diff,
-                     success=ok)]
-        if not ok:
-            evs += self.drop_object(state, t, held.name, t.pos, verb="is knocked away")
-        return evs
-
-    def called_effect(self, state: BattleState, t: Combatant, area: str, dice: Dice) -> list[Event]:
-        """seed 002, Célzott lövés: Vitality + Willpower against 7, or the area's consequence."""
-        spec = self.called["areas"][area]
-        ok, ev = self.endurance(t, dice, int(self.called["resist_difficulty"]),
-                                f"Vitality + Willpower vs called shot ({area})")
-        evs = [ev]
-        if ok:
-            return evs
-        eff = spec["effect"]
-        if eff == "death":
-            t.conditions.discard("dying")
-            t.conditions.add("dead")
-            evs.append(event("dead", target=t.id, cause=f"called shot to the {area}"))
-            return evs + self.release_grapple(state, t)
-        if eff == "paralysed":
-            return evs + self.cripple_leg(state, t, f"called shot to the {area}: the leg is paralysed")
-        evs += self.knock_out(state, t, dice, f"called shot to the {area}")
-        if eff == "joint":
-            if spec["joint"] == "leg":
-                evs += self.cripple_leg(state, t, f"called shot to the {area}: the knee is useless until surgery")
-            else:
-                t.conditions.add("arm_useless")
-                evs.append(event("effect", target=t.id, effect=f"called shot to the {area}: the elbow is useless "
-                                 "until surgery", condition="arm_useless"))
-                held = self.held_weapon(t)
-                if held is not None:
-                    evs += self.drop_object(state, t, held.name, t.pos)
-        return evs
-
-    def cripple_leg(self, state: BattleState, t: Combatant, why: str) -> list[Event]:
-        t.conditions.add("leg_useless")
-        evs = [event("effect", target=t.id, effect=why, condition="leg_useless")]
-        if "prone" not in t.conditions:
-            t.conditions.add("prone")
-            evs.append(event("condition", target=t.id, condition="prone", on=True, cause="falls"))
-        return evs
-
-    def knock_out(self, state: BattleState, t: Combatant, dice: Dice, cause: str) -> list[Event]:
-        """Out for 1d6 of its turns (data.yaml assumption knockout_timing)."""
-        sides = int(self.called["knockout_die"])
-        n = dice.roll(sides, "knocked out")
-        t.res["ko_turns"] = n
-        t.conditions.add("knocked_out")
-        t.res["prepared"] = []
-        self.lose_aim(t)
-        evs = [event("roll", actor=t.id, purpose="turns knocked out", dice=[[sides, n]], total=n),
-               event("down", target=t.id, reason=f"knocked out for {n} rounds ({cause})")]
-        return evs + self.release_grapple(state, t)
 
 
 __all__ = ["CombatHu", "named_skill"]

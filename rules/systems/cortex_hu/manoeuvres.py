@@ -5,7 +5,9 @@ seed 002 rules implemented here:
   covers 9 m + an Agility roll + an Athletics/Running roll (in metres) and gives -2 steps
   on the following actions (data.yaml assumptions jog, run, prone_movement);
 - Célzás: aiming, +1 step a round up to 3, no movement or non-free action meanwhile;
-- Csel: the feint (Alertness + melee against Intelligence + Perception/Intuition);
+- Csel: the feint (Alertness + melee against Intelligence + Perception/Intuition); the
+  fooled figure has innate defence only against the next attack on it, by anyone
+  (assumption feint: it lapses when its own next turn starts);
 - Megragadás/leszorítás: grapple, escape (Agility + Strength), holding is free, choking
   (an attack option), and the released figure lying prone until it stands.
 """
@@ -19,6 +21,7 @@ from rules.systems.cortex_common.mechanics import faces
 from rules.systems.cortex_common.model import roll_pool, skill_die
 from rules.systems.cortex_hu.combat import named_skill
 from rules.systems.cortex_hu.ladder import ladder_pool, step_pool
+from rules.systems.cortex_hu.rolls import mods, tag
 
 
 class ManoeuvresHu:
@@ -106,7 +109,9 @@ class ManoeuvresHu:
                 e["move_slot"] = e["actions"]
                 self.spend(state, a)
             r, ev = roll_pool(dice, a.id, "run (metres beyond 9)", "agility", pool[0],
-                              named_skill(a, "athletics", "running")[0], pool[1], extra={"steps": -e["move_slot"]})
+                              named_skill(a, "athletics", "running")[0], pool[1],
+                              extra={"steps": -e["move_slot"], "check": "run",
+                                     "modifiers": self.ladder_mods(state, e["move_slot"]) + self.attr_mods(a, "agility")})
             evs.append(ev)
             allowed = g.budget_units(self.mv["run_base"] + r.total)
             blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
@@ -138,16 +143,18 @@ class ManoeuvresHu:
 
     # -- aiming ---------------------------------------------------------------------------
     def can_aim(self, state: BattleState, a: Combatant) -> bool:
-        """seed 002, Célzás: before anything else this turn, with a ranged weapon ready."""
+        """seed 002, Célzás: before anything else this turn, with a ranged weapon ready. The
+        bonus stops growing after 3 rounds ("max 3 körig lehet halmozni"), but aiming on is
+        allowed and keeps it."""
         e = state.economy
-        if (e["acted"] or e["move_units"] or e["aimed"] or e["full_defence"] or a.res["grappled_by"] is not None
-                or a.res["aim"] >= int(self.aim_rules["max_rounds"])):
+        if e["acted"] or e["move_units"] or e["aimed"] or e["full_defence"] or a.res["grappled_by"] is not None:
             return False
         return any(w.ranged and (not w.magazine or a.res["ammo"].get(w.name, 0) > 0) for w in self.usable_weapons(a))
 
     def aim(self, state: BattleState, a: Combatant) -> list[Event]:
+        """One more round of aiming: +1 step, at most 3 rounds' worth (`res["aim"]`)."""
         state.economy["aimed"] = True
-        a.res["aim"] += 1
+        a.res["aim"] = min(a.res["aim"] + 1, int(self.aim_rules["max_rounds"]))
         a.conditions.add("aiming")
         steps = a.res["aim"] * int(self.aim_rules["steps_per_round"])
         return [event("stance", actor=a.id, stance="aim", steps=steps, rounds=a.res["aim"])]
@@ -165,27 +172,51 @@ class ManoeuvresHu:
     def can_feint(self, state: BattleState, a: Combatant, t: Combatant) -> bool:
         holder = a.res["grappled_by"]
         return (t.team != a.team and not t.down and state.grid.adjacent(a.pos, t.pos)
-                and (holder is None or holder == t.id) and t.id not in state.economy["feints"]
+                and (holder is None or holder == t.id) and t.res["feinted_by"] is None
                 and self.feint_pool(state, a) is not None)
 
     def feint(self, state: BattleState, a: Combatant, t: Combatant, dice: Dice) -> list[Event]:
-        """seed 002, Csel: if the feinter rolls higher, t may use only innate defence against its next attack."""
+        """seed 002, Csel: if the feinter rolls higher, t may use only innate defence against the next
+        attack on it ("a következő támadás ellen csak Ösztönös kitéréssel védekezhet"), whoever makes it."""
         attr, sk, sname = self.feint_pool(state, a)
         steps = self.turn_steps(state, a)
+        modifiers = self.turn_mods(state, a) + self.attr_mods(a, "alertness")
         self.spend(state, a)
-        ra, ea = roll_pool(dice, a.id, "feint", "alertness", attr, sname, sk, extra={"steps": steps})
+        ra, ea = roll_pool(dice, a.id, "feint", "alertness", attr, sname, sk,
+                           extra={"steps": steps, "check": "feint", "modifiers": modifiers})
         intel = self.attr_die(t, "intelligence")
         pname, per = named_skill(t, "perception", "intuition")
-        rt, et = roll_pool(dice, t.id, "see through the feint", "intelligence", intel, pname, per)
+        rt, et = roll_pool(dice, t.id, "see through the feint", "intelligence", intel, pname, per,
+                           extra={"check": "feint_resist", "modifiers": self.attr_mods(t, "intelligence")})
         ok = ra.total > rt.total and not ra.botch
         ea["difficulty"] = rt.total
         ea["success"] = ok
         evs = [ea, et]
         if ok:
-            state.economy["feints"].append(t.id)
+            t.res["feinted_by"] = a.id
+            t.conditions.add("feinted")
             evs.append(event("effect", target=t.id, effect=f"is fooled by {a.id}'s feint: innate defence only "
-                             "against its next attack", by=a.id))
+                             "against the next attack on it", by=a.id))
+            evs.append(event("condition", target=t.id, condition="feinted", on=True, by=a.id))
         return evs
+
+    def use_feint(self, t: Combatant) -> Event | None:
+        """The next attack on a fooled figure, by anyone, uses the feint up: the event saying so, or None."""
+        by = t.res["feinted_by"]
+        if by is None:
+            return None
+        t.res["feinted_by"] = None
+        t.conditions.discard("feinted")
+        return event("condition", target=t.id, condition="feinted", on=False, by=by, cause="attacked")
+
+    def feint_lapses(self, c: Combatant) -> list[Event]:
+        """Assumption feint: a feint no attack used lapses when the fooled figure's next turn starts."""
+        by = c.res["feinted_by"]
+        if by is None:
+            return []
+        c.res["feinted_by"] = None
+        c.conditions.discard("feinted")
+        return [event("condition", target=c.id, condition="feinted", on=False, by=by, cause="lapses")]
 
     # -- grappling ------------------------------------------------------------------------
     def grapple_pool(self, state: BattleState, a: Combatant) -> tuple[Step, Step, str] | None:
@@ -204,16 +235,17 @@ class ManoeuvresHu:
         e = state.economy
         attr, sk, sname = self.grapple_pool(state, a)
         steps = self.turn_steps(state, a) + (self.all_out_steps if e["all_out"] else 0)
-        feinted = t.id in e["feints"]
-        if feinted:
-            e["feints"].remove(t.id)
+        modifiers = (self.turn_mods(state, a) + mods(("all-out attack", self.all_out_steps if e["all_out"] else 0))
+                     + self.attr_mods(a, "agility"))
+        used = self.use_feint(t)
         self.spend(state, a)
-        r, ev = roll_pool(dice, a.id, "grapple", "agility", attr, sname, sk, extra={"steps": steps})
+        r, ev = roll_pool(dice, a.id, "grapple", "agility", attr, sname, sk,
+                          extra={"steps": steps, "check": "grapple", "modifiers": modifiers})
         w = self.weapons["unarmed"]
         diff, _, dev = self.resolve_defence(state, a, t, w, "grapple", -1 if r.botch else r.total, dice,
-                                            innate_only=feinted)
+                                            innate_only=used is not None)
         ev["difficulty"] = diff
-        evs = [ev] + dev
+        evs = [ev] + ([used] if used else []) + dev
         if r.botch or r.total < diff:
             evs.append(event("attack", actor=a.id, target=t.id, weapon="grapple", result="miss", total=r.total,
                              difficulty=diff))
@@ -237,12 +269,14 @@ class ManoeuvresHu:
         """seed 002: the held figure breaks free with Agility + Strength (against the grapple roll)."""
         agi, st = self.escape_pool(state, a)
         steps = self.turn_steps(state, a)
+        modifiers = self.turn_mods(state, a) + self.attr_mods(a, "agility") + self.attr_mods(a, "strength")
         self.spend(state, a)
         r = roll_steps(dice, (agi, st), "escape")
         grip = a.res["grip"]
         ok = r.total >= grip and not r.botch
-        evs = [event("roll", actor=a.id, purpose="escape (Agility + Strength)", pool=f"Agility {agi} + Strength {st}",
-                     dice=faces(r), total=r.total, difficulty=grip, success=ok, steps=steps)]
+        evs = [tag(event("roll", actor=a.id, purpose="escape (Agility + Strength)",
+                         pool=f"Agility {agi} + Strength {st}", dice=faces(r), total=r.total, difficulty=grip,
+                         success=ok, steps=steps), "escape", modifiers)]
         if ok:
             evs += self.release_grapple(state, a)
         return evs

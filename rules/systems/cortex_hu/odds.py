@@ -47,7 +47,7 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
         if dd is None:
             return None
         att = dd[1].dice + dd[3].dice
-    feinted = t.id in state.economy.get("feints", ())
+    feinted = t.res["feinted_by"] is not None
     dkey = (t.id, w.name, rs.ranged_attack(w, option), rs.can_parry(w, option), feinted)
     hit = None if shared is None else shared.get(dkey)
     if hit is None:

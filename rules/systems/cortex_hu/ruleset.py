@@ -9,8 +9,11 @@ differs where seed 002 differs (docs/cortex_hu.md lists every difference and dec
   the multiple-action ladder of the worked example (`ladder.py`); rate of fire;
   free actions, walking, jogging and running (`manoeuvres.py`);
 - Kitérés/blokkolás, Ösztönös kitérés, Hárítás, Kitérés, Teljes Védekezés, Teljes körű
-  támadás, Meglepetésből támadás, Fedezékek, Lőtávolságok, Hajítófegyverek, Célzott
-  lövés, Lefegyverzés (`combat.py`); Csel, Megragadás/leszorítás, Célzás (`manoeuvres.py`).
+  támadás, Meglepetésből támadás, Fedezékek, Lőtávolságok, Hajítófegyverek (`combat.py`);
+  damage, Célzott lövés, Lefegyverzés (`effects.py`); Csel, Megragadás/leszorítás, Célzás
+  (`manoeuvres.py`);
+- what each roll is for and its modifiers (`rolls.py`), what the rules track for a figure
+  (`tracked.py`) and a scenario figure's starting conditions and state (`start.py`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,11 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import CortexBase
 from rules.systems.cortex_common.model import build_armour, build_stat_block, build_weapons, load_data
 from rules.systems.cortex_hu.combat import CombatHu
+from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
+from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
+from rules.systems.cortex_hu.start import apply_start, link_start, read_start
+from rules.systems.cortex_hu.tracked import TrackedHu
 
 DATA = Path(__file__).with_name("data.yaml")
 
@@ -35,7 +42,7 @@ DATA = Path(__file__).with_name("data.yaml")
 NOT_HERE = ("block_effect", "traits", "items")
 
 
-class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
+class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"
@@ -97,7 +104,7 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
                 raise ScenarioError(f"{k!r} is a cortex (seed 000) field; cortex_hu has no rules for it",
                                     source=source, field=f"{field}.{k}", expected="no such field")
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field,
-                              extra_fields={"initiative_steps", "reactions"})
+                              extra_fields={"initiative_steps", "reactions", "conditions", "state"})
         ini = (spec.get("initiative_steps") if "initiative_steps" in spec
                else self.bestiary.get(spec.get("template"), {}).get("initiative_steps", 0))
         if isinstance(ini, bool) or not isinstance(ini, int) or not -6 <= ini <= 6:
@@ -114,9 +121,12 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
         res = {"stun": 0, "wound": 0, "ammo": ammo, "lost": [], "gained": [], "held": None,
                "pp": st["plot_points"], "grappling": None, "grappled_by": None, "grip": 0, "prepared": [],
                "last_actions": 0, "debt": 0, "full_defence": False, "all_out": False, "aim": 0,
-               "surprised": False, "ko_turns": 0}
-        return Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
-                         stats=st, weapons=st["weapons"], armour=st["armour"], traits=(), res=res, order=order)
+               "surprised": False, "ko_turns": 0, "feinted_by": None}
+        c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
+                      stats=st, weapons=st["weapons"], armour=st["armour"], traits=(), res=res, order=order)
+        conds, start = read_start(self, spec, source, field)
+        apply_start(self, c, conds, start, source, field)
+        return c
 
     def check_settings(self, settings: Mapping[str, Any], teams: list[str], ids: list[str],
                        source: str | None) -> None:
@@ -136,6 +146,7 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Plot Points (`settings.plot_points: {team: n}`) and who is surprised (`settings.surprised`)."""
         self.give_plot_points(state)
+        link_start(state)
         self.check_settings(state.settings, state.teams, [c.id for c in state.combatants], None)
         evs: list[Event] = []
         for name in state.settings.get("surprised") or []:
@@ -162,14 +173,20 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
             at = c.stats["attributes"]
             agi = Step(max(1, at["agility"].index + self.attr_steps(c, "agility") + c.stats["initiative_steps"]))
             entries.append((c, agi, self.attr_die(c, "alertness")))
-        return self.rolled_order(state, dice, entries)
+        order, evs = self.rolled_order(state, dice, entries)
+        for ev in evs:
+            if ev["type"] == "roll":
+                c = state.by_id[ev["actor"]]
+                tag(ev, "initiative", mods(("advantage (agility)", c.stats["initiative_steps"]))
+                    + self.attr_mods(c, "agility") + self.attr_mods(c, "alertness"))
+        return order, evs
 
     def fresh_economy(self, state: BattleState, actor: Combatant) -> list[Event]:
         debt = min(actor.res["debt"], self.max_actions)
         actor.res["debt"] = 0
-        state.economy = {"actions": debt, "acted": 0, "carried": debt > 0, "move_units": 0, "mode": "walk",
-                         "move_slot": 0, "ran": False, "run_penalty": 0, "shots": {}, "full_defence": False,
-                         "all_out": False, "aimed": False, "feints": [], "turn_over": False}
+        state.economy = {"actions": debt, "acted": 0, "carried": debt > 0, "debt": debt, "move_units": 0,
+                         "mode": "walk", "move_slot": 0, "ran": False, "run_penalty": 0, "shots": {},
+                         "full_defence": False, "all_out": False, "aimed": False, "turn_over": False}
         if debt:
             return [event("effect", target=actor.id, effect=f"carries over {debt} reaction{'s' if debt > 1 else ''}: "
                           f"its first action is {debt} step{'s' if debt > 1 else ''} lower", carried=debt)]
@@ -181,6 +198,7 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
             actor.res["surprised"] = False
             actor.conditions.discard("surprised")
             evs.append(event("condition", target=actor.id, condition="surprised", on=False))
+        evs += self.feint_lapses(actor)
         actor.res["prepared"] = []
         actor.res["full_defence"] = False
         actor.res["all_out"] = False
@@ -201,13 +219,11 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
     def end_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
         e = state.economy
         actor.res["last_actions"] = e.get("actions", 0)
-        if not e.get("aimed") and actor.res["aim"]:
-            self.lose_aim(actor)
-            return [event("effect", target=actor.id, effect="stops aiming")]
         return []
 
     def end_round(self, state: BattleState, dice: Dice) -> list[Event]:
-        return self.dying_upkeep(state, dice)
+        return fill(self.dying_upkeep(state, dice), "dying",
+                    lambda id: self.attr_mods(state.by_id[id], "vitality"))
 
     # -- the ladder -------------------------------------------------------------------
     def turn_steps(self, state: BattleState, a: Combatant) -> int:
@@ -313,8 +329,10 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
                 a.res["full_defence"] = True
                 return [event("stance", actor=a.id, stance="full defence", steps=self.full_defence_steps)]
             steps = self.turn_steps(state, a) + (self.full_defence_steps if e["full_defence"] else 0)
+            declared = self.turn_mods(state, a) + mods(("full defence", self.full_defence_steps
+                                                        if e["full_defence"] else 0))
             self.spend(state, a)
-            a.res["prepared"].append({"mode": action.option, "steps": steps})
+            a.res["prepared"].append({"mode": action.option, "steps": steps, "modifiers": declared})
             return [event("stance", actor=a.id, stance=action.option, steps=steps)]
         if k == "aim":
             return self.aim(state, a)
@@ -376,7 +394,8 @@ class CortexHuRuleset(CombatHu, ManoeuvresHu, CortexBase, Ruleset):
             "reaction_debt": float(a.res["debt"]),
             "aim_steps": float(a.res["aim"] * int(self.aim_rules["steps_per_round"])),
             "aimed": float(e["aimed"]),
-            "feint_ready": float(bool(e["feints"])),
+            "feint_ready": float(any(c.res["feinted_by"] is not None and c.team != a.team and not c.down
+                                     for c in state.combatants)),
             "prone": float("prone" in a.conditions),
             "shots_left": shots,
             "ammo_frac": float(ammo),

@@ -1,0 +1,157 @@
+"""A `cortex_hu` figure's starting conditions and state (issue #32, common.md #2).
+
+```yaml
+- {id: s, template: mesterlovesz, at: [1, 1],
+   conditions: [prone, {name: aiming, rounds: 2}],
+   state: {wound: 3, ammo: {rifle: 2}, prepared: [{mode: dodge, steps: 0}], feinted_by: b1}}
+```
+
+The shared Cortex builder (`cortex_common`) reads `conditions:` and `state:` against the
+names `CortexHuRuleset.condition_names()` and `start_keys()` give (their shapes and
+types); `apply_start` lays them on the new figure, checking what depends on the figure
+(its weapons, magazines, defences), and `link_start` ties the figures that name each other
+(grapples, feints) once all are built. Errors name the field and what it accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rules.errors import ScenarioError
+from rules.state import BattleState, Combatant
+
+#: state keys copied as they are into `res`
+PLAIN = ("stun", "wound", "pp", "ko_turns", "debt", "last_actions", "grip", "full_defence", "all_out",
+         "grappling", "grappled_by", "feinted_by")
+
+
+def _fail(what: str, source: str | None, field: str, expected: str) -> ScenarioError:
+    return ScenarioError(what, source=source, field=field, expected=expected)
+
+
+def read_start(rs: Any, spec: Mapping[str, Any], source: str | None, field: str
+               ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any]]:
+    """The `conditions:` (as (name, options)) and `state:` of a scenario figure, their shapes
+    checked against `rs.condition_names()` (the shared builder's `read_start` does the same
+    with a `StartSchema`; this one keeps cortex_hu working on its own)."""
+    raw = spec.get("conditions") or []
+    if not isinstance(raw, list):
+        raise _fail("conditions must be a list", source, f"{field}.conditions", "[name, {name: ..., rounds: n}]")
+    allowed = rs.condition_names()
+    conds: list[tuple[str, dict[str, Any]]] = []
+    for i, entry in enumerate(raw):
+        f = f"{field}.conditions[{i}]"
+        opts = {k: v for k, v in entry.items() if k != "name"} if isinstance(entry, Mapping) else {}
+        name = entry.get("name") if isinstance(entry, Mapping) else entry
+        if name not in allowed:
+            raise _fail(f"unknown condition {name!r}", source, f, "one of " + ", ".join(sorted(allowed)))
+        for k, v in opts.items():
+            if k not in allowed[name] or isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise _fail(f"{name}: {k} {v!r}", source, f"{f}.{k}",
+                            "rounds: a whole number of 1 or more" if allowed[name] else f"no options for {name}")
+        conds.append((name, opts))
+    st = spec.get("state") or {}
+    if not isinstance(st, Mapping):
+        raise _fail("state must be a mapping", source, f"{field}.state", "{key: value}")
+    return conds, dict(st)
+
+
+def apply_start(rs: Any, c: Combatant, conds: list[tuple[str, dict[str, Any]]], st: Mapping[str, Any],
+                source: str | None, field: str) -> None:
+    """Lay checked starting conditions (as (name, options)) and state on a new figure."""
+    keys = rs.start_keys()
+    for k, v in st.items():
+        spec = keys.get(k)
+        if spec is None:
+            raise _fail(f"unknown state key {k!r}", source, f"{field}.state.{k}", "one of " + ", ".join(sorted(keys)))
+        if spec["kind"] == "count" and (isinstance(v, bool) or not isinstance(v, int) or v < 0
+                                        or (spec["max"] is not None and v > spec["max"])):
+            most = f" up to {spec['max']}" if spec["max"] is not None else ""
+            raise _fail(f"{k} {v!r}", source, f"{field}.state.{k}", f"a whole number from 0{most}")
+    names = {w.name: w for w in rs.weapons_of(c)}
+    real = ", ".join(sorted(set(names) - {"unarmed"}))
+    for k, kinds, what in (("ammo", Mapping, "a mapping {weapon: rounds}"), ("lost", list, "a list of weapons"),
+                           ("prepared", list, "a list of {mode, steps}"), ("held", str, "a weapon name"),
+                           ("grappling", str, "a figure id"), ("grappled_by", str, "a figure id"),
+                           ("feinted_by", str, "a figure id")):
+        if k in st and not isinstance(st[k], kinds):
+            raise _fail(f"{k} {st[k]!r}", source, f"{field}.state.{k}", what)
+    for k in ("surprised", "full_defence", "all_out"):
+        if k in st and not isinstance(st[k], bool):
+            raise _fail(f"{k} {st[k]!r}", source, f"{field}.state.{k}", "true or false")
+    for wn, n in (st.get("ammo") or {}).items():
+        w = names.get(wn)
+        if w is None or not w.magazine or isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= w.magazine:
+            raise _fail(f"ammo {wn}: {n!r}", source, f"{field}.state.ammo.{wn}",
+                        "a weapon of this figure with a magazine, 0 to its magazine: " + ", ".join(sorted(c.res["ammo"])))
+        c.res["ammo"][wn] = n
+    if "held" in st and (st["held"] not in names or st["held"] == "unarmed"):
+        raise _fail(f"held {st['held']!r}", source, f"{field}.state.held", "one of the figure's weapons: " + real)
+    for i, wn in enumerate(st.get("lost") or []):
+        if wn not in names or wn == "unarmed":
+            raise _fail(f"lost {wn!r}", source, f"{field}.state.lost[{i}]", "one of the figure's weapons: " + real)
+        rs.remove_weapon(c, wn)
+    if "held" in st:
+        c.res["held"] = st["held"]
+    prepared = []
+    for i, p in enumerate(st.get("prepared") or []):
+        if not isinstance(p, Mapping) or p.get("mode") not in ("parry", "dodge") or set(p) - {"mode", "steps"} \
+                or isinstance(p.get("steps", 0), bool) or not isinstance(p.get("steps", 0), int):
+            raise _fail(f"{p!r}", source, f"{field}.state.prepared[{i}]", "{mode: parry or dodge, steps: a whole number}")
+        prepared.append({"mode": p["mode"], "steps": p.get("steps", 0)})
+    c.res["prepared"] = prepared
+    for k in PLAIN:
+        if k in st:
+            c.res[k] = st[k]
+    if st.get("aim"):
+        _aim(rs, c, st["aim"])
+    if "surprised" in st:
+        _surprise(c, bool(st["surprised"]))
+    for name, opts in conds:
+        if name == "aiming":
+            _aim(rs, c, opts.get("rounds", 1))
+        elif name == "knocked_out":
+            c.res["ko_turns"] = opts.get("rounds", c.res["ko_turns"] or 1)
+            c.conditions.add(name)
+        elif name == "surprised":
+            _surprise(c, True)
+        elif name == "leg_useless":
+            c.conditions |= {"leg_useless", "prone"}
+        else:
+            c.conditions.add(name)
+
+
+def _aim(rs: Any, c: Combatant, rounds: int) -> None:
+    c.res["aim"] = min(int(rounds), int(rs.aim_rules["max_rounds"]))
+    c.conditions.add("aiming")
+
+
+def _surprise(c: Combatant, on: bool) -> None:
+    c.res["surprised"] = on
+    (c.conditions.add if on else c.conditions.discard)("surprised")
+
+
+def link_start(state: BattleState) -> None:
+    """Tie the figures that name each other: a grapple's two sides (next to each other, both
+    free), a feint's author (an enemy). Sets `grappled`/`grappling`/`feinted`."""
+    by_id = state.by_id
+    for c in state.combatants:
+        for key, back in (("grappling", "grappled_by"), ("grappled_by", "grappling")):
+            other = c.res.get(key)
+            if other is None:
+                continue
+            o = by_id.get(other)
+            if o is None or o.team == c.team or not state.grid.adjacent(c.pos, o.pos) or o.res[back] not in (None, c.id):
+                raise _fail(f"{c.id}: {key} {other!r}", None, f"{c.id}.state.{key}",
+                            "the id of a free enemy figure next to it")
+            o.res[back] = c.id
+        by = c.res.get("feinted_by")
+        if by is not None and (by not in by_id or by_id[by].team == c.team):
+            raise _fail(f"{c.id}: feinted_by {by!r}", None, f"{c.id}.state.feinted_by", "the id of an enemy figure")
+    for c in state.combatants:
+        for key, cond in (("grappling", "grappling"), ("grappled_by", "grappled"), ("feinted_by", "feinted")):
+            if c.res.get(key) is not None:
+                c.conditions.add(cond)
+
+
+__all__ = ["apply_start", "link_start", "read_start"]
