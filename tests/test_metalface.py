@@ -452,7 +452,8 @@ def test_turning_is_movement_within_the_halves():
 
 def test_moving_first_turns_towards_the_destination():
     """seed 003, Move: changing direction counts as 1 m per 90 degrees; assumption
-    move_facing: a move turns to the destination's bearing first and leaves it facing so."""
+    path_turns: a straight path pays only the first turn away from the facing and leaves
+    the figure facing its last step."""
     s = scen(open_map(), [shooter("s", (5, 1), agl=3)], [dummy(at=(11, 1))])
     b = play(s)                                  # facing east, towards t
     assert can(b, "move", cell=(1, 1))          # 4 m + about-turn 2 m = 6 m (a run)

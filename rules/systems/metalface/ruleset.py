@@ -29,7 +29,8 @@ from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.metalface.combat import CombatMixin
-from rules.systems.metalface.geometry import STEPS, NAMES, VECTORS, WORDS, bearing, bearing_dxdy, turn_steps
+from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, turn_steps
+from rules.systems.metalface.paths import moves as path_moves, path_to, walked_m
 from rules.systems.metalface.model import Weapon, build_stat_block, build_weapons, load_data, roll_value
 from rules.systems.metalface.repair import RepairMixin
 
@@ -259,9 +260,9 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
 
     # -- legal actions ----------------------------------------------------------------
     def move_options(self, state: BattleState, a: Combatant) -> dict[int, float]:
-        """Free cells the actor may move to now -> metres (path + turning to the bearing).
-
-        assumptions move_facing, posture_effects (only a standing figure moves)."""
+        """Free cells the actor may move to now -> metres of the cheapest path, every turn
+        along it included (seed 003, Move; assumptions path_turns, posture_effects: only a
+        standing figure moves)."""
         entry = self._move_entry(state, a)
         return entry[1] if entry is not None else {}
 
@@ -271,36 +272,19 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         return entry[2] if entry is not None else []
 
     def _move_entry(self, state: BattleState, a: Combatant) -> tuple | None:
-        """(reach, cell -> metres, move actions in cell order) for the acting figure now."""
+        """(cell -> (metres, facing after), cell -> metres, move actions) for the acting
+        figure now, all in cell order."""
         if a.res["posture"] != "stand":
             return None
-        e = state.economy
-        left = self.move_left(a, e)
+        left = self.move_left(a, state.economy)
         if left <= EPS:
             return None
         g = state.grid
-        units = g.budget_units(left)
-        if units <= 0:
-            return None
         blockers, occs = state.blockers_and_occupied(a.team)
-        reach = g.reachable(a.pos, units, blockers)
-        f = a.res["facing"]
-        half = g.cell_m / 2
-        w = g.width
-        ax, ay = a.pos % w, a.pos // w
-        per45 = self.turn_m_per_45
-        steps = STEPS[f]
-        lim = left + EPS
-        out: dict[int, float] = {}
-        for cell, u in reach.items():
-            if u > units or cell in occs:
-                continue
-            b = bearing_dxdy(cell % w - ax, cell // w - ay)
-            m = u * half + (steps[b] * per45 if b >= 0 else 0.0)
-            if m <= lim:
-                out[cell] = m
+        reach = path_moves(g, a.pos, a.res["facing"], left, self.turn_m_per_45, blockers, cap=2 * self.walk_m(a))
+        out = {c: m for c, (m, _) in reach.items() if c not in occs}
         mv = g.move_actions
-        return reach, out, [mv[c] for c in out]  # reach and so out are in cell order
+        return reach, out, [mv[c] for c in out]
 
     def turn_facing(self, f: int, option: str) -> int:
         if option == "left":
@@ -447,11 +431,14 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         raise ValueError(f"unsupported action {action}")  # pragma: no cover - check_legal stops it
 
     def _move(self, state: BattleState, a: Combatant, cell: int) -> list[Event]:
+        """seed 003, Move: along a cheapest path, every turn on it paid (assumption path_turns);
+        the figure ends facing its last step."""
         e = state.economy
         g = state.grid
-        m = self.move_options(state, a)[cell]
+        blockers, _ = state.blockers_and_occupied(a.team)
+        left = self.move_left(a, e)
+        path, m, b = path_to(g, a.pos, a.res["facing"], cell, left, self.turn_m_per_45, blockers, cap=2 * self.walk_m(a))
         frm = a.pos
-        b = bearing(g, frm, cell)
         a.res["facing"] = b
         a.pos = cell
         if a.stats["flies"]:
@@ -459,7 +446,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         self._spend_move(state, a, m)
         mode = "hover" if a.stats["flies"] else ("run" if e["move_m"] > self.walk_m(a) + EPS else "walk")
         return [event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)), metres=round(m, 3),
-                      mode=mode, facing=NAMES[b], moved=a.res["moved"], move_m=e["move_m"])]
+                      mode=mode, facing=NAMES[b], moved=a.res["moved"], move_m=e["move_m"],
+                      path=[list(g.xy(p)) for p in path], turn_m=round(m - walked_m(g, path), 3))]
 
     def turn_to(self, state: BattleState, a: Combatant, facing: int, metres: float, why: str = "") -> list[Event]:
         """seed 003, Move: turning counts as 1 m of movement per 90 degrees."""
