@@ -7,8 +7,9 @@ squares unless a test says otherwise, `initiative: fixed`, strict replays).
 
 from __future__ import annotations
 
-from test_metalface import (DATA, RS, can, dummy, econ, evs, fig, move, only,
-                            open_map, play, scen, who)
+from rules.actions import Action
+from test_metalface import (DATA, RS, attack, can, can_attack, dummy, econ, evs, fig, move, only, open_map, play,
+                            rolls, scen, shooter, who)
 
 ASSUMPTIONS = {a["key"]: a for a in DATA["assumptions"]}
 
@@ -77,3 +78,89 @@ def test_path_turns_assumption_is_recorded():
     a = ASSUMPTIONS["path_turns"]
     assert "45" in a["value"] and a["reason"]
     assert "move_facing" not in ASSUMPTIONS
+
+
+# ---------------------------------------------------------------------------------------
+# seed 003, Ranged Weapon Attacks: "A weapon may not be fired at a target closer than 1m."
+
+def test_closer_than_one_metre_is_measured_in_metres():
+    """seed 003, Ranged Weapon Attacks: "A weapon may not be fired at a target closer than
+    1m." On 1.5 m squares a figure in the next square (diagonal or not) is 1.5 m away: it
+    may be fired at (the old rule refused any touching square, whatever its size)."""
+    s = scen(open_map(6, 3), [shooter("s", (1, 1))], [dummy(at=(2, 2))], cell_m=1.5)
+    b = play(s)
+    assert can_attack(b, "t", "pistol")
+    b = play(s, [attack("s", "t", "pistol", [6, 1, 1])])
+    assert only(evs(b, "attack"))["result"] == "hit" and who(b, "t").res["damage"] == 5
+
+
+def test_half_metre_squares_two_away_are_still_too_close():
+    """seed 003, Ranged Weapon Attacks: "closer than 1m" on 0.5 m squares: a target two
+    squares away is within 1 m and cannot be fired at (the old rule allowed it); three
+    squares away (1.5 m) it can (assumption range_measure)."""
+    b = play(scen(open_map(8, 3), [shooter("s", (1, 1))], [dummy("t", (3, 1)), dummy("u", (4, 2))], cell_m=0.5))
+    assert not can_attack(b, "t", "pistol") and can_attack(b, "u", "pistol")
+    assert "range_measure" in ASSUMPTIONS
+
+
+# ---------------------------------------------------------------------------------------
+# seed 003, Body Attacks
+
+def test_body_attack_no_damage_at_zero_or_below():
+    """seed 003, Body Attacks: "attacker deals damage equal to (STR + modifiers) - defenders
+    (END + modifiers)" - STR 2 bare-handed against END 4 + metal plating 2 is -4: the hit
+    does nothing (the old rule dealt a minimum of 1)."""
+    att = fig("m", (1, 1), str_=2)
+    d = dummy(at=(2, 1), kind="metalface", end=4, agl=1, str_=1, armour="metal_plating")
+    b = play(scen(open_map(), [att], [d]), [attack("m", "t", "unarmed", [6, 1, 1])])
+    assert only(evs(b, "attack"))["result"] == "hit"
+    assert only(evs(b, "damage"))["wound"] == 0 and who(b, "t").res["damage"] == 0
+    assert who(b, "t").res["level"] == "perfect"
+
+
+def test_body_attack_weapon_counts_on_the_attack_roll():
+    """seed 003, Body Attacks: "To make a body attack the attacker must roll STR and add any
+    weapons or modifiers." STR 2 with a knife (+2): the kept 3 + knife 2 = 5 beats the
+    dodge's 4 (the old roll, 3, missed); the roll names the knife as a modifier."""
+    att = fig("m", (1, 1), str_=2, weapons=("knife",))
+    d = dummy(at=(2, 1), str_=1, agl=1)
+    b = play(scen(open_map(), [att], [d]), [attack("m", "t", "knife", [3, 1, 4])])
+    r = only(rolls(b, "body attack"))
+    assert r["total"] == 5 and {"source": "weapon", "value": 2} in r["modifiers"]
+    assert only(evs(b, "attack"))["result"] == "hit"
+    assert who(b, "t").res["damage"] == (2 + 2) - 2
+
+
+def test_body_attack_odds_count_the_weapon():
+    """seed 003, Body Attacks: the weapon is on the attack roll, so the odds a policy sees
+    count it too (STR 1 + knife 2 against AGL 1: 3-8 against 1-6)."""
+    att = fig("m", (1, 1), str_=1, weapons=("knife",))
+    d = dummy(at=(2, 1), str_=1, agl=1)
+    b = play(scen(open_map(), [att], [d]))
+    odds = RS.attack_odds(b.state, b.state.actor, Action("attack", target="t", weapon="knife"))
+    assert abs(odds["p_hit"] - 26 / 36) < 1e-9
+
+
+# ---------------------------------------------------------------------------------------
+# common.md 1: every roll names what it is for and its modifiers
+
+def test_every_roll_event_has_check_and_modifiers():
+    """Every metalface roll event carries `check` (a snake_case key), `modifiers` (a list
+    of {source, value}: total = kept die + their sum) and `dice_modifiers` (changes to the
+    number of dice): initiative ties, body attack, block and targeting. m is Weakening (6
+    of 20 damage: -2 to body values), so its STR 3 and AGL 3 roll one die each."""
+    m = fig("m", (1, 1), agl=3, skills={"melee": 1}, weapons=("knife", "pistol"), damage=6)
+    t = dummy("t", (2, 1), agl=1, str_=5, skills={"melee": 1})
+    s = scen(open_map(8, 3), [m], [t, dummy("u", (6, 2), agl=1)], initiative="roll")
+    b = play(s, [attack("m", "t", "knife", [5, 1, 1, 1, 1, 1]), attack("m", "u", "pistol", [2, 2, 2])],
+             start_dice=[6, 1, 1])
+    by = {r["check"]: r for r in evs(b, "roll")}
+    assert set(by) == {"initiative", "body_attack", "block", "targeting"}
+    for r in evs(b, "roll"):
+        assert isinstance(r["modifiers"], list) and isinstance(r["dice_modifiers"], list)
+        assert all(set(x) == {"source", "value"} for x in r["modifiers"] + r["dice_modifiers"])
+        assert r["total"] == r["kept"] + sum(x["value"] for x in r["modifiers"])
+    assert by["body_attack"]["modifiers"] == [{"source": "skill", "value": 1}, {"source": "weapon", "value": 2}]
+    assert by["body_attack"]["dice_modifiers"] == [{"source": "status weakening", "value": -2}]
+    assert by["body_attack"]["total"] == 8 and by["block"]["total"] == 2
+    assert [x["source"] for x in by["targeting"]["modifiers"]] == ["skill", "range", "attacker", "target"]

@@ -28,7 +28,7 @@ from rules.errors import ScenarioError
 from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
-from rules.systems.metalface.combat import CombatMixin
+from rules.systems.metalface.combat import CombatMixin, roll_event
 from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, turn_steps
 from rules.systems.metalface.paths import moves as path_moves, path_to, walked_m
 from rules.systems.metalface.model import Weapon, build_stat_block, build_weapons, load_data, roll_value
@@ -68,7 +68,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         mods["non_responsive"] = mods[self.levels[-1]["name"]]
         self.level_mods = mods
         self.recover_at = float(d["recover_at"])
-        self.min_damage = int(d["min_damage"])
+        self.ranged_min_damage = int(d["ranged_min_damage"])
+        self.min_fire_m = float(d["min_fire_m"])
         self.bands = list(d["range_bands"])
         self.out_of_range_mod = int(d["out_of_range_mod"])
         self.movement_mods = {k: int(v) for k, v in d["movement_mods"].items()}
@@ -222,8 +223,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
                 for c in group:
                     faces, kept, total = roll_value(dice, v, 0, "initiative tie")
                     tie[c.id] = total
-                    evs.append(event("roll", actor=c.id, purpose="initiative tie", pool=f"AGL {v}",
-                                     dice=[[6, f] for f in faces], kept=kept, total=total))
+                    evs.append(roll_event(c.id, "initiative tie", "initiative", f"AGL {v}", v, faces, kept, total,
+                                          [], self.level_dice(c, "agl")))
             up.sort(key=lambda c: (-agl[c.id], -tie.get(c.id, 0), c.order))
             order = [c.id for c in up] + [c.id for c in state.combatants if c.down]
             mode = "agility"
