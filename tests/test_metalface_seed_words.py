@@ -7,7 +7,12 @@ squares unless a test says otherwise, `initiative: fixed`, strict replays).
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from rules.actions import Action
+from rules.errors import ScenarioError
 from test_metalface import (DATA, RS, attack, can, can_attack, dummy, econ, evs, fig, move, only, open_map, play,
                             rolls, scen, shooter, who)
 
@@ -164,3 +169,94 @@ def test_every_roll_event_has_check_and_modifiers():
     assert by["body_attack"]["dice_modifiers"] == [{"source": "status weakening", "value": -2}]
     assert by["body_attack"]["total"] == 8 and by["block"]["total"] == 2
     assert [x["source"] for x in by["targeting"]["modifiers"]] == ["skill", "range", "attacker", "target"]
+
+
+# ---------------------------------------------------------------------------------------
+# common.md 2: starting state and inline gear in scenarios
+
+def test_a_figure_starts_prone_and_suffering_with_no_setup_moves():
+    """seed 003, Status Levels ("Suffering: 50% or less: -4 to all body values, -2 to all mind
+    values") and Move (lying is a body position): a figure written `conditions: [prone,
+    suffering]` starts lying with the least damage that makes it Suffering (10 of 20), so
+    the first shot at it rolls one die fewer (partial cover: lying) and its own PER 3 rolls
+    one die (3 - 2)."""
+    t = dummy(at=(5, 1), per=3, skills={"firearms": 0}, weapons=("pistol",), conditions=["prone", "suffering"])
+    s = scen(open_map(), [shooter()], [t])
+    tt = who(play(s), "t")
+    assert tt.res["posture"] == "lie" and tt.conditions == {"prone", "suffering"} and tt.res["damage"] == 10
+    assert RS.val(tt, "per") == 1 and RS.val(tt, "end") == -2
+    b = play(s, [attack("s", "t", "pistol", [6, 1])])
+    r = only(rolls(b, "targeting"))
+    assert len(r["dice"]) == 2 and {"source": "partial cover (lying)", "value": -1} in r["dice_modifiers"]
+    assert only(evs(b, "damage"))["wound"] == 7 - (2 - 4)
+
+
+def test_starting_state_values():
+    """common.md 2: `state` sets what the rules track - an empty pistol (no shot until a
+    reload), a target that ran in its latest turn (seed 003, Targeting Modifiers: target
+    running/sprinting -1), damage taken."""
+    s = scen(open_map(), [shooter(state={"ammo": {"pistol": 0}})], [dummy(state={"moved": "running", "damage": 3})])
+    b = play(s)
+    assert not can_attack(b, "t", "pistol") and can(b, "reload", weapon="pistol")
+    assert who(b, "t").res["damage"] == 3
+    s = scen(open_map(), [shooter()], [dummy(state={"moved": "running"})])
+    b = play(s, [attack("s", "t", "pistol", [2, 2, 2])])
+    assert {"source": "target", "value": -1} in only(rolls(b, "targeting"))["modifiers"]
+
+
+def test_inline_weapon_and_armour():
+    """common.md 2: a weapon and armour written out in the scenario. An armour of 3 points
+    (none in the table has 3 but heavy plating) and a beam 'zapper' of damage 8 with one
+    charged shot: 8 - (END 2 + 3) = 3 (assumption ranged_damage)."""
+    zap = {"name": "zapper", "kind": "beam", "damage": 8, "capacity": 1, "cells": 1, "skill": "beam"}
+    s = scen(open_map(), [fig("z", (0, 1), weapons=(zap,), skills={"beam": 1})],
+             [dummy(armour={"name": "vest", "points": 3})])
+    b = play(s, [attack("z", "t", "zapper", [6, 1, 1])])
+    assert only(evs(b, "damage"))["wound"] == 3
+    assert who(b, "z").res["ammo"]["zapper"] == 0 and can(b, "reload", weapon="zapper")
+    tr = RS.tracked(b.state, who(b, "t"))
+    assert tr["armour"] == {"name": "vest", "points": 3}
+
+
+def test_inline_kit_repairs_at_the_kit_rate():
+    """seed 003, Repairing / Healing: "Restore three (3) point of Status for each skill level
+    per minute that the skill is applied with a kit" - an inline kit that treats metalfaces."""
+    mech = fig("k", (0, 1), skills={"robotics": 2}, items=[{"name": "toolkit", "kind": "kit", "treats": "metalface"}])
+    pat = fig("p", (1, 1), kind="metalface", damage=5)
+    b = play(scen(open_map(), [mech, pat], [dummy(at=(9, 1))]))
+    assert RS.repair_rate_per_minute(who(b, "k"), who(b, "p")) == 6
+
+
+@pytest.mark.parametrize("extra, field", [
+    ({"state": {"wounds": 2}}, "state"),
+    ({"state": {"ammo": {"pistol": 13}}}, "state.ammo.pistol"),
+    ({"state": {"ammo": {"knife": 1}}}, "state.ammo.knife"),
+    ({"conditions": [{"name": "prone", "rounds": 2}]}, "conditions[0].rounds"),
+    ({"conditions": ["stunned"]}, "conditions[0]"),
+    ({"conditions": ["critical"], "damage": 1}, "conditions"),
+    ({"armour": {"name": "vest"}}, "armour.points"),
+    ({"weapons": [{"name": "zap", "kind": "laser", "damage": 1}]}, "weapons[0].kind"),
+])
+def test_bad_starting_state_names_the_field(extra, field):
+    """Bad input gets a ScenarioError naming the field path and what was expected."""
+    s = scen(open_map(), [shooter(**extra)], [dummy()])
+    with pytest.raises(ScenarioError) as e:
+        play(s)
+    assert field in str(e.value) and "expected" in str(e.value).lower()
+
+
+# ---------------------------------------------------------------------------------------
+# common.md 3: tracked()
+
+def test_tracked_reports_what_the_rules_track():
+    """common.md 3: Status and its thresholds, conditions, weapons, the turn economy."""
+    s = scen(open_map(), [shooter(state={"damage": 6})], [dummy()])
+    b = play(s, [attack("s", "t", "pistol", [2, 2, 2]), move("s", 1, 1)])
+    tr = RS.tracked(b.state, who(b, "s"))
+    assert (tr["status"], tr["max_status"], tr["level"]) == (14, 20, "weakening")
+    assert tr["level_thresholds"] == {"weakening": 15, "suffering": 10, "critical": 5, "non_responsive": 0}
+    assert tr["back_up_at"] == 5 and tr["conditions"] == [{"name": "weakening", "rounds": None}]
+    assert tr["weapons"]["pistol"]["ammo"] == 11 and tr["weapons"]["pistol"]["spare"] == 3
+    assert tr["turn"]["half_turns_used"] == 2 and tr["turn"]["move_m"] == 1
+    assert tr["facing"] == "e" and "turn" not in RS.tracked(b.state, who(b, "t"))
+    json.dumps(tr)

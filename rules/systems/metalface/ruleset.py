@@ -33,6 +33,8 @@ from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, tur
 from rules.systems.metalface.paths import moves as path_moves, path_to, walked_m
 from rules.systems.metalface.model import Weapon, build_stat_block, build_weapons, load_data, roll_value
 from rules.systems.metalface.repair import RepairMixin
+from rules.systems.metalface.start import apply_start
+from rules.systems.metalface.tracked import TrackedMixin
 
 DATA = Path(__file__).with_name("data.yaml")
 EPS = 1e-6
@@ -42,7 +44,7 @@ LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.
 SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
 
 
-class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
+class MetalfaceRuleset(CombatMixin, RepairMixin, TrackedMixin, Ruleset):
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"
@@ -112,7 +114,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         ammo = {n: (0 if n in st["empty"] else w.capacity) for n, w in ws.items() if w.ranged}
         spare = {n: w.spare for n, w in ws.items() if w.ranged}
         packed = {n for n, w in ws.items() if w.ranged and (w.packed or n in st["packed"])}
-        uses = {it: int(self.items[it].get("uses", 0)) for it in st["items"] if self.items[it]["kind"] == "device"}
+        defs = st["item_defs"]
+        uses = {it: int(defs[it].get("uses", 0)) for it in st["items"] if defs[it]["kind"] == "device"}
         facing = st["facing"]
         res = {"damage": st["damage"], "ammo": ammo, "spare": spare, "jammed": set(st["jammed"]),
                "packed": packed, "charging": set(), "facing": NAMES.index(facing) if facing else 0,
@@ -122,6 +125,7 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
                       weapons=ws, armour=st["armour_name"], res=res, order=order)
         if st["posture"] == "lie":
             c.conditions.add("prone")
+        apply_start(self, c, spec, source, field)
         self.sync_level(c)
         return c
 
@@ -287,6 +291,11 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         mv = g.move_actions
         return reach, out, [mv[c] for c in out]
 
+    def shield_device(self, a: Combatant) -> str | None:
+        """The first device the figure carries with a use left (a shield: the only device the
+        rules know, assumption shield_device)."""
+        return next((k for k, n in a.res["uses"].items() if n > 0), None)
+
     def turn_facing(self, f: int, option: str) -> int:
         if option == "left":
             return (f - 2) % 8
@@ -376,7 +385,7 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
             for t in state.combatants:
                 if t.team == a.team and t is not a and self.can_treat(state, a, t):
                     acts.append(A("heal", target=t.id))
-        if not e["activated"] and r["shield"] == "off" and r["uses"].get("shield_generator", 0) > 0:
+        if not e["activated"] and r["shield"] == "off" and self.shield_device(a) is not None:
             acts.append(A("use", option="shield"))
         if r["damage"] > 0 and self.can_treat(state, a, a):
             acts.append(A("use", option="heal_self"))
@@ -418,10 +427,11 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         if k == "use" and action.option == "shield":
             e["activated"] = True
             e["acted"] = True
-            a.res["uses"]["shield_generator"] -= 1
+            dev = self.shield_device(a)
+            a.res["uses"][dev] -= 1
             a.res["shield"] = "pending"
-            return [event("effect", target=a.id, effect="activates the shield generator (up from its next turn)",
-                          uses_left=a.res["uses"]["shield_generator"])]
+            return [event("effect", target=a.id, effect=f"activates the {dev} (up from its next turn)",
+                          device=dev, uses_left=a.res["uses"][dev])]
         if k == "delay":
             j = self._next_up(state)
             nxt = state.order[j]
