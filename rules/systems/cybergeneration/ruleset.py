@@ -17,17 +17,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from rules.actions import END_TURN, Action
+from rules.actions import Action
 from rules.dice import Dice
 from rules.errors import IllegalActionError
 from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cybergeneration.care import CareMixin
+from rules.systems.cybergeneration.choices import ChoicesMixin
 from rules.systems.cybergeneration.combat import CombatMixin
+from rules.systems.cybergeneration.damage import DamageMixin
+from rules.systems.cybergeneration.gear import GearMixin
 from rules.systems.cybergeneration.grapple import GrappleMixin
 from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, build_armour, build_stat_block,
                                                  build_weapons, load_data)
+from rules.systems.cybergeneration.ordnance import OrdnanceMixin
 from rules.systems.cybergeneration.timing import TimingMixin
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -36,7 +40,8 @@ TRIGGERS = ("on_move", "on_attack", "on_draw")
 READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
 
 
-class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, Ruleset):
+class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
+                             GearMixin, CareMixin, Ruleset):
     """Cybergeneration (Interlock) with the seed 004 house rules."""
 
     name = "cybergeneration"
@@ -163,37 +168,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             if b <= mx:
                 return m
         return self.bands[-1][1]
-
-    def weapons_of(self, c: Combatant) -> list[Weapon]:
-        """Weapons the figure has now (carried ones not lost or broken, then picked-up ones)."""
-        r = c.res
-        if not r["lost"] and not r["broken"] and not r["gained"]:
-            return list(c.weapons.values())
-        gone = set(r["lost"]) | set(r["broken"])
-        ws = [w for n, w in c.weapons.items() if n not in gone]
-        seen = {w.name for w in ws}
-        for n in c.res["gained"]:
-            if n not in seen and n not in c.res["broken"]:
-                ws.append(self.weapons[n])
-                seen.add(n)
-        return ws
-
-    def has_weapon(self, c: Combatant, name: str | None) -> Weapon | None:
-        for w in self.weapons_of(c):
-            if w.name == name:
-                return w
-        return None
-
-    def in_hand(self, c: Combatant, w: Weapon) -> bool:
-        """Drawn (or an implant / bare hands, always ready)."""
-        return w.implant or c.res["drawn"] == w.name
-
-    def loaded(self, c: Combatant, w: Weapon, n: int = 1) -> bool:
-        if w.name in c.res["jammed"]:
-            return False
-        if w.magazine:
-            return c.res["ammo"].get(w.name, 0) >= n
-        return True
 
     def in_grapple(self, c: Combatant) -> bool:
         return bool(c.res["grapple"])
@@ -345,107 +319,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
                 res.pop(c.pos, None)
         return res
 
-    # -- legal actions ----------------------------------------------------------------
-    def legal_actions(self, state: BattleState) -> list[Action]:
-        a = state.actor
-        acts = [END_TURN]
-        if a is None or a.down or state.over:
-            return acts
-        e = state.economy
-        g = state.grid
-        mv = g.move_actions
-        acts.extend(map(mv.__getitem__, sorted(self.move_options(state, a))))
-        A = self.action
-        if a.res["held_by"] is not None:
-            acts.extend(self.held_actions(state, a))
-            return acts
-        can_act = e["actions"] < e["max_actions"] and e["suppress"] != "fail"
-        move_free = e["move"] == "" and not e["two"]
-        if self.in_grapple(a):
-            if can_act:
-                acts.extend(self.grapple_round_actions(state, a))
-            acts.extend(self.delay_actions(state, a, can_act, allow_triggers=False))
-            return acts
-        if can_act:
-            acts.extend(self.attack_actions(state, a))
-            acts.extend(self.suppress_actions(state, a))
-            acts.extend(self.grapple_start_actions(state, a))
-            if not a.res["dodge"]:
-                acts.append(A("defend", option="dodge"))
-            if e["actions"] == 0 and not e["two"]:
-                acts.append(A("aim"))
-            for w in self.weapons_of(a):
-                if w.implant:
-                    continue
-                if a.res["drawn"] != w.name and not w.grapple_only:
-                    acts.append(A("ready", weapon=w.name, option="change"))
-                if w.name in a.res["jammed"]:
-                    acts.append(A("ready", weapon=w.name, option="unjam"))
-                if w.reload == "loose" and a.res["ammo"].get(w.name, 0) < w.magazine:
-                    acts.append(A("reload", weapon=w.name))
-            acts.extend(self.first_aid_actions(state, a, ""))
-        if move_free:
-            if "prone" in a.conditions:
-                acts.append(A("stand"))
-            for w in self.weapons_of(a):
-                if w.implant:
-                    continue
-                if (a.res["drawn"] != w.name and w.access in ("holster", "sheath", "slung")
-                        and e["suppress"] != "fail"):
-                    acts.append(A("ready", weapon=w.name, option="draw"))
-                if (a.res["drawn"] == w.name and e["steady"] is None and e["suppress"] != "fail"
-                        and (w.ranged or w.melee)):
-                    acts.append(A("ready", weapon=w.name, option="steady"))
-                if w.reload == "clip" and e["suppress"] != "fail" and a.res["ammo"].get(w.name, 0) < w.magazine:
-                    if w.name not in a.res["ammo_ready"]:
-                        acts.append(A("ready", weapon=w.name, option="ammo"))
-                    if w.name in a.res["ammo_ready"] or can_act and e["actions"] == 0:
-                        acts.append(A("reload", weapon=w.name))
-            if e["suppress"] != "fail":
-                acts.extend(self.pick_up_actions(state, a))
-                if can_act and e["actions"] == 0:
-                    acts.extend(self.first_aid_actions(state, a, "wake"))
-        if "prone" not in a.conditions:
-            acts.append(A("drop_prone"))
-        acts.extend(self.delay_actions(state, a, can_act and e["actions"] == 0 and not e["two"]
-                                       and e["suppress"] != "fail", allow_triggers=True))
-        if e["move"] == "" and e["actions"] == 0 and not e["two"] and not e["woke"] and e["suppress"] != "fail":
-            acts.append(A("use", option="two_actions"))
-        return acts
-
-    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
-        """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
-        a = state.actor
-        if a is None or a.down or state.over:
-            return []
-        e = state.economy
-        can_act = e["actions"] < e["max_actions"] and e["suppress"] != "fail"
-        if a.res["held_by"] is not None:
-            out = self.held_actions(state, a)
-        elif self.in_grapple(a):
-            out = self.grapple_round_actions(state, a) if can_act else []
-        elif can_act:
-            out = self.attack_actions(state, a) + self.grapple_start_actions(state, a)
-        else:
-            out = []
-        return [x for x in out if x.kind in ("attack", "grapple") and (target is None or x.target == target)]
-
-    def pick_up_actions(self, state: BattleState, a: Combatant) -> list[Action]:
-        if not state.objects:
-            return []
-        g = state.grid
-        out = []
-        for cell in (a.pos, *g._ring[a.pos]):
-            for item in sorted(set(state.objects.get(cell, ()))):
-                out.append(self.action("pick_up", cell=cell, weapon=item))
-        return out
-
-    def check_legal(self, state: BattleState, action: Action) -> None:
-        if action not in self.legal_actions(state):
-            actor = state.actor
-            raise IllegalActionError(f"{action} is not legal for {actor.id if actor else 'nobody'} now",
-                                     field="action", expected="one of the legal actions")
-
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         a = state.actor
@@ -545,110 +418,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
 
     def lost_action(self, a: Combatant, what: str) -> list[Event]:
         return [event("effect", target=a.id, effect=f"fumbles the hurried {what}: the action is lost")]
-
-    def ready(self, state: BattleState, a: Combatant, A: Action, dice: Dice) -> list[Event]:
-        """Draw (the move), change weapons (an action), steady (the move), unjam (an action), draw ammo (the move)."""
-        e = state.economy
-        w = self.has_weapon(a, A.weapon)
-        opt = A.option
-        if opt == "draw":
-            e["move"] = "used"
-            a.res["drawn"] = w.name
-            return [event("effect", target=a.id, effect=f"draws the {w.name}", weapon=w.name)]
-        if opt == "change":
-            pre = self.take_action(state, a, dice, "change of weapons")
-            if pre is None:
-                return [e.pop("lost_ev")] + self.lost_action(a, "change of weapons")
-            a.res["drawn"] = w.name
-            return pre + [event("effect", target=a.id, effect=f"changes to the {w.name}", weapon=w.name)]
-        if opt == "steady":
-            e["move"] = "used"
-            e["steady"] = w.name
-            return [event("stance", actor=a.id, stance="steady", weapon=w.name, bonus=self.mod["steady"])]
-        if opt == "ammo":
-            e["move"] = "used"
-            a.res["ammo_ready"].append(w.name)
-            return [event("effect", target=a.id, effect=f"draws ammunition for the {w.name}", weapon=w.name)]
-        return self.unjam(state, a, w, dice)
-
-    def reload(self, state: BattleState, a: Combatant, A: Action, dice: Dice) -> list[Event]:
-        """seed 004: a clip-fed weapon or bow reloads with the move (ammunition drawn first, else the
-        whole round); a non-clip weapon (revolver, shotgun) with an action."""
-        e = state.economy
-        w = self.has_weapon(a, A.weapon)
-        evs: list[Event] = []
-        if w.reload == "clip":
-            e["move"] = "used"
-            if w.name in a.res["ammo_ready"]:
-                a.res["ammo_ready"].remove(w.name)
-            else:
-                e["actions"] = e["max_actions"]
-                evs.append(event("effect", target=a.id,
-                                 effect="draws the ammunition first: the reload takes the whole round"))
-        else:
-            pre = self.take_action(state, a, dice, "reload")
-            if pre is None:
-                return [e.pop("lost_ev")] + self.lost_action(a, "reload")
-            evs += pre
-        a.res["ammo"][w.name] = w.magazine
-        return evs + [event("reload", actor=a.id, weapon=w.name)]
-
-    def unjam(self, state: BattleState, a: Combatant, w: Weapon, dice: Dice) -> list[Event]:
-        """seed 004, Critical failure: a jam needs an action and TECH + streetfighting (assumption unjam)."""
-        e = state.economy
-        e["actions"] += 1
-        tech, sf = self.stat(a, "tech"), self.skill(a, "streetfighting")
-        pen = self.mod["two_actions"] if e["two"] else 0
-        from rules.systems.cybergeneration.checks import skill_check
-        diff = self.chk["unjam"]
-        r = skill_check(dice, tech + sf + pen, "unjam")
-        ok = r.total >= diff
-        evs = [event("roll", actor=a.id, purpose=f"clear the jammed {w.name}",
-                     pool=f"TECH {tech} + streetfighting {sf}" + (f" {pen}" if pen else "") + " + 1d10",
-                     dice=r.faces, total=r.total, difficulty=diff, success=ok)]
-        if ok:
-            a.res["jammed"].remove(w.name)
-            evs.append(event("effect", target=a.id, effect=f"clears the {w.name}", weapon=w.name))
-        return evs
-
-    def pick_up(self, state: BattleState, a: Combatant, A: Action) -> list[Event]:
-        state.economy["move"] = "used"
-        item = A.weapon
-        state.objects[A.cell].remove(item)
-        if not state.objects[A.cell]:
-            del state.objects[A.cell]
-        if item in self.weapons:
-            if item in a.res["lost"]:
-                a.res["lost"].remove(item)
-            elif item not in a.weapons or item in a.res["broken"]:
-                a.res["gained"].append(item)
-            w = self.weapons[item]
-            if w.magazine and item not in a.res["ammo"]:
-                a.res["ammo"][item] = w.magazine
-            a.res["drawn"] = item
-        else:
-            a.res["items"].append(item)
-        return [event("effect", target=a.id, effect=f"picks up the {item}", item=item,
-                      at=list(state.grid.xy(A.cell)))]
-
-    def drop_object(self, state: BattleState, c: Combatant, name: str, cell: int, verb: str = "is dropped"
-                    ) -> list[Event]:
-        """A weapon leaves the figure's hands and lies on `cell`."""
-        if self.weapons[name].implant:
-            return []
-        self.remove_weapon(c, name)
-        state.objects.setdefault(cell, []).append(name)
-        return [event("effect", target=c.id, effect=f"the {name} {verb}", item=name, at=list(state.grid.xy(cell)))]
-
-    def remove_weapon(self, c: Combatant, name: str) -> None:
-        if name in c.res["gained"]:
-            c.res["gained"].remove(name)
-        elif name in c.weapons:
-            c.res["lost"].append(name)
-        if c.res["drawn"] == name:
-            c.res["drawn"] = None
-        if name in c.res["jammed"]:
-            c.res["jammed"].remove(name)
 
     def do_move(self, state: BattleState, a: Combatant, cell: int, dice: Dice) -> list[Event]:
         """seed 004: MA metres (crawling MA/2); moving further (up to 3 x MA) spends the action."""
