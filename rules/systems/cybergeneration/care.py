@@ -19,7 +19,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import skill_check
+from rules.systems.cybergeneration.checks import roll_ev, skill_check
 
 
 class CareMixin:
@@ -60,9 +60,9 @@ class CareMixin:
         body = c.stats["stats"]["body"]
         r = dice.roll(10, purpose)
         ok = r <= body + bonus
-        return ok, event("roll", actor=c.id, purpose=purpose, pool=f"d10 at or under BODY {body}"
-                         + (f" + first aid {bonus}" if bonus else ""), dice=[[10, r]], total=r,
-                         difficulty=body + bonus, success=ok)
+        return ok, roll_ev(c.id, "stabilise", purpose, [[10, r]], r, [("first aid", bonus)],
+                           pool=f"d10 at or under BODY {body}" + (f" + first aid {bonus}" if bonus else ""),
+                           difficulty=body + bonus, success=ok)
 
     def stabilise(self, c: Combatant) -> list[Event]:
         c.res["stable"] = True
@@ -70,7 +70,7 @@ class CareMixin:
         return [event("condition", target=c.id, condition="dying", on=False, cause="stabilised")]
 
     def wake_roll(self, state: BattleState, c: Combatant, dice: Dice, bonus: int, purpose: str) -> list[Event]:
-        ok, ev = self.save_roll(c, dice, bonus, purpose)
+        ok, ev = self.save_roll(c, dice, bonus, purpose, "wake")
         evs = [ev]
         if ok:
             for cond in ("unconscious", "stunned", "incapacitated"):
@@ -103,12 +103,12 @@ class CareMixin:
             return evs + self.wake_roll(state, t, dice, self.mod["wake_help"], "stun save to come round (helped)")
         e["actions"] += 1
         tech, sch = self.stat(a, "tech"), self.skill(a, "schooling")
-        pen = self.mod["two_actions"] if e["two"] else 0
+        parts = self.action_parts(state)
         diff = self.chk["first_aid"] - (self.chk["evolved_medical_reduction"] if self.is_type(t, "evolved") else 0)
-        r = skill_check(dice, tech + sch + pen, "first aid")
+        r = skill_check(dice, tech + sch + sum(v for _, v in parts), "first aid")
         ok = r.total >= diff
-        evs = [self.roll_event(a, f"first aid on {t.id}", f"TECH {tech} + schooling {sch}"
-                               + (f" {pen} two actions" if pen else ""), r, difficulty=diff, success=ok)]
+        evs = [self.roll_event(a, "first_aid", f"first aid on {t.id}", f"TECH {tech} + schooling {sch}"
+                               + self._pool(parts), r, parts, difficulty=diff, success=ok)]
         if not ok:
             return evs
         bonus = r.total - diff
@@ -128,8 +128,7 @@ class CareMixin:
         dc = int(fb["base_dc"]) + steps - 1
         r = dice.roll(10, "falling damage")
         raw = self.table.wounds(dc, r)
-        evs = [event("roll", actor=c.id, purpose=f"falling damage DC{dc} ({metres:g} m)", dice=[[10, r]], total=r,
-                     wounds=raw)]
+        evs = [roll_ev(c.id, "falling_damage", f"falling damage DC{dc} ({metres:g} m)", [[10, r]], r, wounds=raw)]
         return evs + self.wound(state, c, raw, dice, armour=False, source=f"fall of {metres:g} m",
                                 save=not c.down)
 

@@ -34,14 +34,32 @@ class ChoicesMixin:
         can_act = e["actions"] < e["max_actions"] and e["suppress"] != "fail"
         move_free = e["move"] == "" and not e["two"]
         if self.in_grapple(a):
+            # seed 004: '... Make a special attack, Attempt another action' (grapple.py: another_action)
             if can_act:
                 acts.extend(self.grapple_round_actions(state, a))
+                acts.extend(self.suppress_actions(state, a))
+            acts.extend(self.other_actions(state, a, can_act, move_free))
             acts.extend(self.delay_actions(state, a, can_act, allow_triggers=False))
             return acts
         if can_act:
             acts.extend(self.attack_actions(state, a))
             acts.extend(self.suppress_actions(state, a))
             acts.extend(self.grapple_start_actions(state, a))
+        acts.extend(self.other_actions(state, a, can_act, move_free))
+        if "prone" not in a.conditions:
+            acts.append(A("drop_prone"))
+        acts.extend(self.delay_actions(state, a, can_act and e["actions"] == 0 and not e["two"]
+                                       and e["suppress"] != "fail", allow_triggers=True))
+        if e["move"] == "" and e["actions"] == 0 and not e["two"] and not e["woke"] and e["suppress"] != "fail":
+            acts.append(A("use", option="two_actions"))
+        return acts
+
+    def other_actions(self, state: BattleState, a: Combatant, can_act: bool, move_free: bool) -> list[Action]:
+        """The actions and uses of the move that are not attacks, walking, delays or two actions."""
+        A = self.action
+        e = state.economy
+        acts: list[Action] = []
+        if can_act:
             if not a.res["dodge"]:
                 acts.append(A("defend", option="dodge"))
             if e["actions"] == 0 and not e["two"]:
@@ -77,12 +95,6 @@ class ChoicesMixin:
                 acts.extend(self.pick_up_actions(state, a))
                 if can_act and e["actions"] == 0:
                     acts.extend(self.first_aid_actions(state, a, "wake"))
-        if "prone" not in a.conditions:
-            acts.append(A("drop_prone"))
-        acts.extend(self.delay_actions(state, a, can_act and e["actions"] == 0 and not e["two"]
-                                       and e["suppress"] != "fail", allow_triggers=True))
-        if e["move"] == "" and e["actions"] == 0 and not e["two"] and not e["woke"] and e["suppress"] != "fail":
-            acts.append(A("use", option="two_actions"))
         return acts
 
     def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:

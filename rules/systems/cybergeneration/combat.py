@@ -20,7 +20,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import Check, finish, first_die, skill_check
+from rules.systems.cybergeneration.checks import Check, Part, finish, first_die, roll_ev, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
 CALLED = ("called:head", "called:gap")
@@ -87,14 +87,13 @@ class CombatMixin:
             if t.team == a.team or t.dead:
                 continue
             adj = g.adjacent(a.pos, t.pos)
+            down = t.down  # seed 004: 'You may attack an unconscious/stunned target' (at range too)
             for w in ws:
-                if t.down:
-                    if w.melee and adj:  # assumption auto_hit_down
-                        out.append(A("attack", target=t.id, weapon=w.name))
-                    continue
                 if w.melee:
                     if adj:
                         out.append(A("attack", target=t.id, weapon=w.name))
+                        if down:  # an automatic hit (assumption auto_hit_down): no options
+                            continue
                         out.append(A("attack", target=t.id, weapon=w.name, option="called:head"))
                         if self.body_armour(t) is not None:
                             out.append(A("attack", target=t.id, weapon=w.name, option="called:gap"))
@@ -241,7 +240,18 @@ class CombatMixin:
             evs += ev
             if not ok:
                 return evs
+        if self.rollless(w, t, option):
+            ok, ev = self.hurry(state, a, dice, "attack")
+            evs += ev
+            if not ok:
+                return evs
         return evs + self.attack(state, a, t, w, option, dice, self.turn_mods(state))
+
+    @staticmethod
+    def rollless(w: Weapon, t: Combatant, option: str) -> bool:
+        """An attack with no skill roll of the attacker's: static wave and contact charge, the genius
+        gun ('The missile makes checks for you'), and the automatic hit on a fallen target in melee."""
+        return w.no_roll or w.kind == "genius" or (t.down and w.kind in ("melee", "special") and option != "throw")
 
     def attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str, dice: Dice,
                turn: dict[str, Any], at: int | None = None) -> list[Event]:
@@ -275,8 +285,8 @@ class CombatMixin:
         label = f"attack with {w.name}" + (f" ({option})" if option else "")
         c = first_die(dice, base, label)
         c = finish(dice, c, label, need=diff, may_take_damage=not full)
-        evs = [self.roll_event(a, label, f"REF {ref} + {sname} {sk}" + (f" + accuracy {acc}" if acc else "")
-                               + self._pool(parts), c, difficulty=diff, **dparts)]
+        evs = [self.roll_event(a, "attack", label, f"REF {ref} + {sname} {sk}" + (f" + accuracy {acc}" if acc else "")
+                               + self._pool(parts), c, parts, difficulty=diff, **dparts)]
         hit = c.total >= diff
         if c.crit == "failure":
             evs += self.mishap(state, a, w, c.second, throw)
@@ -300,9 +310,11 @@ class CombatMixin:
                              at=list(g.xy(t.pos))))
         return evs
 
-    def roll_event(self, a: Combatant, purpose: str, pool: str, c: Check, **extra: Any) -> Event:
-        ev = event("roll", actor=a.id, purpose=purpose, pool=pool + " + 1d10", dice=[list(f) for f in c.faces],
-                   total=c.total, **extra)
+    def roll_event(self, a: Combatant, check: str, purpose: str, pool: str, c: Check, parts: list[Part] = (),
+                   **extra: Any) -> Event:
+        """The roll event of a d10 check: `check` its stable key, `parts` its named modifiers."""
+        ev = roll_ev(a.id, check, purpose, [list(f) for f in c.faces], c.total, parts, pool=pool + " + 1d10",
+                     **extra)
         if c.crit:
             ev["critical"] = c.crit
         if c.two_damage_dice:
@@ -330,8 +342,8 @@ class CombatMixin:
             faces.append(10)
             v -= 10
         faces.append(v)
-        evs = [event("roll", actor=a.id, purpose=f"damage DC{w.dc} (full auto, +{margin})", dice=[[10, r]],
-                     total=value, hits=faces)]
+        evs = [roll_ev(a.id, "damage", f"damage DC{w.dc} (full auto, +{margin})", [[10, r]], value,
+                       [("full auto margin", margin)], hits=faces)]
         for i, f in enumerate(faces):
             if t.dead:
                 break
@@ -381,11 +393,13 @@ class CombatMixin:
                              note=f"automatic hit on a {'stunned' if 'stunned' in t.conditions else 'fallen'} target"))
             return evs + self.hit(state, a, t, w, dice, dc=w.dc, mod=mod, face=10)
         gap = False
-        if option == "called:gap":
+        if option == "called:gap":  # a skill roll of the action: -5 in a two-action round too
             i, sf = self.stat(a, "int"), self.skill(a, "streetfighting")
-            r = skill_check(dice, i + sf, "spot a gap in the armour")
+            parts = self.action_parts(state) if state.actor is a else []
+            r = skill_check(dice, i + sf + sum(v for _, v in parts), "spot a gap in the armour")
             gap = r.total >= self.chk["spot_gap"]
-            evs.append(self.roll_event(a, "spot a gap in the armour", f"INT {i} + streetfighting {sf}", r,
+            evs.append(self.roll_event(a, "armour_gap", "spot a gap in the armour",
+                                       f"INT {i} + streetfighting {sf}" + self._pool(parts), r, parts,
                                        difficulty=self.chk["spot_gap"], success=gap))
         ok, c, evs2 = self.melee_roll(state, a, t, w, option, dice, turn, gap,
                                       may_take_damage=option in ("", "called:head", "called:gap"))
@@ -426,18 +440,19 @@ class CombatMixin:
         base = ref + sk + w.accuracy + sum(v for _, v in parts)
         label = f"attack with {w.name}" + (f" ({option})" if option else "")
         c = first_die(dice, base, label)
-        dbase, dpool = self.defence_base(state, t, a)
+        dbase, dpool, dparts = self.defence_base(state, t, a)
         d = skill_check(dice, dbase, "melee defence")
         c = finish(dice, c, label, need=d.total + 1, may_take_damage=may_take_damage)
         ok = c.total > d.total
         pool = f"REF {ref} + {sname} {sk}" + (f" + accuracy {w.accuracy}" if w.accuracy else "") + self._pool(parts)
-        evs = [self.roll_event(a, label, pool, c, opposed=d.total),
-               self.roll_event(t, "melee defence (opposed)", dpool, d, opposed=c.total)]
+        evs = [self.roll_event(a, "attack", label, pool, c, parts, opposed=d.total),
+               self.roll_event(t, "melee_defence", "melee defence (opposed)", dpool, d, dparts, opposed=c.total)]
         evs.append(self.attack_event(a, t, w, "hit" if ok else "miss", c, d.total + 1, option, opposed=d.total))
         return ok, c, evs
 
     def defence_base(self, state: BattleState, t: Combatant, a: Combatant, dodge: bool = True
-                     ) -> tuple[int, str]:
+                     ) -> tuple[int, str, list[Part]]:
+        """The defender's REF + streetfighting + its modifiers in an opposed roll: (base, pool, modifiers)."""
         ref = self.stat(t, "ref")
         sf = self.skill(t, "streetfighting")
         name = "streetfighting"
@@ -447,7 +462,7 @@ class CombatMixin:
         parts = self.opposed_bonus(state, t, a)
         if dodge and t.res["dodge"]:
             parts.append(("dodging", int(t.res["dodge"])))
-        return ref + sf + sum(v for _, v in parts), f"REF {ref} + {name} {sf}" + self._pool(parts)
+        return ref + sf + sum(v for _, v in parts), f"REF {ref} + {name} {sf}" + self._pool(parts), parts
 
     def knock_down(self, t: Combatant, cause: str) -> list[Event]:
         evs = []

@@ -19,6 +19,7 @@ from __future__ import annotations
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
+from rules.systems.cybergeneration.checks import roll_ev
 from rules.systems.cybergeneration.model import Weapon
 
 
@@ -56,9 +57,9 @@ class DamageMixin:
             faces, r = [], face
         value = r + mod
         raw = self.table.wounds(dc, value)
-        ev = event("roll", actor=a.id, purpose=f"damage DC{dc}" + (f" ({label})" if label else ""),
-                   pool="d10" + (f" {'+' if mod >= 0 else '-'} {abs(mod)} body type" if mod else ""),
-                   dice=faces, total=value, wounds=raw)
+        ev = roll_ev(a.id, "damage", f"damage DC{dc}" + (f" ({label})" if label else ""), faces, value,
+                     [("body type", mod)], pool="d10" + (f" {'+' if mod >= 0 else '-'} {abs(mod)} body type" if mod else ""),
+                     wounds=raw)
         if face is not None and not faces:
             ev["counts_as"] = face
         stun = w.stun if stun_weapon is None else stun_weapon
@@ -101,21 +102,22 @@ class DamageMixin:
     def stun_save(self, state: BattleState, t: Combatant, dice: Dice, bonus: int = 0, purpose: str = "stun save"
                   ) -> list[Event]:
         """seed 004, stun/shock save: roll under current Wounds less the stun modifier, or pass out."""
-        ok, ev = self.save_roll(t, dice, bonus, purpose)
+        ok, ev = self.save_roll(t, dice, bonus, purpose, "stun_save")
         evs = [ev]
         if not ok:
             evs += self.pass_out(t, "failed stun save")
         return evs
 
-    def save_roll(self, t: Combatant, dice: Dice, bonus: int, purpose: str) -> tuple[bool, Event]:
+    def save_roll(self, t: Combatant, dice: Dice, bonus: int, purpose: str, check: str) -> tuple[bool, Event]:
+        """A d10 at or under Wounds left + stun modifier + bonus (the modifiers move that number)."""
         rem = self.remaining(t)
         target = rem + t.res["stun_mod"] + bonus
         r = dice.roll(10, purpose)
         ok = r <= target
-        return ok, event("roll", actor=t.id, purpose=purpose,
-                         pool=f"d10 at or under Wounds {rem} {t.res['stun_mod']:+d} stun modifier"
-                         + (f" +{bonus}" if bonus else ""),
-                         dice=[[10, r]], total=r, difficulty=target, success=ok)
+        return ok, roll_ev(t.id, check, purpose, [[10, r]], r,
+                           [("stun modifier", t.res["stun_mod"]), ("help to wake", bonus)],
+                           pool=f"d10 at or under Wounds {rem} {t.res['stun_mod']:+d} stun modifier"
+                           + (f" +{bonus}" if bonus else ""), difficulty=target, success=ok)
 
     def pass_out(self, t: Combatant, why: str) -> list[Event]:
         if t.stats["stun_fail"] == "shock":

@@ -16,7 +16,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import skill_check
+from rules.systems.cybergeneration.checks import roll_ev, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
 
@@ -64,9 +64,9 @@ class GearMixin:
             a.res["drawn"] = w.name
             return [event("effect", target=a.id, effect=f"draws the {w.name}", weapon=w.name)]
         if opt == "change":
-            pre = self.take_action(state, a, dice, "change of weapons")
-            if pre is None:
-                return [e.pop("lost_ev")] + self.lost_action(a, "change of weapons")
+            ok, pre = self.take_action(state, a, dice, "change of weapons")
+            if not ok:
+                return pre
             a.res["drawn"] = w.name
             return pre + [event("effect", target=a.id, effect=f"changes to the {w.name}", weapon=w.name)]
         if opt == "steady":
@@ -94,9 +94,9 @@ class GearMixin:
                 evs.append(event("effect", target=a.id,
                                  effect="draws the ammunition first: the reload takes the whole round"))
         else:
-            pre = self.take_action(state, a, dice, "reload")
-            if pre is None:
-                return [e.pop("lost_ev")] + self.lost_action(a, "reload")
+            ok, pre = self.take_action(state, a, dice, "reload")
+            if not ok:
+                return pre
             evs += pre
         a.res["ammo"][w.name] = w.magazine
         return evs + [event("reload", actor=a.id, weapon=w.name)]
@@ -106,13 +106,14 @@ class GearMixin:
         e = state.economy
         e["actions"] += 1
         tech, sf = self.stat(a, "tech"), self.skill(a, "streetfighting")
-        pen = self.mod["two_actions"] if e["two"] else 0
+        parts = self.action_parts(state)
+        pen = sum(v for _, v in parts)
         diff = self.chk["unjam"]
         r = skill_check(dice, tech + sf + pen, "unjam")
         ok = r.total >= diff
-        evs = [event("roll", actor=a.id, purpose=f"clear the jammed {w.name}",
-                     pool=f"TECH {tech} + streetfighting {sf}" + (f" {pen}" if pen else "") + " + 1d10",
-                     dice=r.faces, total=r.total, difficulty=diff, success=ok)]
+        evs = [roll_ev(a.id, "unjam", f"clear the jammed {w.name}", r.faces, r.total, parts,
+                       pool=f"TECH {tech} + streetfighting {sf}" + (f" {pen}" if pen else "") + " + 1d10",
+                       difficulty=diff, success=ok)]
         if ok:
             a.res["jammed"].remove(w.name)
             evs.append(event("effect", target=a.id, effect=f"clears the {w.name}", weapon=w.name))

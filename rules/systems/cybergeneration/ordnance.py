@@ -21,7 +21,7 @@ from typing import Any
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import Check, skill_check
+from rules.systems.cybergeneration.checks import Check, roll_ev, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
 _DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ... clockwise
@@ -75,21 +75,21 @@ class OrdnanceMixin:
         g = state.grid
         a.res["ammo"][w.name] = max(0, a.res["ammo"][w.name] - 1)
         a.res["drawn"] = None
-        diff = self.range_difficulty(g, a, a.pos, t.pos, w, throw=True)
+        # seed 004: dodging adds 'to all difficulties to hit', cover 'makes you harder to hit'
+        diff, dparts = self.difficulty(state, a, t, w, throw=True)
         ref = self.stat(a, "ref")
         sk = self.skill(a, "athletics")
         parts = self.attack_parts(state, a, t, w, "", turn, melee=False, throw=True)
         base = ref + sk + sum(v for _, v in parts)
         c = skill_check(dice, base, f"throw {w.name}")
-        evs = [self.roll_event(a, f"throw {w.name}", f"REF {ref} + athletics {sk}" + self._pool(parts), c,
-                               difficulty=diff)]
+        evs = [self.roll_event(a, "attack", f"throw {w.name}", f"REF {ref} + athletics {sk}" + self._pool(parts), c,
+                               parts, difficulty=diff, **dparts)]
         centre = t.pos
         dc = w.dc
         if c.total < diff:
             n = diff - c.total
             k = dice.roll(8, "grenade scatter direction")
-            evs.append(event("roll", actor=a.id, purpose="scatter direction (d8: 1 = north, clockwise)",
-                             dice=[[8, k]], total=k))
+            evs.append(roll_ev(a.id, "grenade_scatter", "scatter direction (d8: 1 = north, clockwise)", [[8, k]], k))
             cells = int(round(n * float(self.data["grenades"]["scatter_m_per_point"]) / g.cell_m))
             dx, dy = _DIRS[k - 1]
             x, y = g.xy(centre)
@@ -128,8 +128,8 @@ class OrdnanceMixin:
         skill = int(w.x("missile_skill", 15))
         r = dice.roll(10, "genius missile")
         total = skill + r
-        evs = [event("roll", actor=a.id, purpose=f"genius gun missile ({option})", pool=f"missile {skill} + 1d10",
-                     dice=[[10, r]], total=total, difficulty=diff, charge_left=a.res["ammo"][w.name], **dparts)]
+        evs = [roll_ev(a.id, "genius_missile", f"genius gun missile ({option})", [[10, r]], total,
+                       pool=f"missile {skill} + 1d10", difficulty=diff, charge_left=a.res["ammo"][w.name], **dparts)]
         if total < diff:
             evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="miss", total=total,
                              difficulty=diff, option=option))
@@ -144,9 +144,9 @@ class OrdnanceMixin:
         d = dice.roll(10, "damage (scribble)")
         wounds = self.table.wounds(dc, d)
         share, rest = divmod(wounds, len(area))
-        evs.append(event("roll", actor=a.id, purpose=f"damage DC{dc} (scribble, shared by {len(area)})",
-                         dice=[[10, d]], total=d, wounds=wounds, shares=[share + (rest if o is t else 0) for o in area],
-                         targets=[o.id for o in area]))
+        evs.append(roll_ev(a.id, "damage", f"damage DC{dc} (scribble, shared by {len(area)})", [[10, d]], d,
+                           wounds=wounds, shares=[share + (rest if o is t else 0) for o in area],
+                           targets=[o.id for o in area]))
         for o in area:
             if o.dead:
                 continue
@@ -156,7 +156,9 @@ class OrdnanceMixin:
     def suppress(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, dice: Dice) -> list[Event]:
         """seed 004, Suppression: firing wildly at an area; 30 rounds."""
         g = state.grid
-        state.economy["actions"] += 1
+        ok, evs = self.take_action(state, a, dice, "suppression")
+        if not ok:
+            return evs
         n = int(self.data["suppression"]["rounds"])
         a.res["ammo"][w.name] = max(0, a.res["ammo"][w.name] - n)
         r = int(self.data["suppression"]["zone_cells"])
@@ -164,8 +166,8 @@ class OrdnanceMixin:
         if a.res["zone"] is not None:
             self.end_suppression(state, a)
         a.res["zone"] = {"cells": cells, "weapon": w.name, "penalty": w.suppress_penalty, "round": state.round}
-        evs = [event("effect", target=t.id, effect=f"{a.id} lays down suppressive fire with the {w.name}",
-                     by=a.id, weapon=w.name, cells=[list(g.xy(c)) for c in cells], penalty=w.suppress_penalty)]
+        evs.append(event("effect", target=t.id, effect=f"{a.id} lays down suppressive fire with the {w.name}",
+                         by=a.id, weapon=w.name, cells=[list(g.xy(c)) for c in cells], penalty=w.suppress_penalty))
         for o in state.combatants:
             if o.team != a.team and not o.down and o.pos in cells:
                 if a.id not in o.res["suppressed_by"]:

@@ -24,11 +24,12 @@ from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cybergeneration.care import CareMixin
+from rules.systems.cybergeneration.checks import roll_ev
 from rules.systems.cybergeneration.choices import ChoicesMixin
 from rules.systems.cybergeneration.combat import CombatMixin
 from rules.systems.cybergeneration.damage import DamageMixin
 from rules.systems.cybergeneration.gear import GearMixin
-from rules.systems.cybergeneration.grapple import GrappleMixin
+from rules.systems.cybergeneration.grapple import ANOTHER_ACTION, GrappleMixin
 from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, build_armour, build_stat_block,
                                                  build_weapons, load_data)
 from rules.systems.cybergeneration.ordnance import OrdnanceMixin
@@ -201,9 +202,8 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
             sense = self.skill(c, "combat_sense") if self.is_type(c, "solo") else 0
             r = dice.roll(10, "initiative")
             total = ref + sense + r
-            evs.append(event("roll", actor=c.id, purpose="initiative", pool=f"REF {ref}"
-                             + (f" + combat sense {sense}" if sense else "") + " + 1d10",
-                             dice=[[10, r]], total=total))
+            evs.append(roll_ev(c.id, "initiative", "initiative", [[10, r]], total, [("combat sense", sense)],
+                               pool=f"REF {ref}" + (f" + combat sense {sense}" if sense else "") + " + 1d10"))
             keyed.append((-total, -ref, c.order, c.id))
         keyed.sort()
         order = [k[3] for k in keyed] + waiting
@@ -329,6 +329,8 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         if a.down or state.over or not self.still_possible(state, a, action):
             self.spend_for(state, a, action)
             return evs
+        if k in ANOTHER_ACTION and self.in_grapple(a):
+            return evs + self.another_action(state, a, action, dice)
         return evs + self.resolve(state, a, action, dice)
 
     def resolve(self, state: BattleState, a: Combatant, action: Action, dice: Dice) -> list[Event]:
@@ -338,9 +340,9 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         if k in ("attack", "suppress", "grapple"):
             return self.attack_like(state, a, A, dice)
         if k == "defend":
-            evs = self.take_action(state, a, dice, "dodge")
-            if evs is None:
-                return self.lost_action(a, "dodge")
+            ok, evs = self.take_action(state, a, dice, "dodge")
+            if not ok:
+                return evs
             quick = self.stat(a, "ref") >= self.mod["dodge_ref_threshold"]
             bonus = self.mod["dodge_ref10"] if quick else self.mod["dodge"]
             a.res["dodge"] = bonus
@@ -380,44 +382,6 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         if k == "pick_up":
             return self.pick_up(state, a, A)
         raise IllegalActionError(f"cybergeneration cannot apply {A}", field="action")  # pragma: no cover
-
-    def spend_for(self, state: BattleState, a: Combatant, action: Action) -> None:
-        """An interrupted action is still spent (the held shot came first)."""
-        e = state.economy
-        if action.kind in ("attack", "suppress", "grapple", "defend", "aim", "first_aid") or (
-                action.kind == "ready" and action.option in ("change", "unjam")):
-            e["actions"] = min(e["max_actions"], e["actions"] + 1)
-        elif action.kind in ("ready", "pick_up", "stand", "reload"):
-            e["move"] = "used"
-
-    def still_possible(self, state: BattleState, a: Combatant, action: Action) -> bool:
-        """After an interrupt: can the action still be carried out as chosen?"""
-        if action.kind in ("attack", "suppress", "grapple") and action.target:
-            t = state.by_id[action.target]
-            if t.dead or (t.down and action.kind != "attack"):
-                return False
-        return True
-
-    def take_action(self, state: BattleState, a: Combatant, dice: Dice, what: str) -> list[Event] | None:
-        """Spend an action; in the two-action round an action with no skill roll needs REF + 1d10
-        against Easy (assumption two_actions): None when that check fails (the action is lost)."""
-        e = state.economy
-        e["actions"] += 1
-        if not e["two"]:
-            return []
-        ref = self.stat(a, "ref")
-        r = dice.roll(10, f"hurried {what}")
-        diff = self.chk["hurried_stat"]
-        ok = ref + r >= diff
-        ev = event("roll", actor=a.id, purpose=f"hurried {what} (REF check)", pool=f"REF {ref} + 1d10",
-                   dice=[[10, r]], total=ref + r, difficulty=diff, success=ok)
-        if not ok:
-            state.economy["lost_ev"] = ev
-            return None
-        return [ev]
-
-    def lost_action(self, a: Combatant, what: str) -> list[Event]:
-        return [event("effect", target=a.id, effect=f"fumbles the hurried {what}: the action is lost")]
 
     def do_move(self, state: BattleState, a: Combatant, cell: int, dice: Dice) -> list[Event]:
         """seed 004: MA metres (crawling MA/2); moving further (up to 3 x MA) spends the action."""
