@@ -37,7 +37,8 @@ def test_two_actions_minus_five_on_the_int_streetfighting_roll_to_spot_a_gap():
     s = scen(open_map(8), [brawler("a", (0, 1), weapons=("knife",))],
              [brawler("d", (1, 1), armour=("heavy_armour",))])
     # gap: INT 6 + streetfighting 4 - 5 + 5 = 10 < 15 (not found; 15 found it before the fix);
-    # attack 6 + 4 - 5 + 9 = 14 > defence 10 + 2; knife DC2 die 10 + 2 body = 6, SP 6 halved (AP) = 3
+    # attack 6 + 4 - 5 + 9 = 14 > defence REF 4 (heavy armour EV 2) + 4 + 2; knife DC2 die 10 + 2 body = 6,
+    # less SP 6 halved (armour piercing) = 3
     b = play(s, [act("a", "use", option="two_actions"),
                  attack("a", "d", "knife", [5, 9, 2, 10, 1], option="called:gap")])
     gap = only(checked(b, "armour_gap"))
@@ -182,3 +183,81 @@ def test_every_roll_of_the_bundled_fights_has_a_check_key_and_modifiers():
                 assert set(m) == {"source", "value"} and isinstance(m["source"], str) and m["value"] != 0, e
             seen.add(e["check"])
     assert {"initiative", "attack", "damage", "stun_save"} <= seen
+
+
+# ---------------------------------------------------------------------------------------
+# 7. Starting state and inline equipment (common conventions of issue #32)
+
+def test_a_figure_starts_stunned_wounded_dodging_or_aiming_without_setup_moves():
+    """seed 004, Stun/Shock Saves: 'you may opt to still be conscious, just fallen prone, unable to act'
+    and 'If your character has passed out with >0 Wounds remaining then every turn they may make a stun
+    save to regain consciousness ... they may move, but not perform an action'; Actions: 'Dodge ... Adding 2
+    to all difficulties to hit'; 'Aim - ... +3 to hit next round'."""
+    t = fig("t", (4, 1), conditions=["stunned"], state={"wound": 4, "stun_modifier": -1})
+    s = scen(open_map(14), [shooter()], [t, fig("u", (8, 1), conditions=[{"name": "dodging"}])])
+    b = play(s)
+    assert {"stunned", "incapacitated", "prone"} <= who(b, "t").conditions and wounds(b, "t") == 4
+    assert who(b, "t").res["stun_mod"] == -1 and b.state.order == ["s", "u", "t"]
+    b = play(s, [attack("s", "u", "light_pistol", [9]), end("s"), end("u", [5])])         # 20 < 22: a miss
+    assert only(checked(b, "attack"))["difficulty"] == 20 + 2          # 12 m: 20, dodging: +2
+    wake = only(checked(b, "wake"))                                    # 5 <= 6 Wounds left - 0 (recovered)
+    assert wake["success"] is True and "stunned" not in who(b, "t").conditions
+    assert econ(b)["woke"] == 1.0 and not any(x.kind == "attack" for x in legal(b))
+    s = scen(open_map(14), [shooter(conditions=["aiming"])], [fig("t", (8, 1))])
+    b = play(s, [attack("s", "t", "light_pistol", [2])])
+    assert mods(only(checked(b, "attack"))) == {"aimed": 3}
+
+
+def test_a_figure_starts_in_a_grapple_with_a_jammed_gun_and_an_empty_magazine():
+    """seed 004, Grapple: 'Once someone has suddenly initiated a grapple both parties are defined as
+    "grappling"'; Critical Failure: 'Ranged weapons jam, requiring an action ... to clear them'."""
+    a = brawler("a", (0, 1), weapons=("light_pistol", "smg"), state={"grapple": ["d"], "jammed": ["light_pistol"],
+                                                                     "ammo": {"smg": 0}})
+    b = play(scen(open_map(8), [a], [brawler("d", (1, 1))]))
+    assert who(b, "a").res["grapple"] == ["d"] and who(b, "d").res["grapple"] == ["a"]
+    assert {"grappling"} <= who(b, "d").conditions and not any(x.kind == "move" for x in legal(b))
+    assert can(b, "ready", weapon="light_pistol", option="unjam") and who(b, "a").res["ammo"]["smg"] == 0
+    held = brawler("a", (0, 1), state={"hold": "d"})
+    b = play(scen(open_map(8), [brawler("d", (1, 1))], [held]))
+    assert who(b, "d").res["held_by"] == "a"
+    assert {(x.kind, x.option) for x in legal(b)} == {("end_turn", None), ("grapple", "escape")}
+
+
+def test_inline_armour_of_sp_five_and_an_inline_weapon():
+    """seed 004, Armour: 'Armour SP is subtracted from damage ... Medium Armour (SP 4) and above can reduce
+    the damage from an attack to 0' - an SP 5 vest (no such row in the armour table) written inline."""
+    zip_gun = {"name": "zip_gun", "kind": "ranged", "skill": "handgun", "range": "handgun", "dc": 3,
+               "accuracy": -1, "magazine": 2, "reload": "clip", "point_blank": True}
+    s = scen(open_map(14), [shooter(weapon=zip_gun)], [fig("t", (4, 1), armour=[{"name": "vest", "sp": 5}])])
+    b = play(s, [attack("s", "t", "zip_gun", [6, 10, 1])])       # 6 + 4 - 1 + 6 = 15 vs 15; DC3 die 10 = 5
+    r = only(checked(b, "attack"))
+    assert r["total"] == 15 and "accuracy -1" in r["pool"]
+    d = only(evs(b, "damage"))
+    assert (d["raw"], d["wound"], d["armour"], d["sp"]) == (5, 0, "vest", 5)
+    assert who(b, "s").res["ammo"]["zip_gun"] == 1
+
+
+def test_bad_starting_state_and_inline_equipment_are_clear_errors():
+    """Issue #32: 'validated with clear errors ... naming the field path'; unknown keys list the allowed ones."""
+    import pytest
+
+    from rules.errors import ScenarioError, TacticaError
+    cases = [
+        ({"state": {"wounds": 3}}, "state", "wound, stun_modifier"),
+        ({"state": {"ammo": {"light_pistol": 99}}}, "state.ammo.light_pistol", "0..12"),
+        ({"conditions": ["impaired"]}, "conditions[0]", "wound"),
+        ({"conditions": [{"name": "stunned", "rounds": 2}]}, "conditions[0].rounds", "no duration"),
+        ({"conditions": ["dying"]}, "conditions", "-1..-4"),
+        ({"armour": [{"name": "vest", "sp": 50}]}, "armour[0].sp", "0..20"),
+        ({"armour": [{"name": "vest", "sp": 5, "cover": "body"}]}, "armour[0]", "covers"),
+        ({"weapons": [{"name": "zip", "kind": "ranged", "dc": 2}]}, "weapons[0].range", "handgun"),
+        ({"weapons": [{"name": "knife", "kind": "melee", "dc": 2}]}, "weapons[0].name", "new name"),
+        ({"state": {"grapple": ["u"]}}, "state.grapple[0]", "standing enemy next to"),
+    ]
+    for extra, field, expected in cases:
+        who_ = shooter(weapon=extra["weapons"][0]) if "weapons" in extra else shooter(**extra)
+        s = scen(open_map(14), [who_], [fig("t", (1, 1)), fig("u", (8, 1))])
+        with pytest.raises(TacticaError) as e:
+            play(s)
+        assert isinstance(e.value, ScenarioError), e.value
+        assert e.value.field.endswith(field) and expected in (e.value.expected or ""), e.value

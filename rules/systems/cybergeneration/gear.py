@@ -17,7 +17,8 @@ from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
 from rules.systems.cybergeneration.checks import roll_ev, skill_check
-from rules.systems.cybergeneration.model import Weapon
+from rules.systems.cybergeneration.model import Weapon, weapon_from
+from rules.systems.cybergeneration.start import weapon_row
 
 
 class GearMixin:
@@ -33,9 +34,18 @@ class GearMixin:
         seen = {w.name for w in ws}
         for n in c.res["gained"]:
             if n not in seen and n not in c.res["broken"]:
-                ws.append(self.weapons[n])
+                ws.append(self.weapon_named(c, n))
                 seen.add(n)
         return ws
+
+    def weapon_named(self, c: Combatant, name: str) -> Weapon | None:
+        """A weapon of the table, or one defined inline in the scenario that the figure has held."""
+        w = self.weapons.get(name)
+        if w is None:
+            w = (c.stats.get("catalog") or {}).get(name)
+            if w is None and name in c.res.get("inline", ()):
+                w = weapon_from(name, c.res["inline"][name], self.table)
+        return w
 
     def has_weapon(self, c: Combatant, name: str | None) -> Weapon | None:
         for w in self.weapons_of(c):
@@ -125,12 +135,17 @@ class GearMixin:
         state.objects[A.cell].remove(item)
         if not state.objects[A.cell]:
             del state.objects[A.cell]
-        if item in self.weapons:
+        w = self.weapon_named(a, item)
+        if w is None:  # another figure's inline weapon: the picker keeps its row (saved with the fight)
+            w = next((o.stats["catalog"][item] for o in state.combatants if item in (o.stats.get("catalog") or {})),
+                     None)
+            if w is not None:
+                a.res["inline"][item] = weapon_row(w)
+        if w is not None:
             if item in a.res["lost"]:
                 a.res["lost"].remove(item)
             elif item not in a.weapons or item in a.res["broken"]:
                 a.res["gained"].append(item)
-            w = self.weapons[item]
             if w.magazine and item not in a.res["ammo"]:
                 a.res["ammo"][item] = w.magazine
             a.res["drawn"] = item
@@ -142,7 +157,7 @@ class GearMixin:
     def drop_object(self, state: BattleState, c: Combatant, name: str, cell: int, verb: str = "is dropped"
                     ) -> list[Event]:
         """A weapon leaves the figure's hands and lies on `cell`."""
-        if self.weapons[name].implant:
+        if self.weapon_named(c, name).implant:
             return []
         self.remove_weapon(c, name)
         state.objects.setdefault(cell, []).append(name)

@@ -203,7 +203,7 @@ class OrdnanceMixin:
             if m.down or state.over:
                 break
             zone = set(s.res["zone"]["cells"])
-            w = self.weapons[s.res["zone"]["weapon"]]
+            w = self.weapon_named(s, s.res["zone"]["weapon"])
             cell = next((c for c in path if c in zone and self.difficulty(state, s, m, w, at=c) is not None), None)
             if cell is None:
                 continue

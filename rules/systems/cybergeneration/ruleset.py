@@ -33,6 +33,7 @@ from rules.systems.cybergeneration.grapple import ANOTHER_ACTION, GrappleMixin
 from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, build_armour, build_stat_block,
                                                  build_weapons, load_data)
 from rules.systems.cybergeneration.ordnance import OrdnanceMixin
+from rules.systems.cybergeneration.start import apply_start, check_links
 from rules.systems.cybergeneration.timing import TimingMixin
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -104,7 +105,8 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
 
     def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int, order: int,
                         source: str | None, field: str) -> Combatant:
-        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, self.items, source, field)
+        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, self.items, source, field,
+                              self.table, tuple(self.ranges))
         ammo = {w.name: w.magazine for w in st["weapons"].values() if w.magazine}
         res: dict[str, Any] = {
             "stun": 0, "wound": st["damage"], "stun_mod": st["stun_modifier"], "ammo": ammo,
@@ -112,17 +114,22 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
             "ammo_ready": [], "dodge": 0, "aim_round": -1, "grapple": [], "hold": None, "held_by": None,
             "trigger": None, "resume": None, "delays": 0, "zone": None, "suppressed_by": [],
             "dying_round": 0, "stable": False, "aid_bonus": 0, "woke_round": -1, "turn_round": -1,
-            "recovered_round": -1, "upkeep_round": -1,
+            "recovered_round": -1, "upkeep_round": -1, "inline": {},
         }
         c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos, stats=st,
                       weapons=st["weapons"], armour=st["armour"], traits=st["types"], res=res, order=order)
         if st["prone"]:
             c.conditions.add("prone")
-        self.sync_wounds(c, 0)
+        apply_start(self, c)
         return c
 
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
+        """Days of rest before the fight (`rest_days`), starting grapples, and who starts down."""
+        check_links(self, state)
         evs: list[Event] = []
+        for c in state.combatants:
+            if c.stats.get("rest_days"):
+                evs += self.heal_days(c, c.stats["rest_days"])
         for c in state.combatants:
             if c.down:
                 evs.append(event("down", target=c.id, reason="starts the fight " + ("dead" if c.dead else "down")))
