@@ -261,3 +261,55 @@ def test_bad_starting_state_and_inline_equipment_are_clear_errors():
             play(s)
         assert isinstance(e.value, ScenarioError), e.value
         assert e.value.field.endswith(field) and expected in (e.value.expected or ""), e.value
+
+
+# ---------------------------------------------------------------------------------------
+# 5. Falling and evolved healing, stated in a scenario
+
+def _ledge(a: dict) -> dict:
+    s = scen(open_map(10), [a], [fig("t", (9, 1))])
+    s["settings"] = {"drops": [{"at": [3, 0], "metres": 3}, {"at": [3, 1], "metres": 2}, {"at": [3, 2], "metres": 9.5}]}
+    return s
+
+
+def test_stepping_into_a_drop_falls_its_height():
+    """seed 004, Falling: 'Starts at DC 3 for a 3m fall, and goes up 1DC per 3m' (assumption falling: armour
+    does not help, a stun save follows; a drop is a scenario `settings.drops` cell that is entered, not crossed)."""
+    a = brawler("a", (0, 1), armour=("heavy_armour",))
+    b = play(_ledge(a))
+    assert can(b, "move", cell=b.state.grid.index(3, 1)) and not can(b, "move", cell=b.state.grid.index(4, 1))
+    b = play(_ledge(a), [act("a", "move", cell=[3, 1])])                      # 2 m: no harm, no dice
+    assert "without harm" in evs(b, "effect")[-1]["effect"] and wounds(b, "a") == 0
+    b = play(_ledge(a), [act("a", "move", cell=[3, 0], dice=[10, 1])])        # 3 m: DC3 die 10 = 5
+    r = only(checked(b, "falling_damage"))
+    assert r["purpose"].startswith("falling damage DC3") and wounds(b, "a") == 5
+    assert "armour" not in only(evs(b, "damage")) and only(checked(b, "stun_save"))["success"] is True
+    b = play(_ledge(a), [act("a", "move", cell=[3, 2], dice=[10, 6])])        # 9.5 m: DC5 die 10 = 7; save 6 > 3
+    assert only(checked(b, "falling_damage"))["purpose"].startswith("falling damage DC5") and wounds(b, "a") == 7
+    assert "unconscious" in who(b, "a").conditions and b.state.grid.xy(who(b, "a").pos) == (3, 2)
+
+
+def test_days_of_rest_before_the_fight_heal_the_cyber_evolved():
+    """seed 004, Healing: 'Cyberevolved without medical attention heal at 2HP per day' (a scenario's
+    `rest_days`; the others keep their Wounds; assumption evolved_healing: up to BODY, not the dead)."""
+    s = scen(open_map(), [fig("e", (0, 1), types=("evolved",), state={"wound": 10}, rest_days=2),
+                          fig("j", (0, 2), state={"wound": 6}, rest_days=2),
+                          fig("k", (0, 0), types=("scanner",), state={"wound": 3}, rest_days=5)], [fig("x", (9, 1))])
+    b = play(s)
+    assert (wounds(b, "e"), wounds(b, "j"), wounds(b, "k")) == (6, 6, 0)
+    assert not who(b, "e").down                                      # 0 Wounds left before the rest: it woke
+    healed = evs(b, "damage", target="e")
+    assert only(healed)["wound"] == -4 and "healing" in healed[0]["source"]
+
+
+def test_bad_drops_are_clear_errors():
+    import pytest
+
+    from rules.errors import ScenarioError
+    for drops, field in [([{"at": [3, 1]}], "settings.drops[0]"), ([{"at": [3, 1], "metres": -2}], "metres"),
+                         ([{"at": [30, 1], "metres": 3}], "settings.drops[0].at")]:
+        s = _ledge(brawler("a", (0, 1)))
+        s["settings"]["drops"] = drops
+        with pytest.raises(ScenarioError) as e:
+            play(s)
+        assert e.value.field.endswith(field), e.value

@@ -126,6 +126,7 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Days of rest before the fight (`rest_days`), starting grapples, and who starts down."""
         check_links(self, state)
+        self.check_drop_cells(state)
         evs: list[Event] = []
         for c in state.combatants:
             if c.stats.get("rest_days"):
@@ -318,7 +319,11 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         if budget <= 0:
             return {}
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
-        reach = state.grid.reachable(a.pos, budget, blockers)
+        drops = self.drop_cells(state)
+        if drops:
+            reach = self.with_drops(state, a, budget, blockers, drops)
+        else:
+            reach = state.grid.reachable(a.pos, budget, blockers)
         # nobody ends on a standing figure or on a fallen one who may get up (assumption fallen_cells)
         res = dict(reach)  # every cost in reach is within budget
         for c in state.combatants:
@@ -415,6 +420,7 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         a.pos = cell
         evs.append(event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)),
                          metres=round(g.units_to_m(cost), 3), mode="crawl" if prone else ("run" if ran else "walk")))
+        evs += self.fall_into(state, a, frm, cell, dice)
         evs += self.suppression_line(state, a, frm, cell, cost, dice)
         if after_ok and not a.down and not state.over:
             evs += self.fire_move_triggers(state, a, after_ok, dice)
