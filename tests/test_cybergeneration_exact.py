@@ -313,3 +313,30 @@ def test_bad_drops_are_clear_errors():
         with pytest.raises(ScenarioError) as e:
             play(s)
         assert e.value.field.endswith(field), e.value
+
+
+# ---------------------------------------------------------------------------------------
+# 8. tracked(): what the rules track, for the replay's final state
+
+def test_tracked_shows_wounds_weapons_conditions_grapples_and_the_turn():
+    """Issue #32: 'The final state shows everything the rules track: life or status points and their
+    thresholds, weapons carried, held and dropped ... every condition with its duration, the turn economy
+    ... jams and breakage, grapple partners, held actions'."""
+    import json
+
+    from test_cybergeneration import RS
+    a = brawler("a", (0, 1), weapons=("light_pistol", "knife"), state={"grapple": ["d"], "jammed": ["light_pistol"],
+                                                                      "wound": 8, "ammo": {"light_pistol": 3}})
+    e = brawler("e", (5, 1), state={"held_action": "on_move"}, conditions=["dodging"])
+    b = play(scen(open_map(8), [a], [brawler("d", (1, 1)), e]))
+    t = RS.tracked(b.state, who(b, "a"))
+    json.dumps(t)
+    assert t["wounds"] == {"taken": 8, "left": 2, "body": 10, "halved_at": 2, "unconscious_at": 0,
+                           "dying_below": 0, "dead_at": -5}
+    assert t["stats_now"]["ref"] == 3 and "impaired" in t["conditions"]
+    assert t["weapons"]["jammed"] == ["light_pistol"] and t["weapons"]["ammo"]["light_pistol"] == 3
+    assert t["weapons"]["drawn"] == "light_pistol" and "unarmed" in t["weapons"]["carried"]
+    assert t["grapple"]["partners"] == ["d"] and t["turn"]["actions_used"] == 0 and t["turn"]["move"] == "unused"
+    x = RS.tracked(b.state, who(b, "e"))
+    assert x["held_action"]["trigger"] == "on_move" and "turn" not in x
+    assert x["conditions"]["dodging"] == {"ends": "the start of its next turn", "bonus": 2}

@@ -432,6 +432,11 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         body = c.stats["stats"]["body"]
         return float(max(0, body - c.res["wound"])), float(body)
 
+    def tracked(self, state: BattleState, c: Combatant) -> dict[str, Any]:
+        """Everything the rules track for `c` beyond position and team, as JSON (`tracked.py`)."""
+        from rules.systems.cybergeneration.tracked import tracked
+        return tracked(self, state, c)
+
     def economy(self, state: BattleState) -> dict[str, float]:
         a = state.actor
         e = state.economy

@@ -355,8 +355,8 @@ def check_links(rs: Any, state: Any) -> None:
             if o is None or o.team == c.team or o.down or c.down or not g.adjacent(c.pos, o.pos):
                 raise _err(f"{oid!r} cannot be a grapple partner", source, f,
                            "the id of a standing enemy next to a standing figure")
-            if c.res["trigger"] is not None:
-                raise _err("a held action in a grapple", source, f"{field}.state.held_action",
+            if c.res["trigger"] is not None or o.res["trigger"] is not None:
+                raise _err("a held action in a grapple", source, f,
                            "no held action for a grappling figure (assumption triggers_in_grapples)")
             for x, y in ((c, o), (o, c)):
                 if y.id not in x.res["grapple"]:
