@@ -35,6 +35,7 @@ from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, bu
 from rules.systems.cybergeneration.ordnance import OrdnanceMixin
 from rules.systems.cybergeneration.start import apply_start, check_links
 from rules.systems.cybergeneration.timing import TimingMixin
+from rules.systems.cybergeneration.views import ViewsMixin
 
 DATA = Path(__file__).with_name("data.yaml")
 
@@ -43,7 +44,7 @@ READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
 
 
 class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
-                             GearMixin, CareMixin, Ruleset):
+                             GearMixin, CareMixin, ViewsMixin, Ruleset):
     """Cybergeneration (Interlock) with the seed 004 house rules."""
 
     name = "cybergeneration"
@@ -437,50 +438,6 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         from rules.systems.cybergeneration.tracked import tracked
         return tracked(self, state, c)
 
-    def economy(self, state: BattleState) -> dict[str, float]:
-        a = state.actor
-        e = state.economy
-        if a is None or not e:
-            return {k: 0.0 for k in self.economy_features}
-        g = state.grid
-        walk, run = self.units(state, a)
-        cap = self.move_cap(state, a)
-        trig = a.res["trigger"] or {}
-        drawn = self.has_weapon(a, a.res["drawn"])
-        return {
-            "move_used": float(e["move"] != ""),
-            "action_used": float(e["actions"] >= e["max_actions"]),
-            "actions_left": float(max(0, e["max_actions"] - e["actions"])),
-            "walk_left_m": g.units_to_m(max(0, min(cap, walk - e["move_units"]))),
-            "move_left_m": g.units_to_m(cap),
-            "can_run": float(cap > 0 and (e["ran"] or e["actions"] == 0)),
-            "ran": float(e["ran"]),
-            "two_action_mode": float(e["two"]),
-            "held_action": float(bool(trig)),
-            "held_trigger_move": float(trig.get("on") == "on_move"),
-            "held_trigger_attack": float(trig.get("on") == "on_attack"),
-            "held_trigger_draw": float(trig.get("on") == "on_draw"),
-            "delays_left": float(max(0, int(self.mv["max_delays_per_round"]) - a.res["delays"])),
-            "resumed": float(e["resumed"]),
-            "steadied": float(e["steady"] is not None),
-            "aiming_bonus": float(e["aim"]),
-            "dodging": float(a.res["dodge"]),
-            "stun_modifier": float(a.res["stun_mod"]),
-            "wounds_left": float(self.remaining(a)),
-            "impaired": float("impaired" in a.conditions),
-            "prone": float("prone" in a.conditions),
-            "knocked": float("knocked" in a.conditions),
-            "grappling": float(self.in_grapple(a)),
-            "holding": float(a.res["hold"] is not None),
-            "held": float(a.res["held_by"] is not None),
-            "suppressed": float(bool(a.res["suppressed_by"])),
-            "suppression_passed": float(e["suppress"] == "pass"),
-            "jammed": float(bool(a.res["jammed"])),
-            "weapon_drawn": float(drawn is not None),
-            "ammo_frac": float(self.ammo_frac(a)),
-            "woke": float(e["woke"]),
-        }
-
     def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
         from rules.systems.cybergeneration.odds import attack_odds
         return attack_odds(self, state, actor, action)
@@ -490,40 +447,6 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         from rules.systems.cybergeneration.odds import attack_odds
         shared: dict = {}
         return [attack_odds(self, state, actor, a, shared) for a in actions]
-
-    def reach_m(self, c: Combatant) -> float:
-        """The longest distance the figure can attack at (drawing a weapon first counts)."""
-        if c.down:
-            return 0.0
-        best = 0.0
-        for w in self.weapons_of(c):
-            if w.grapple_only:
-                continue
-            if w.kind in ("ranged", "genius"):
-                if not self.loaded(c, w):
-                    continue
-                best = max(best, self.ranges[w.range][-1][0])
-            elif w.kind == "grenade":
-                if self.loaded(c, w):
-                    best = max(best, self.throw_range(c, w))
-            else:
-                best = max(best, 2.2)
-        return best
-
-    def weapon_slots(self, c: Combatant) -> list[str]:
-        return [w.name for w in self.weapons_of(c)]
-
-    def ammo_frac(self, c: Combatant) -> float:
-        for w in self.weapons_of(c):
-            if w.kind in ("ranged", "genius") and w.magazine:
-                return c.res["ammo"].get(w.name, 0) / max(1, w.magazine)
-        return 1.0
-
-    def describe(self, c: Combatant) -> str:
-        hp, mx = self.health(c)
-        cond = ",".join(sorted(c.conditions)) or "ok"
-        mod = f" stun {c.res['stun_mod']}" if c.res["stun_mod"] else ""
-        return f"{c.name} [{c.team}] {hp:g}/{mx:g} Wounds{mod} {cond}"
 
 
 def heal_days(ruleset: CybergenerationRuleset, c: Combatant, days: int) -> list[Event]:
