@@ -140,7 +140,8 @@ class CareMixin:
                     or not all(isinstance(v, int) and not isinstance(v, bool) for v in at)):
                 raise ScenarioError(f"{at!r}", source=source, field=f"{f}.at", expected="[x, y] integers")
             if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < m <= 1000:
-                raise ScenarioError(f"{m!r}", source=source, field=f"{f}.metres", expected="a height in metres, above 0")
+                raise ScenarioError(f"{m!r}", source=source, field=f"{f}.metres",
+                                    expected="a height in metres, above 0")
 
     def check_drop_cells(self, state: BattleState) -> None:
         """Every drop lies on a map cell a figure can enter (checked when the fight starts)."""

@@ -57,9 +57,9 @@ class DamageMixin:
             faces, r = [], face
         value = r + mod
         raw = self.table.wounds(dc, value)
+        pool = "d10" + (f" {'+' if mod >= 0 else '-'} {abs(mod)} body type" if mod else "")
         ev = roll_ev(a.id, "damage", f"damage DC{dc}" + (f" ({label})" if label else ""), faces, value,
-                     [("body type", mod)], pool="d10" + (f" {'+' if mod >= 0 else '-'} {abs(mod)} body type" if mod else ""),
-                     wounds=raw)
+                     [("body type", mod)], pool=pool, wounds=raw)
         if face is not None and not faces:
             ev["counts_as"] = face
         stun = w.stun if stun_weapon is None else stun_weapon

@@ -253,8 +253,8 @@ def state_of(v: Any, weapons: Mapping[str, Weapon], source: str | None, field: s
         for n, k in v["ammo"].items():
             w = weapons.get(n)
             if w is None or not w.magazine:
-                raise _err(f"{n!r}", source, f"{field}.ammo",
-                           "weapons of the figure with a magazine: " + ", ".join(x for x in weapons if weapons[x].magazine))
+                loaded = ", ".join(x for x in weapons if weapons[x].magazine)
+                raise _err(f"{n!r}", source, f"{field}.ammo", "weapons of the figure with a magazine: " + loaded)
             out["ammo"][n] = _int(k, 0, w.magazine, source, f"{field}.ammo.{n}")
     if "jammed" in v:
         out["jammed"] = weapon_names("jammed", lambda w: w.ranged, "firearms")
