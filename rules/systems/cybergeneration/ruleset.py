@@ -320,9 +320,8 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         if budget <= 0:
             return {}
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
-        drops = self.drop_cells(state)
-        if drops:
-            reach = self.with_drops(state, a, budget, blockers, drops)
+        if state.settings.get("drops"):
+            reach = self.with_drops(state, a, budget, blockers, self.drop_cells(state))
         else:
             reach = state.grid.reachable(a.pos, budget, blockers)
         # nobody ends on a standing figure or on a fallen one who may get up (assumption fallen_cells)
@@ -421,7 +420,8 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
         a.pos = cell
         evs.append(event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)),
                          metres=round(g.units_to_m(cost), 3), mode="crawl" if prone else ("run" if ran else "walk")))
-        evs += self.fall_into(state, a, frm, cell, dice)
+        if state.settings.get("drops"):
+            evs += self.fall_into(state, a, frm, cell, dice)
         evs += self.suppression_line(state, a, frm, cell, cost, dice)
         if after_ok and not a.down and not state.over:
             evs += self.fire_move_triggers(state, a, after_ok, dice)
