@@ -340,3 +340,21 @@ def test_tracked_shows_wounds_weapons_conditions_grapples_and_the_turn():
     x = RS.tracked(b.state, who(b, "e"))
     assert x["held_action"]["trigger"] == "on_move" and "turn" not in x
     assert x["conditions"]["dodging"] == {"ends": "the start of its next turn", "bonus": 2}
+
+
+# ---------------------------------------------------------------------------------------
+# Replay files (tests/replays/cybergeneration/*.yaml): each states one case as a GM would
+
+def test_replay_files_state_a_fall_and_another_action_in_a_grapple():
+    """seed 004, Falling and Grapple (the sentences are quoted in each file's description)."""
+    from pathlib import Path
+
+    from rules.replay import run_replay
+    here = Path(__file__).parent / "replays" / "cybergeneration"
+    b = run_replay(here / "roof_edge_fall.yaml")
+    assert (wounds(b, "kat"), wounds(b, "zed")) == (4, 0) and "impaired" in who(b, "kat").conditions
+    assert only(checked(b, "falling_damage"))["purpose"].startswith("falling damage DC4")
+    b = run_replay(here / "grapple_another_action.yaml")
+    free = checked(b, "grapple_free")
+    assert [r["success"] for r in free] == [False, True]
+    assert mods(only(checked(b, "unjam"))) == {"in a grapple": -2} and not who(b, "rex").res["jammed"]
