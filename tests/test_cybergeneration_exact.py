@@ -358,3 +358,21 @@ def test_replay_files_state_a_fall_and_another_action_in_a_grapple():
     free = checked(b, "grapple_free")
     assert [r["success"] for r in free] == [False, True]
     assert mods(only(checked(b, "unjam"))) == {"in a grapple": -2} and not who(b, "rex").res["jammed"]
+
+
+def test_a_dropped_inline_weapon_can_be_picked_up_by_another_figure_and_saved():
+    """seed 004, Critical Failure: '... melee weapons are dropped'; an inline weapon keeps its fields
+    when another figure picks it up, and in a saved fight."""
+    from rules.serialize import battle_from_dict, battle_to_dict
+    pipe = {"name": "pipe", "kind": "melee", "dc": 3, "blunt": True, "access": "slung", "body_bonus": True}
+    a = brawler("a", (0, 1), weapons=[pipe])
+    s = scen(open_map(8), [a, brawler("c", (0, 0))], [brawler("d", (1, 1))])
+    b = play(s, [attack("a", "d", "pipe", [1, 6, 5]), end("a"),             # a natural 1, second 6: dropped
+                 act("c", "pick_up", cell=[0, 1], weapon="pipe")])
+    c = who(b, "c")
+    assert c.res["drawn"] == "pipe" and c.res["inline"]["pipe"]["dc"] == 3
+    assert can(b, "attack", target="d", weapon="pipe")
+    saved = battle_to_dict(b, s)
+    again = battle_from_dict(saved)
+    w = again.ruleset.has_weapon(again.state.by_id["c"], "pipe")
+    assert w is not None and w.dc == 3 and w.blunt
