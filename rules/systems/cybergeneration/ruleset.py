@@ -23,6 +23,7 @@ from rules.errors import IllegalActionError
 from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
+from rules.systems.cybergeneration.asks import AsksMixin
 from rules.systems.cybergeneration.care import CareMixin
 from rules.systems.cybergeneration.checks import roll_ev
 from rules.systems.cybergeneration.choices import ChoicesMixin
@@ -43,7 +44,7 @@ TRIGGERS = ("on_move", "on_attack", "on_draw")
 READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
 
 
-class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
+class CybergenerationRuleset(AsksMixin, ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
                              GearMixin, CareMixin, ViewsMixin, Ruleset):
     """Cybergeneration (Interlock) with the seed 004 house rules."""
 
