@@ -36,9 +36,13 @@ def test_the_answers_are_a_fixed_vocabulary_and_only_actions_that_resolve_fights
     rs = get_ruleset("cybergeneration")
     assert rs.answers == ANSWERS and len(set(ANSWERS)) == len(ANSWERS)
     from rules.actions import Action
-    assert rs.may_ask(None, Action("attack", target="t", weapon="smg"))
-    assert rs.may_ask(None, Action("move", cell=3))
-    assert not rs.may_ask(None, Action("end_turn")) and not rs.may_ask(None, Action("defend", option="dodge"))
+    b = play(_suppressed())
+    st = b.state
+    assert rs.may_ask(st, Action("attack", target="t", weapon="smg"))
+    assert not rs.may_ask(st, Action("move", cell=3))                  # nothing held, no zone, no drops
+    assert not rs.may_ask(st, Action("end_turn")) and not rs.may_ask(st, Action("defend", option="dodge"))
+    b = play(_suppressed(), [act("s", "suppress", target="t", weapon="smg"), end("s", [3])])
+    assert rs.may_ask(b.state, Action("move", cell=3))                 # a zone: the line shot may be asked
 
 
 def test_critical_success_second_d10_or_two_damage_dice_is_the_attackers_choice():

@@ -32,10 +32,11 @@ from rules.systems.cybergeneration.checks import Check
 ANSWERS = ("second_die", "damage_dice", "add_bonus", "forgo_bonus", "streetfighting", "yogang", "fire",
            "hold_fire", "wait", "pass_out", "shock")
 
-#: the actions whose resolution can ask: attacks, grapples and suppression (criticals, stun
-#: saves, held shots on_attack), moves (the suppression line, on_move holds, falls), drawing,
-#: changing and picking up weapons (on_draw holds)
-ASKING_KINDS = frozenset({"attack", "suppress", "grapple", "move", "ready", "pick_up"})
+#: the actions whose resolution can always ask: attacks and grapples (criticals, stun saves)
+ALWAYS_ASK = frozenset({"attack", "grapple"})
+#: the actions that ask only when some figure holds an action, suppresses, or the map drops:
+#: the held shot (on_attack, on_draw, on_move), the suppression-line shot, a fall's stun save
+WHEN_ARMED = frozenset({"suppress", "move", "ready", "pick_up"})
 
 
 def ask(state: BattleState, c: Combatant, key: str, options: tuple[str, ...], default: str, text: str,
@@ -54,7 +55,17 @@ class AsksMixin:
     answers = ANSWERS
 
     def may_ask(self, state: BattleState, action: Action) -> bool:
-        return action.kind in ASKING_KINDS
+        """Attacks and grapples; suppressing, moving, drawing and picking up only while a held
+        action or a suppression zone is in play or the map has drops (kept narrow: the battle
+        keeps a copy of the fight for every action this answers True for)."""
+        k = action.kind
+        if k in ALWAYS_ASK:
+            return True
+        if k not in WHEN_ARMED:
+            return False
+        if k == "move" and state.settings.get("drops"):
+            return True
+        return any(c.res["trigger"] is not None or c.res["zone"] is not None for c in state.combatants)
 
     def settle_crit(self, state: BattleState, a: Combatant, dice: Dice, c: Check, label: str, need: int | None,
                     damage_ok: bool, full: bool = False) -> tuple[Check, list[Event]]:
