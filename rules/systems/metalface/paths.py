@@ -67,7 +67,8 @@ def transitions(g: Grid, a: int, b: int) -> list[tuple[tuple[int, int], ...]]:
     if tr is None:
         w = g.width
         tr = []
-        for i, adj in enumerate(g._adj):
+        for i in range(g.n):
+            adj = g.neighbours(i)
             out = [((j << 3) | bearing_dxdy(j % w - i % w, j // w - i // w), cost * a) for j, cost in adj]
             for h in range(8):
                 row = STEPS[h]
@@ -212,7 +213,7 @@ def _count(cells: int) -> None:
 def walked_m(g: Grid, path: list[int]) -> float:
     """Metres walked along `path` (its steps, turns not counted)."""
     half = g.cell_m / 2
-    return sum(next(c for j, c in g._adj[p] if j == q) * half for p, q in zip(path, path[1:]))
+    return sum(next(c for j, c in g.neighbours(p) if j == q) * half for p, q in zip(path, path[1:]))
 
 
 __all__ = ["units", "transitions", "search", "moves", "path_to", "walked_m"]
