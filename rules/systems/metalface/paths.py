@@ -176,21 +176,27 @@ def end_headings(g: Grid, start: int, facing: int, goal: int, budget: float, per
     if got is None:
         return ()
     h0 = got[1]
-    a, b, _ = units(g.cell_m, per45)
-    tr = transitions(g, a, b)
     base = goal * 8
-    cost0 = _cost(tr, par, base + h0)
-    return (h0,) + tuple(h for h in range(8)
-                         if h != h0 and par[base + h] >= 0 and _cost(tr, par, base + h) == cost0)
+    others = [h for h in range(8) if h != h0 and par[base + h] >= 0]
+    if not others:
+        return (h0,)
+    a, b, unit = units(g.cell_m, per45)
+    tr = transitions(g, a, b)
+    cost0 = int(round(got[0] / unit))
+    return (h0,) + tuple(h for h in others if _cost(tr, par, base + h, res, unit) == cost0)
 
 
-def _cost(tr: list, par: array, s: int) -> int:
-    """Units along the parents from the start to state `s`."""
+def _cost(tr: list, par: array, s: int, res: dict, unit: float) -> int:
+    """Units along the parents from the start to state `s` (a state that is its cell's
+    cheapest heading costs what `res` says)."""
     total = 0
     p = par[s]
     while p >= 0:
         total += next(c for ns, c in tr[p] if ns == s)
         s, p = p, par[p]
+        r = res.get(s >> 3)
+        if r is not None and r[1] == (s & 7):
+            return total + int(round(r[0] / unit))
     return total
 
 
