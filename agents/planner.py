@@ -168,7 +168,7 @@ class PlannerPolicy(Policy):
         else:
             values = self.lookahead(state, actor, [c.action for c in cands])
             self.last_values = values
-            best = self.choose(cands, values)
+            best = self.pick(cands, values)
             others = sorted((c for c in cands if c is not best and c.action in values), key=lambda c: -values[c.action])
             vs = f", next best {others[0].action.kind} {values[others[0].action]:+.2f}" if others else ""
             self.last_reason = (f"{best.reason} [lookahead: {values[best.action]:+.2f} over "
@@ -177,7 +177,7 @@ class PlannerPolicy(Policy):
         self.last_action = best.action
         return best.action
 
-    def choose(self, cands: list[Choice], values: dict[Action, float]) -> Choice:
+    def pick(self, cands: list[Choice], values: dict[Action, float]) -> Choice:
         """tactical's choice, unless the rollouts show another is better with some confidence.
 
         An alternative must beat tactical's choice on the rollouts they share (the same

@@ -47,9 +47,9 @@ class RepeatingPlanner(PlannerPolicy):
         self._n = 0
         self._default = None
 
-    def choose(self, cands, values):
+    def pick(self, cands, values):
         self._default = cands[0].action
-        return super().choose(cands, values)
+        return super().pick(cands, values)
 
     def act(self, state, actor):
         before = copy.deepcopy(self)
