@@ -33,7 +33,7 @@ from rules.systems.cortex_hu.combat import CombatHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
-from rules.systems.cortex_hu.start import apply_start, link_start, read_start
+from rules.systems.cortex_hu.start import apply_start, link_start, start_schema
 from rules.systems.cortex_hu.tracked import TrackedHu
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -92,6 +92,8 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
         }
         self._units_cache: dict[float, tuple] = {}
         self._actions: dict[tuple, Action] = {}
+        #: what a scenario may start a figure with, for the shared builder (start.py)
+        self.start = start_schema(self)
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
@@ -104,7 +106,8 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
                 raise ScenarioError(f"{k!r} is a cortex (seed 000) field; cortex_hu has no rules for it",
                                     source=source, field=f"{field}.{k}", expected="no such field")
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field,
-                              extra_fields={"initiative_steps", "reactions", "conditions", "state"})
+                              extra_fields={"initiative_steps", "reactions"}, start=self.start)
+        conds, start = st.pop("start")
         ini = (spec.get("initiative_steps") if "initiative_steps" in spec
                else self.bestiary.get(spec.get("template"), {}).get("initiative_steps", 0))
         if isinstance(ini, bool) or not isinstance(ini, int) or not -6 <= ini <= 6:
@@ -124,7 +127,6 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
                "surprised": False, "ko_turns": 0, "feinted_by": None}
         c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
                       stats=st, weapons=st["weapons"], armour=st["armour"], traits=(), res=res, order=order)
-        conds, start = read_start(self, spec, source, field)
         apply_start(self, c, conds, start, source, field)
         return c
 
