@@ -30,6 +30,7 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import CortexBase
 from rules.systems.cortex_common.model import build_armour, build_stat_block, build_weapons, load_data
 from rules.systems.cortex_hu.combat import CombatHu
+from rules.systems.cortex_hu.defence import DefenceHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
@@ -42,7 +43,7 @@ DATA = Path(__file__).with_name("data.yaml")
 NOT_HERE = ("block_effect", "traits", "items")
 
 
-class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
+class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"
