@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.choices import decide
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
@@ -23,6 +24,11 @@ from rules.systems.cortex_common.model import Weapon, plot_point_die, roll_pool
 from rules.systems.cortex_hu.combat import named_skill
 from rules.systems.cortex_hu.ladder import ladder_pool
 from rules.systems.cortex_hu.rolls import fill, mods, tag
+
+
+#: answers of the `plot_points` question: how many Plot Points to add (seed 002 caps nothing;
+#: the data's `plot_points.max_spend`, 6, does: assumption innate_plot_points)
+SPEND = tuple(f"spend_{n}" for n in range(7))
 
 
 class DefenceHu:
@@ -88,12 +94,15 @@ class DefenceHu:
             return float(self.diff["easy"])
         return self.attr_die(d, "agility").mean
 
-    def reaction(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, option: str
-                 ) -> tuple[str, tuple[Step, Step, str], int] | None:
-        """The reactive parry or dodge d makes against this attack, if any (assumption reactions)."""
+    def reaction_options(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, option: str
+                         ) -> tuple[int, dict[str, tuple[Step, Step, str]], str] | None:
+        """(ladder steps, {mode: pool} of the parries and dodges d could make by reaction now,
+        the engine's pick): the pick is the mode with the better average when it beats innate
+        defence, else "innate" (assumption reactions). None: no reaction is possible."""
         if d.stats["reactions"] == "never" or d.res["debt"] >= self.reaction_limit:
             return None
         steps = self.reaction_steps(d)
+        pools: dict[str, tuple[Step, Step, str]] = {}
         best = None
         for mode in ("parry", "dodge"):
             if mode == "parry" and not self.can_parry(w, option):
@@ -101,18 +110,45 @@ class DefenceHu:
             p = self.defence_pool(d, mode, steps)
             if p is None:
                 continue
+            pools[mode] = p
             mean = p[0].mean + p[1].mean
             if best is None or mean > best[0]:
-                best = (mean, mode, p)
-        if best is None or best[0] <= self.innate_mean(state, d, a):
+                best = (mean, mode)
+        if best is None:
             return None
-        return best[1], best[2], steps
+        return steps, pools, best[1] if best[0] > self.innate_mean(state, d, a) else "innate"
+
+    def reaction(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, option: str
+                 ) -> tuple[str, tuple[Step, Step, str], int] | None:
+        """The reactive parry or dodge the engine picks for d against this attack, if any
+        (assumption reactions; the default answer of the `reaction` question)."""
+        ro = self.reaction_options(state, d, a, w, option)
+        if ro is None or ro[2] == "innate":
+            return None
+        return ro[2], ro[1][ro[2]], ro[0]
+
+    @staticmethod
+    def ask(state: BattleState, d: Combatant, key: str, options: tuple[str, ...], default: str, text: str,
+            evs: list[Event]) -> str:
+        """The figure's answer to one of seed 002's choices (rules/choices.py). The `choice`
+        event is logged when the answer departs from the default, the engine's own pick
+        before #32: the default's own events already show it, so fights that take the
+        defaults keep their logs byte for byte."""
+        way = decide(state, d, key, options, default, text)
+        if way != default:
+            evs.append(event("choice", actor=d.id, key=key, choice=way))
+        return way
 
     def resolve_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str,
                         atk_total: int, dice: Dice, innate_only: bool = False) -> tuple[int, dict, list[Event]]:
-        """The Difficulty to hit d, the events of its defence, and what the defence was."""
+        """The Difficulty to hit d, the events of its defence, and what the defence was.
+
+        The defender's choices (docs/cortex_hu.md, Choices) are asked here, in this order:
+        `reaction` (parry, dodge or innate), `parry_weapon`, `innate_defence` (roll or easy),
+        `plot_points` (spend_0 ... spend_6)."""
         cb = self.cover_against(state, a, d, w, option)
         info: dict[str, Any] = {}
+        pre: list[Event] = []
         why = self.innate_only_reason(d, innate_only)
         if why is None:
             i = self.prepared_for(d, w, option)
@@ -121,62 +157,109 @@ class DefenceHu:
                 pool = self.defence_pool(d, p["mode"], p["steps"])
                 if pool is not None:
                     declared = p.get("modifiers", mods(("declared", p["steps"])))
-                    return self._active_defence(a, d, w, p["mode"], pool, p["steps"], cb, dice, "prepared",
+                    return self._active_defence(state, a, d, w, p["mode"], pool, p["steps"], cb, dice, "prepared",
                                                 declared + self.attr_mods(d, "agility"))
-            react = self.reaction(state, d, a, w, option)
-            if react is not None:
-                mode, pool, steps = react
-                modifiers = self.reaction_mods(d) + self.attr_mods(d, "agility")
-                d.res["debt"] += 1
-                self.lose_aim(d)
-                diff, info, evs = self._active_defence(a, d, w, mode, pool, steps, cb, dice, "reaction", modifiers)
-                evs.append(event("effect", target=d.id, effect=f"reacts off its turn: its next turn starts "
-                                 f"{d.res['debt']} step{'s' if d.res['debt'] > 1 else ''} lower",
-                                 carried=d.res["debt"]))
-                return diff, info, evs
+            ro = self.reaction_options(state, d, a, w, option)
+            if ro is not None:
+                steps, pools, default = ro
+                # seed 002: "Ha a köröd vége után még felbukkan egyéb támadó is, akkor az ő
+                # támadásukat is megpróbálhatod elhárítani" (you may try to ward them off too)
+                mode = self.ask(state, d, "reaction", (*pools, "innate"), default,
+                                f"{d.id} is attacked by {a.id} off its turn: parry or dodge (a reaction: its next "
+                                "turn starts a step lower), or innate defence only?", pre)
+                if mode != "innate":
+                    modifiers = self.reaction_mods(d) + self.attr_mods(d, "agility")
+                    d.res["debt"] += 1
+                    self.lose_aim(d)
+                    diff, info, evs = self._active_defence(state, a, d, w, mode, pools[mode], steps, cb, dice,
+                                                           "reaction", modifiers)
+                    evs.append(event("effect", target=d.id, effect=f"reacts off its turn: its next turn starts "
+                                     f"{d.res['debt']} step{'s' if d.res['debt'] > 1 else ''} lower",
+                                     carried=d.res["debt"]))
+                    return diff, info, pre + evs
         if not self.watches(state, d, a):
             diff = self.diff["easy"] + cb
-            return diff, info, [event("defence", actor=d.id, mode="innate, not watching", difficulty=diff,
-                                      cover_bonus=cb)]
-        diff, evs = self.innate_defence(d, dice, cb)
+            return diff, info, pre + [event("defence", actor=d.id, mode="innate, not watching", difficulty=diff,
+                                            cover_bonus=cb)]
+        decline = self.declines_innate(d)
+        if d.stats["decline_innate"] == "auto":
+            # seed 002: "Ha figyeled a támadó(ka)t tehetsz egy Fürgeség próbát" (you may roll Agility)
+            decline = self.ask(state, d, "innate_defence", ("roll", "easy"), "easy" if decline else "roll",
+                               f"{d.id}'s innate defence against {a.id}: roll Agility or stand as Easy (3)?",
+                               pre) == "easy"
+        diff, evs = self.innate_defence(d, dice, cb, decline)
         fill(evs, "innate_defence", lambda _id: self.attr_mods(d, "agility"))
         if why:
             evs[-1]["mode"] += f" only ({why})"
-        if len(evs) == 2:  # rolled: Plot Points may be added (seed 002, Ösztönös kitérés)
-            diff, pev = self.innate_plot_points(d, atk_total, diff, dice)
+        if not decline:  # rolled: Plot Points may be added (seed 002, Ösztönös kitérés)
+            diff, pev = self.innate_plot_points(state, a, d, atk_total, diff, dice)
             if pev:
-                evs.insert(1, pev)
+                evs[-1:-1] = pev
                 evs[-1]["difficulty"] = diff
-        return diff, info, evs
+        return diff, info, pre + evs
 
-    def _active_defence(self, a: Combatant, d: Combatant, w: Weapon, mode: str, pool: tuple[Step, Step, str],
-                        steps: int, cb: int, dice: Dice, how: str, modifiers: list[dict[str, Any]]
-                        ) -> tuple[int, dict, list[Event]]:
+    def parry_choice(self, state: BattleState, a: Combatant, d: Combatant, steps: int,
+                     pool: tuple[Step, Step, str], evs: list[Event]) -> tuple[Weapon, tuple[Step, Step, str]]:
+        """The weapon d parries with, and its pool: the figure's choice among its hand-to-hand
+        weapons (seed 002, Hárítás: "Fürgeség+ szükséges képzettség mint pl. közelharc");
+        the default is the best melee skill (assumption parry), whose pool is `pool`."""
+        best = self.parry_weapon(d)
+        if state.asking is None:
+            return best, pool
+        cands: dict[str, tuple[Weapon, tuple[Step, Step, str]]] = {best.name: (best, pool)}
+        agi = self.attr_steps(d, "agility")
+        for x in self.usable_weapons(d):
+            if x.ranged or x.name in cands:
+                continue
+            sname, sk = self.weapon_skill(d, x)
+            p = ladder_pool(d, "agility", sk, steps, agi)
+            if p is not None:
+                cands[x.name] = (x, (p[0], p[1], sname))
+        if len(cands) == 1:
+            return best, pool
+        names = tuple(sorted(cands, key=lambda n: (n != best.name, n)))
+        return cands[self.ask(state, d, "parry_weapon", names, best.name,
+                              f"{d.id} parries {a.id}'s attack: with which weapon?", evs)]
+
+    def _active_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, mode: str,
+                        pool: tuple[Step, Step, str], steps: int, cb: int, dice: Dice, how: str,
+                        modifiers: list[dict[str, Any]]) -> tuple[int, dict, list[Event]]:
+        evs: list[Event] = []
+        if mode == "parry":
+            wp, pool = self.parry_choice(state, a, d, steps, pool, evs)
         r, ev = roll_pool(dice, d.id, f"{mode} ({how})", "agility", pool[0], pool[2], pool[1],
                           extra={"steps": steps, "check": mode, "modifiers": modifiers})
         diff = r.total + cb
         info: dict[str, Any] = {"mode": mode, "roll": r.total}
-        if mode == "parry" and w.name != "unarmed" and self.parry_weapon(d).name == "unarmed":
+        if mode == "parry" and w.name != "unarmed" and wp.name == "unarmed":
             info["bare_parry"] = True
-        return diff, info, [ev, event("defence", actor=d.id, mode=f"{mode} ({how})", difficulty=diff,
-                                      cover_bonus=cb)]
+        return diff, info, evs + [ev, event("defence", actor=d.id, mode=f"{mode} ({how})", difficulty=diff,
+                                            cover_bonus=cb)]
 
-    def innate_plot_points(self, d: Combatant, atk_total: int, diff: int, dice: Dice) -> tuple[int, Event | None]:
-        """Spend the fewest Plot Points whose die could lift the innate roll over the attack
-        (assumption innate_plot_points); the die is added to the Difficulty."""
+    def innate_plot_points(self, state: BattleState, a: Combatant, d: Combatant, atk_total: int, diff: int,
+                           dice: Dice) -> tuple[int, list[Event]]:
+        """Plot Points added to a rolled innate defence that the attack would beat (seed 002:
+        "Persze adhatsz bele Plot pontot is, ha gondolod."): how many is the figure's choice
+        (question `plot_points`, spend_0 up to its points, at most `max_spend`); the default
+        is the fewest whose die could lift the roll over the attack, none when no number
+        could (assumption innate_plot_points). The die is added to the Difficulty."""
         if d.res["pp"] <= 0 or atk_total < diff:
-            return diff, None
+            return diff, []
         gap = atk_total - diff + 1
         cap = min(d.res["pp"], int(self.pp_rules["max_spend"]))
-        n = next((k for k in range(1, cap + 1) if plot_point_die(k).maximum >= gap), None)
-        if n is None:
-            return diff, None
+        n = next((k for k in range(1, cap + 1) if plot_point_die(k).maximum >= gap), 0)
+        out: list[Event] = []
+        n = int(self.ask(state, d, "plot_points", SPEND[:cap + 1], SPEND[n],
+                         f"{d.id}'s innate defence {diff} against {a.id}'s {atk_total}: add how many of its "
+                         f"{d.res['pp']} Plot Points?", out)[len("spend_"):])
+        if n == 0:
+            return diff, out
         d.res["pp"] -= n
         die = plot_point_die(n)
         r = roll_steps(dice, (die,), "plot points")
-        return diff + r.total, tag(event("roll", actor=d.id, purpose=f"spends {n} Plot Point{'s' if n > 1 else ''} "
-                                         "on innate defence", pool=str(die), dice=faces(r), total=r.total, points=n),
-                                   "plot_points")
+        return diff + r.total, out + [tag(event("roll", actor=d.id, purpose=f"spends {n} Plot Point"
+                                                f"{'s' if n > 1 else ''} on innate defence", pool=str(die),
+                                                dice=faces(r), total=r.total, points=n), "plot_points")]
 
     def expected_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str,
                          innate_only: bool = False) -> tuple[tuple[int, ...], int]:

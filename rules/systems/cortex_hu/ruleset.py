@@ -30,7 +30,7 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import CortexBase
 from rules.systems.cortex_common.model import build_armour, build_stat_block, build_weapons, load_data
 from rules.systems.cortex_hu.combat import CombatHu
-from rules.systems.cortex_hu.defence import DefenceHu
+from rules.systems.cortex_hu.defence import SPEND, DefenceHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
@@ -38,6 +38,9 @@ from rules.systems.cortex_hu.start import apply_start, link_start, start_schema
 from rules.systems.cortex_hu.tracked import TrackedHu
 
 DATA = Path(__file__).with_name("data.yaml")
+
+#: the hand-to-hand weapons of data.yaml's table: the answers of the `parry_weapon` question
+MELEE_WEAPONS = ("unarmed", "knife", "club", "sabre", "axe", "shepherds_axe", "staff")
 
 #: stat-block fields of `cortex` (seed 000) that seed 002 has no rules for
 NOT_HERE = ("block_effect", "traits", "items")
@@ -53,6 +56,10 @@ class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, Tra
                         "full_defence", "all_out_attack", "carried_over", "reaction_debt", "aim_steps", "aimed",
                         "feint_ready", "prone", "shots_left", "ammo_frac", "plot_points", "grappled", "grappling",
                         "surprised")
+    #: every answer to the choices seed 002 gives a figure (docs/cortex_hu.md, Choices), in a
+    #: fixed order (the envs' answer block): `reaction`, `innate_defence`, `plot_points`, and
+    #: `parry_weapon` (the hand-to-hand weapons of the data's table)
+    answers = ("parry", "dodge", "innate", "roll", "easy") + SPEND + MELEE_WEAPONS
 
     def __init__(self, data_path: Path = DATA) -> None:
         self.data = load_data(data_path)
@@ -72,6 +79,8 @@ class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, Tra
         self.disarm_rules = d["disarm"]
         self.called = d["called_shots"]
         self.pp_rules = d["plot_points"]
+        if int(self.pp_rules["max_spend"]) >= len(SPEND):
+            raise ValueError(f"plot_points.max_spend above {len(SPEND) - 1}: the plot_points answers stop there")
         self.full_defence_steps = int(d["full_defence_steps"])
         self.all_out_steps = int(d["all_out_attack_steps"])
         self.reaction_limit = int(d["reaction_limit"])
@@ -317,6 +326,11 @@ class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, Tra
         return out if target is None else [x for x in out if x.target == target]
 
     # -- applying -------------------------------------------------------------------
+    def may_ask(self, state: BattleState, action: Action) -> bool:
+        """Attacks and grabs ask the defender its choices (reaction, parrying weapon, innate
+        roll or Easy 3, Plot Points: docs/cortex_hu.md, Choices)."""
+        return action.kind == "attack" or (action.kind == "grapple" and not action.option)
+
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         a = state.actor
         e = state.economy
