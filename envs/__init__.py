@@ -1,7 +1,7 @@
 """Gymnasium and PettingZoo environments over the rules engine.
 
 Importing `envs` registers the `tactica/...` ids when gymnasium is installed (the `rl`
-extra): `gym.make("tactica/CortexWarehouse-v1")`, or `gym.make("envs:tactica/Skirmish-v0",
+extra): `gym.make("tactica/CortexWarehouse-v2")`, or `gym.make("envs:tactica/Skirmish-v0",
 scenario=...)` without importing first. `envs.generators` needs no gymnasium.
 """
 

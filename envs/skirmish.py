@@ -38,7 +38,8 @@ class SkirmishEnv(gym.Env):
     One flat `Discrete(n)`, laid out from the ruleset's declared actions (see
     `envs.encoding`): 0 ends the turn; `1 + y * W + x` moves to padded cell (x, y); then each
     (kind, weapon slot, option) template against each enemy slot; then options on oneself;
-    then options towards each ally slot. `describe_action(i)` says what an index means. The
+    then options towards each ally slot; then the answers to a question the rules ask the
+    acting figure (rules/choices.py). `describe_action(i)` says what an index means. The
     mask is exact: `action_masks()` (for sb3-contrib MaskablePPO) and `info["action_mask"]`
     (int8) mark the indices that stand for a legal action now.
 
@@ -85,7 +86,13 @@ class SkirmishEnv(gym.Env):
     scenario, e.g. `tactica/CortexWarehouse-v{N}`, where N is the ruleset's version.
 
     ## Version history
-    - v1: first release (cortex ruleset version 1).
+    - v1: first release (each ruleset's version 1).
+    - v2 (issue 32, every ruleset's version 2): the rules follow the seeds more exactly
+      (docs/<ruleset>.md, "Changes in version 2"); roll events name their check and
+      modifiers; the choices a seed gives a figure are decisions: when the rules ask one of
+      the agent's figures, the decision is its answer, from the answer block at the end of
+      the action space (`Ruleset.answers`; cortex only has one so far: its layout grows by
+      the answers, the other rulesets' layouts are as in v1).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}

@@ -181,3 +181,22 @@ def test_the_env_agent_answers_its_figures_choices_from_the_answer_block() -> No
     assert not info.get("illegal_action")
     assert env.battle.state.by_id["wash"].res["reaction_debt"] == 0    # stayed: no leap, no action spent
     assert info["actor"] == "book" and env.battle.question.key == "harms_way"
+
+
+def test_the_gm_answers_the_choices_of_the_figures_the_gm_plays() -> None:
+    """At the autopilot the GM's figures' choices are the GM's: the numbered list holds the
+    answers and `choose stay` picks one; the NPCs' take their policy's default."""
+    from tactica.autopilot import Session, command_for, parse_command
+
+    doc = _blast_scene()
+    doc["teams"][1]["pc"] = True
+    s = Session.new(doc, seed=3)
+    s.begin()
+    s.battle.dice.force(THROW)
+    s.resolve(Action("attack", target="wash", weapon="frag_grenade"))
+    assert s.state.actor.id == "wash" and s.battle.question.key == "harms_way"
+    legal = s.legal()
+    assert [command_for(s.state, a) for a in legal] == ["choose leap", "choose stay"]
+    s.resolve(parse_command("choose stay", s.state, legal).action)
+    assert s.battle.question.figure == "book"
+    assert s.state.by_id["wash"].res["reaction_debt"] == 0

@@ -862,7 +862,7 @@ def test_small_weapons_in_a_grapple_at_minus_two_larger_ones_need_an_opposed_rol
     b = play(s, g + [attack("a", "d", "knife", [5, 5])])
     assert rolls(b, "get a hand free") == [] and "- 2 while grappling" in rolls(b, "attack")[-1]["pool"]
     b = play(s, g)
-    assert not any(a.kind == "ready" for a in legal(b))           # other actions are not open in a grapple
+    assert can(b, "ready", weapon="baseball_bat", option="change")  # 'Attempt another action' (after a roll)
     a2 = dict(a, drawn="baseball_bat")
     s2, g2 = _grappled(a=a2)
     b = play(s2, g2 + [end("a"), end("d"), attack("a", "d", "baseball_bat", [5, 5])])

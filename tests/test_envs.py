@@ -165,7 +165,7 @@ def test_action_layout_is_derived_from_the_ruleset():
 
 
 def test_default_opponent_is_tactical():
-    env = gym.make("tactica/CortexDuel-v1", disable_env_checker=True).unwrapped
+    env = gym.make("tactica/CortexDuel-v2", disable_env_checker=True).unwrapped
     env.reset(seed=0)
     assert env._opponent.name == "tactical"
 

@@ -117,6 +117,11 @@ def rolls(b, purpose: str, actor: str | None = None) -> list[dict]:
             and (actor is None or e["actor"] == actor)]
 
 
+def mods(r: dict) -> dict[str, int]:
+    """A roll event's modifiers by source (common.md: a list of {source, value})."""
+    return {m["source"]: m["value"] for m in r["modifiers"]}
+
+
 def n_dice(r: dict) -> int:
     return len(r["dice"])
 
@@ -174,7 +179,7 @@ def test_every_assumption_has_a_value_and_a_reason():
     assert len(keys) == len(set(keys)) >= 30
     for a in DATA["assumptions"]:
         assert a.get("value") and a.get("reason"), a
-    for key in ("dice", "status_formula", "min_damage", "initiative", "turn_order_choice", "turn_seconds",
+    for key in ("dice", "status_formula", "ranged_damage", "initiative", "turn_order_choice", "turn_seconds",
                 "full_cover", "no_death", "body_attack_rolls", "energy_actions", "targeting_difficulty"):
         assert key in ASSUMPTIONS
 
@@ -193,7 +198,7 @@ def test_roll_keeps_the_highest_die_and_adds_skill():
     r = only(rolls(b, "targeting"))
     assert r["dice"] == [[6, 2], [6, 5], [6, 3]]
     assert r["kept"] == 5 and r["total"] == 9 and r["difficulty"] == 8
-    assert r["modifiers"] == {"skill": 1, "range": 1, "attacker": 1, "target": 1}
+    assert mods(r) == {"skill": 1, "range": 1, "attacker": 1, "target": 1}
     assert only(evs(b, "attack"))["result"] == "hit"
 
 
@@ -336,7 +341,7 @@ def test_walk_then_fire():
     b = play(scen(open_map(), [shooter(agl=3)], [dummy(at=(9, 1))]),
              [move("s", 3, 1), attack("s", "t", "pistol", [2, 2, 2])])
     assert only(evs(b, "move"))["mode"] == "walk"
-    assert only(rolls(b, "targeting"))["modifiers"]["attacker"] == 0   # walking
+    assert mods(only(rolls(b, "targeting")))["attacker"] == 0   # walking
     assert [a.kind for a in legal(b)] == ["end_turn"]
 
 
@@ -452,7 +457,8 @@ def test_turning_is_movement_within_the_halves():
 
 def test_moving_first_turns_towards_the_destination():
     """seed 003, Move: changing direction counts as 1 m per 90 degrees; assumption
-    move_facing: a move turns to the destination's bearing first and leaves it facing so."""
+    path_turns: a straight path pays only the first turn away from the facing and leaves
+    the figure facing its last step."""
     s = scen(open_map(), [shooter("s", (5, 1), agl=3)], [dummy(at=(11, 1))])
     b = play(s)                                  # facing east, towards t
     assert can(b, "move", cell=(1, 1))          # 4 m + about-turn 2 m = 6 m (a run)
@@ -471,7 +477,7 @@ def test_attacking_outside_the_front_arc_turns_first():
     b = play(s, [attack("s", "t", "pistol", [2, 2, 2])])
     turn = only(evs(b, "effect", target="s"))
     assert turn["facing"] == "e" and turn["metres"] == 2
-    assert only(rolls(b, "targeting"))["modifiers"]["attacker"] == 0
+    assert mods(only(rolls(b, "targeting")))["attacker"] == 0
     assert not can_attack(b, "t", "pistol") and econ(b)["move_m_left"] == 1   # the rest of the walk
 
 
@@ -638,14 +644,15 @@ def test_metalface_with_biotech_3_unpacks_quickly(kind, biotech, halves):
 # seed 003, Body Attacks
 
 def test_body_attack_str_against_dodge_and_damage():
-    """seed 003, Body Attacks: the attacker rolls STR and adds weapon and modifiers, the
-    defender dodges with AGL; damage (STR + modifiers) - (END + modifiers): knife +2 ->
-    (3 + 2) - 2 = 3 (assumption body_attack_rolls: block STR + melee or dodge AGL + dodge)."""
+    """seed 003, Body Attacks: the attacker rolls STR and adds weapon and modifiers (5 + melee 1
+    + knife 2 = 8), the defender dodges with AGL (4 + dodge 1 = 5); damage (STR + modifiers) -
+    (END + modifiers): knife +2 -> (3 + 2) - 2 = 3 (assumption body_attack_rolls: block STR +
+    melee or dodge AGL + dodge)."""
     att = fig("m", (1, 1), str_=3, skills={"melee": 1}, weapons=("knife",))
     d = dummy(at=(2, 1), str_=2, agl=3, skills={"dodge": 1})
     b = play(scen(open_map(), [att], [d]), [attack("m", "t", "knife", [3, 5, 2, 4, 2, 1])])
     ra, rd = only(rolls(b, "body attack")), only(rolls(b, "dodge"))
-    assert (ra["total"], rd["total"]) == (6, 5) and ra["pool"] == "STR 3" and rd["pool"] == "AGL 3"
+    assert (ra["total"], rd["total"]) == (8, 5) and ra["pool"] == "STR 3" and rd["pool"] == "AGL 3"
     assert only(evs(b, "attack"))["result"] == "hit"
     assert only(evs(b, "damage"))["wound"] == 3 and who(b, "t").res["damage"] == 3
 
@@ -661,19 +668,10 @@ def test_defender_blocks_with_str_when_it_is_better():
 
 def test_body_attack_tie_misses():
     """seed 003, Body Attacks: 'If attacker value is higher' - a tie is a miss."""
-    att = fig("m", (1, 1), str_=1, weapons=("knife",))
+    att = fig("m", (1, 1), str_=1)
     d = dummy(at=(2, 1), str_=1, agl=1)
-    b = play(scen(open_map(), [att], [d]), [attack("m", "t", "knife", [4, 4])])
+    b = play(scen(open_map(), [att], [d]), [attack("m", "t", "unarmed", [4, 4])])
     assert only(evs(b, "attack"))["result"] == "miss" and evs(b, "damage") == []
-
-
-def test_minimum_damage_is_one():
-    """seed 003, Body Attacks: damage (STR + modifiers) - (END + modifiers); assumption min_damage:
-    STR 2 bare-handed against END 4 + metal plating 2 still deals 1."""
-    att = fig("m", (1, 1), str_=2)
-    d = dummy(at=(2, 1), kind="metalface", end=4, agl=1, str_=1, armour="metal_plating")
-    b = play(scen(open_map(), [att], [d]), [attack("m", "t", "unarmed", [6, 1, 1])])
-    assert only(evs(b, "damage"))["wound"] == 1
 
 
 def test_body_attack_reach():
@@ -755,7 +753,7 @@ def test_range_bands():
     s = scen(open_map(45, 2), a, bt, cell_m=10.0)
     b = play(s, [attack("s1", "t20", "pistol", [2, 2]), attack("s1", "t200", "pistol", [2, 2]), end("s1"),
                  attack("s2", "t400", "pistol", [2, 2]), attack("s2", "t440", "pistol", [2, 2])])
-    got = [(r["band"], r["modifiers"]["range"]) for r in rolls(b, "targeting")]
+    got = [(r["band"], mods(r)["range"]) for r in rolls(b, "targeting")]
     assert got == [("short", 1), ("medium", 0), ("long", -1), ("out_of_range", -2)]
 
 
@@ -766,7 +764,7 @@ def test_attacker_movement_modifier(how, mod):
     sh = shooter(flies=(how == "fly"))
     steps = [] if how == "stand" else [move("s", 1, 1)]
     b = play(scen(open_map(), [sh], [dummy(at=(8, 1))]), steps + [attack("s", "t", "pistol", [2, 2, 2])])
-    assert only(rolls(b, "targeting"))["modifiers"]["attacker"] == mod
+    assert mods(only(rolls(b, "targeting")))["attacker"] == mod
 
 
 @pytest.mark.parametrize("how,mod", [("still", 1), ("walk", 0), ("run", -1), ("fly", -2)])
@@ -781,7 +779,7 @@ def test_target_movement_modifier(how, mod):
         steps.append(move("t", 5, 0))                        # 4 m: a run (or a flight)
     steps += [end("t"), attack("s", "t", "pistol", [2, 2, 2])]
     b = play(scen(open_map(12, 2), [shooter("s", (0, 0))], [t]), steps)
-    assert only(rolls(b, "targeting"))["modifiers"]["target"] == mod
+    assert mods(only(rolls(b, "targeting")))["target"] == mod
     assert only(rolls(b, "targeting"))["target_moved"] == {"still": "stationary", "walk": "walking",
                                                             "run": "running", "fly": "flying"}[how]
 

@@ -259,12 +259,17 @@ def test_tactical_breaks_stand_offs(ruleset: str) -> None:
     the round limit: 18 and 17 of these 40 fights were draws in metalface and
     cybergeneration, and tactical beat aggressive in only 21 of 40 metalface fights (12
     draws). A shot that must wait for the next turn now counts for less the longer
-    nobody has been hurt (`Ctx.later`): 11 and 12 draws, and 34 wins of 40."""
+    nobody has been hurt (`Ctx.later`): 11 and 12 draws, and 34 wins of 40.
+
+    Issue 32 made metalface's body attacks add the weapon to the attack roll and pay every
+    bend of a path: aggressive's rush to melee got stronger, and tactical now wins 25 of
+    these 40 (12 losses, 3 draws). A tactical that stood off and drew, or lost as often as
+    it won, fails the bound."""
     w, l, d = _mirror_record(ruleset, "tactical", "tactical", 10, 4)
     assert d <= 14, (w, l, d)
     if ruleset == "metalface":
         w, l, d = _mirror_record(ruleset, "tactical", "aggressive", 10, 4)
-        assert w >= 28, (w, l, d)
+        assert w >= 21 and w >= 1.6 * l, (w, l, d)
 
 
 def test_a_shot_next_turn_counts_less_in_a_stand_off() -> None:

@@ -19,7 +19,7 @@ import env_digests as ed  # tests/env_digests.py
 
 #: configs of the default run: a bundled map, generated maps, advice, clock, an illegal
 #: action and the AEC env
-QUICK = ("tactica/CortexWarehouse-v1/random", "tactica/MetalfaceScrapyard-v1/tactical", "generated/cortex_hu",
+QUICK = ("tactica/CortexWarehouse-v2/random", "tactica/MetalfaceScrapyard-v2/tactical", "generated/cortex_hu",
          "advice/cortex/warehouse", "clock/cybergeneration/mall_raid", "illegal/cortex/duel",
          "padded/metalface/foundry", "aec/cortex/warehouse")
 
@@ -44,8 +44,8 @@ def test_every_config_gives_the_recorded_episodes() -> None:
 def test_a_changed_observation_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check can fail: one float of one observation moved gives another digest."""
     from envs.skirmish import SkirmishEnv
-    kw, _ = ed.configs()["tactica/CortexDuel-v1/random"]
-    want = ed.recorded()[("tactica/CortexDuel-v1/random", 0)]
+    kw, _ = ed.configs()["tactica/CortexDuel-v2/random"]
+    want = ed.recorded()[("tactica/CortexDuel-v2/random", 0)]
     assert ed.episode_single(kw, 0, illegal=False) == want
     step = SkirmishEnv.step
 

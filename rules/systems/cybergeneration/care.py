@@ -15,11 +15,14 @@
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from rules.actions import Action
 from rules.dice import Dice
+from rules.errors import ScenarioError
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import skill_check
+from rules.systems.cybergeneration.checks import roll_ev, skill_check
 
 
 class CareMixin:
@@ -60,9 +63,9 @@ class CareMixin:
         body = c.stats["stats"]["body"]
         r = dice.roll(10, purpose)
         ok = r <= body + bonus
-        return ok, event("roll", actor=c.id, purpose=purpose, pool=f"d10 at or under BODY {body}"
-                         + (f" + first aid {bonus}" if bonus else ""), dice=[[10, r]], total=r,
-                         difficulty=body + bonus, success=ok)
+        return ok, roll_ev(c.id, "stabilise", purpose, [[10, r]], r, [("first aid", bonus)],
+                           pool=f"d10 at or under BODY {body}" + (f" + first aid {bonus}" if bonus else ""),
+                           difficulty=body + bonus, success=ok)
 
     def stabilise(self, c: Combatant) -> list[Event]:
         c.res["stable"] = True
@@ -70,7 +73,7 @@ class CareMixin:
         return [event("condition", target=c.id, condition="dying", on=False, cause="stabilised")]
 
     def wake_roll(self, state: BattleState, c: Combatant, dice: Dice, bonus: int, purpose: str) -> list[Event]:
-        ok, ev = self.save_roll(c, dice, bonus, purpose)
+        ok, ev = self.save_roll(c, dice, bonus, purpose, "wake")
         evs = [ev]
         if ok:
             for cond in ("unconscious", "stunned", "incapacitated"):
@@ -103,12 +106,12 @@ class CareMixin:
             return evs + self.wake_roll(state, t, dice, self.mod["wake_help"], "stun save to come round (helped)")
         e["actions"] += 1
         tech, sch = self.stat(a, "tech"), self.skill(a, "schooling")
-        pen = self.mod["two_actions"] if e["two"] else 0
+        parts = self.action_parts(state)
         diff = self.chk["first_aid"] - (self.chk["evolved_medical_reduction"] if self.is_type(t, "evolved") else 0)
-        r = skill_check(dice, tech + sch + pen, "first aid")
+        r = skill_check(dice, tech + sch + sum(v for _, v in parts), "first aid")
         ok = r.total >= diff
-        evs = [self.roll_event(a, f"first aid on {t.id}", f"TECH {tech} + schooling {sch}"
-                               + (f" {pen} two actions" if pen else ""), r, difficulty=diff, success=ok)]
+        evs = [self.roll_event(a, "first_aid", f"first aid on {t.id}", f"TECH {tech} + schooling {sch}"
+                               + self._pool(parts), r, parts, difficulty=diff, success=ok)]
         if not ok:
             return evs
         bonus = r.total - diff
@@ -117,6 +120,66 @@ class CareMixin:
         if ok2:
             evs += self.stabilise(t)
         return evs
+
+    # -- falls from the map ----------------------------------------------------------------------
+    def check_settings(self, settings: Mapping[str, Any], teams: list[str], ids: list[str],
+                       source: str | None) -> None:
+        """Scenario `settings.drops`: `[{at: [x, y], metres: 6}, ...]`, cells where the floor drops away."""
+        drops = settings.get("drops")
+        if drops is None:
+            return
+        if not isinstance(drops, list):
+            raise ScenarioError(type(drops).__name__, source=source, field="settings.drops",
+                                expected="a list of {at: [x, y], metres: height}")
+        for i, d in enumerate(drops):
+            f = f"settings.drops[{i}]"
+            if not isinstance(d, Mapping) or set(d) != {"at", "metres"}:
+                raise ScenarioError(f"{d!r}", source=source, field=f, expected="{at: [x, y], metres: height}")
+            at, m = d["at"], d["metres"]
+            if (not isinstance(at, list) or len(at) != 2
+                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in at)):
+                raise ScenarioError(f"{at!r}", source=source, field=f"{f}.at", expected="[x, y] integers")
+            if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < m <= 1000:
+                raise ScenarioError(f"{m!r}", source=source, field=f"{f}.metres",
+                                    expected="a height in metres, above 0")
+
+    def check_drop_cells(self, state: BattleState) -> None:
+        """Every drop lies on a map cell a figure can enter (checked when the fight starts)."""
+        g = state.grid
+        for i, d in enumerate(state.settings.get("drops") or ()):
+            if not g.in_bounds(*d["at"]) or not g.passable[g.index(*d["at"])]:
+                raise ScenarioError(f"{d['at']} is off the map or inside a wall", field=f"settings.drops[{i}].at",
+                                    expected=f"a free cell of the {g.width}x{g.height} map")
+
+    def drop_cells(self, state: BattleState) -> dict[int, float]:
+        """The map's drops (scenario `settings.drops`): cell -> height in metres."""
+        drops = state.settings.get("drops")
+        if not drops:
+            return {}
+        g = state.grid
+        return {g.index(*d["at"]): float(d["metres"]) for d in drops if g.in_bounds(*d["at"])}
+
+    def with_drops(self, state: BattleState, a: Combatant, budget: int, blockers: list[int],
+                   drops: dict[int, float]) -> dict[int, int]:
+        """Cells in reach when a drop may be stepped into but not crossed: a figure that enters one falls."""
+        g = state.grid
+        reach = dict(g.reachable(a.pos, budget, blockers + [d for d in drops if d != a.pos]))
+        for d in drops:
+            if d in reach or d in blockers:
+                continue
+            best = min((reach[n] + step for n, step in g._radj[d] if n in reach), default=budget + 1)
+            if best <= budget:
+                reach[d] = best
+        return reach
+
+    def fall_into(self, state: BattleState, a: Combatant, frm: int, cell: int, dice: Dice) -> list[Event]:
+        """seed 004, Falling: a figure that steps into a drop falls its height."""
+        drops = self.drop_cells(state)
+        if cell not in drops or cell == frm:
+            return []
+        m = drops[cell]
+        return [event("effect", target=a.id, effect=f"steps off the edge and falls {m:g} m",
+                      at=list(state.grid.xy(cell)), metres=m)] + self.fall(state, a, m, dice)
 
     # -- outside the turn structure ------------------------------------------------------------
     def fall(self, state: BattleState, c: Combatant, metres: float, dice: Dice) -> list[Event]:
@@ -128,8 +191,7 @@ class CareMixin:
         dc = int(fb["base_dc"]) + steps - 1
         r = dice.roll(10, "falling damage")
         raw = self.table.wounds(dc, r)
-        evs = [event("roll", actor=c.id, purpose=f"falling damage DC{dc} ({metres:g} m)", dice=[[10, r]], total=r,
-                     wounds=raw)]
+        evs = [roll_ev(c.id, "falling_damage", f"falling damage DC{dc} ({metres:g} m)", [[10, r]], r, wounds=raw)]
         return evs + self.wound(state, c, raw, dice, armour=False, source=f"fall of {metres:g} m",
                                 save=not c.down)
 

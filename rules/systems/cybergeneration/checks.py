@@ -11,7 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from typing import Any, Iterable
+
 from rules.dice import Dice
+from rules.events import Event, event
+
+#: a named modifier of a roll: (source, value)
+Part = tuple[str, int]
 
 
 @dataclass(slots=True)
@@ -62,6 +68,18 @@ def finish(dice: Dice, c: Check, label: str, need: int | None = None, may_take_d
 def skill_check(dice: Dice, base: int, label: str) -> Check:
     """A plain skill check: stat + skill + modifiers + 1d10, criticals both ways."""
     return finish(dice, first_die(dice, base, label), label)
+
+
+def modifiers(parts: Iterable[Part]) -> list[dict[str, Any]]:
+    """The `modifiers` field of a roll event: every modifier applied, by source."""
+    return [{"source": n, "value": v} for n, v in parts if v]
+
+
+def roll_ev(actor: str, check: str, purpose: str, dice: list, total: int, parts: Iterable[Part] = (),
+            **extra: Any) -> Event:
+    """A `roll` event with its stable `check` key and its `modifiers` (common roll fields)."""
+    return event("roll", actor=actor, purpose=purpose, check=check, modifiers=modifiers(parts), dice=dice,
+                 total=total, **extra)
 
 
 # -- odds -------------------------------------------------------------------------------------

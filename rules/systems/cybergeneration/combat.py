@@ -1,10 +1,10 @@
-"""Attacks, damage, armour and stun saves of seed 004 (Cybergeneration house rules).
+"""Attacks of seed 004 (Cybergeneration house rules): who may be attacked, the rolls.
 
 seed 004 headings implemented here: ranged combat (REF + skill + accuracy + 1d10 against
-the range difficulty, point blank, cover), full automatic, suppression, the genius gun,
-bows, shotguns (blanket, buckshot), throwing, grenades, called shots, melee (opposed,
-body-type bonus, adults v kids, unconscious targets), knockdown, disarm, critical success
-and failure, damage, armour-piercing, stun saves and stun weapons.
+the range difficulty, point blank, cover, dodge), full automatic, bows, throwing, called
+shots, melee (opposed, body-type bonus, adults v kids, unconscious targets), knockdown,
+disarm, stun attacks, critical success and failure. Area fire (shotguns, grenades, the
+genius gun, suppression) is in `ordnance.py`; damage, armour and stun saves in `damage.py`.
 
 Dice order of an attack (docs/cybergeneration.md): the attack d10 (and its second d10 on
 a natural 1); in melee the defender's d10 (and its second on a 1 or 10); the attacker's
@@ -14,17 +14,15 @@ critical that takes two damage dice) and the target's stun save d10.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import Check, finish, first_die, skill_check
+from rules.systems.cybergeneration.checks import Check, Part, finish, first_die, roll_ev, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
-_DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ... clockwise
 CALLED = ("called:head", "called:gap")
 
 
@@ -89,14 +87,13 @@ class CombatMixin:
             if t.team == a.team or t.dead:
                 continue
             adj = g.adjacent(a.pos, t.pos)
+            down = t.down  # seed 004: 'You may attack an unconscious/stunned target' (at range too)
             for w in ws:
-                if t.down:
-                    if w.melee and adj:  # assumption auto_hit_down
-                        out.append(A("attack", target=t.id, weapon=w.name))
-                    continue
                 if w.melee:
                     if adj:
                         out.append(A("attack", target=t.id, weapon=w.name))
+                        if down:  # an automatic hit (assumption auto_hit_down): no options
+                            continue
                         out.append(A("attack", target=t.id, weapon=w.name, option="called:head"))
                         if self.body_armour(t) is not None:
                             out.append(A("attack", target=t.id, weapon=w.name, option="called:gap"))
@@ -243,7 +240,18 @@ class CombatMixin:
             evs += ev
             if not ok:
                 return evs
+        if self.rollless(w, t, option):
+            ok, ev = self.hurry(state, a, dice, "attack")
+            evs += ev
+            if not ok:
+                return evs
         return evs + self.attack(state, a, t, w, option, dice, self.turn_mods(state))
+
+    @staticmethod
+    def rollless(w: Weapon, t: Combatant, option: str) -> bool:
+        """An attack with no skill roll of the attacker's: static wave and contact charge, the genius
+        gun ('The missile makes checks for you'), and the automatic hit on a fallen target in melee."""
+        return w.no_roll or w.kind == "genius" or (t.down and w.kind in ("melee", "special") and option != "throw")
 
     def attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str, dice: Dice,
                turn: dict[str, Any], at: int | None = None) -> list[Event]:
@@ -277,8 +285,8 @@ class CombatMixin:
         label = f"attack with {w.name}" + (f" ({option})" if option else "")
         c = first_die(dice, base, label)
         c = finish(dice, c, label, need=diff, may_take_damage=not full)
-        evs = [self.roll_event(a, label, f"REF {ref} + {sname} {sk}" + (f" + accuracy {acc}" if acc else "")
-                               + self._pool(parts), c, difficulty=diff, **dparts)]
+        evs = [self.roll_event(a, "attack", label, f"REF {ref} + {sname} {sk}" + (f" + accuracy {acc}" if acc else "")
+                               + self._pool(parts), c, parts, difficulty=diff, **dparts)]
         hit = c.total >= diff
         if c.crit == "failure":
             evs += self.mishap(state, a, w, c.second, throw)
@@ -302,9 +310,11 @@ class CombatMixin:
                              at=list(g.xy(t.pos))))
         return evs
 
-    def roll_event(self, a: Combatant, purpose: str, pool: str, c: Check, **extra: Any) -> Event:
-        ev = event("roll", actor=a.id, purpose=purpose, pool=pool + " + 1d10", dice=[list(f) for f in c.faces],
-                   total=c.total, **extra)
+    def roll_event(self, a: Combatant, check: str, purpose: str, pool: str, c: Check, parts: list[Part] = (),
+                   **extra: Any) -> Event:
+        """The roll event of a d10 check: `check` its stable key, `parts` its named modifiers."""
+        ev = roll_ev(a.id, check, purpose, [list(f) for f in c.faces], c.total, parts, pool=pool + " + 1d10",
+                     **extra)
         if c.crit:
             ev["critical"] = c.crit
         if c.two_damage_dice:
@@ -332,8 +342,8 @@ class CombatMixin:
             faces.append(10)
             v -= 10
         faces.append(v)
-        evs = [event("roll", actor=a.id, purpose=f"damage DC{w.dc} (full auto, +{margin})", dice=[[10, r]],
-                     total=value, hits=faces)]
+        evs = [roll_ev(a.id, "damage", f"damage DC{w.dc} (full auto, +{margin})", [[10, r]], value,
+                       [("full auto margin", margin)], hits=faces)]
         for i, f in enumerate(faces):
             if t.dead:
                 break
@@ -351,45 +361,6 @@ class CombatMixin:
         evs = [event("attack", actor=a.id, target=other.id, weapon=w.name, result="hit",
                      note=f"a near miss at {t.id} hits {other.id}")]
         return evs + self.hit(state, a, other, w, dice, dc=w.dc, mod=self.body_mod(a) if w.bow else 0)
-
-    def blanket(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, c: Check, diff: int, dice: Dice
-                ) -> list[Event]:
-        """seed 004, shotguns: a blanket 3 m wide along the range; buckshot loses 1 DC per band past 0-10 m."""
-        g = state.grid
-        reach = self.ranges[w.range][-1][0]
-        others = [o for o in state.combatants if o is not a and o is not t and not o.down
-                  and self.in_strip(g, a.pos, t.pos, o.pos, 1.5, reach) and g.los(a.pos, o.pos)]
-        evs: list[Event] = []
-        for o in [t] + others:
-            if o.dead:
-                continue
-            d = diff if o is t else self.difficulty(state, a, o, w)
-            if d is None:
-                continue
-            d = d if isinstance(d, int) else d[0]
-            dc = max(0, w.dc - self.band_index(g, a.pos, o.pos, w))
-            if c.total >= d:
-                evs.append(self.attack_event(a, o, w, "hit", c, d, "", blanket=True, dc=dc))
-                evs += self.hit(state, a, o, w, dice, dc=dc, two_dice=c.two_damage_dice)
-            else:
-                evs.append(self.attack_event(a, o, w, "miss", c, d, "", blanket=True))
-        return evs
-
-    @staticmethod
-    def in_strip(g, a: int, t: int, o: int, half_m: float, reach_m: float) -> bool:
-        ax, ay = g.xy(a)
-        tx, ty = g.xy(t)
-        ox, oy = g.xy(o)
-        vx, vy = tx - ax, ty - ay
-        n = math.hypot(vx, vy)
-        if n == 0:
-            return False
-        wx, wy = ox - ax, oy - ay
-        along = (wx * vx + wy * vy) / n * g.cell_m
-        if along <= 0 or along > reach_m + 1e-9:
-            return False
-        perp = abs(wx * vy - wy * vx) / n * g.cell_m
-        return perp <= half_m + 1e-9
 
     def mishap(self, state: BattleState, a: Combatant, w: Weapon, second: int | None, throw: bool) -> list[Event]:
         """seed 004, Critical failure: the second d10 decides: jam (ranged), dropped (melee), broken."""
@@ -422,11 +393,13 @@ class CombatMixin:
                              note=f"automatic hit on a {'stunned' if 'stunned' in t.conditions else 'fallen'} target"))
             return evs + self.hit(state, a, t, w, dice, dc=w.dc, mod=mod, face=10)
         gap = False
-        if option == "called:gap":
+        if option == "called:gap":  # a skill roll of the action: -5 in a two-action round too
             i, sf = self.stat(a, "int"), self.skill(a, "streetfighting")
-            r = skill_check(dice, i + sf, "spot a gap in the armour")
+            parts = self.action_parts(state) if state.actor is a else []
+            r = skill_check(dice, i + sf + sum(v for _, v in parts), "spot a gap in the armour")
             gap = r.total >= self.chk["spot_gap"]
-            evs.append(self.roll_event(a, "spot a gap in the armour", f"INT {i} + streetfighting {sf}", r,
+            evs.append(self.roll_event(a, "armour_gap", "spot a gap in the armour",
+                                       f"INT {i} + streetfighting {sf}" + self._pool(parts), r, parts,
                                        difficulty=self.chk["spot_gap"], success=gap))
         ok, c, evs2 = self.melee_roll(state, a, t, w, option, dice, turn, gap,
                                       may_take_damage=option in ("", "called:head", "called:gap"))
@@ -467,18 +440,19 @@ class CombatMixin:
         base = ref + sk + w.accuracy + sum(v for _, v in parts)
         label = f"attack with {w.name}" + (f" ({option})" if option else "")
         c = first_die(dice, base, label)
-        dbase, dpool = self.defence_base(state, t, a)
+        dbase, dpool, dparts = self.defence_base(state, t, a)
         d = skill_check(dice, dbase, "melee defence")
         c = finish(dice, c, label, need=d.total + 1, may_take_damage=may_take_damage)
         ok = c.total > d.total
         pool = f"REF {ref} + {sname} {sk}" + (f" + accuracy {w.accuracy}" if w.accuracy else "") + self._pool(parts)
-        evs = [self.roll_event(a, label, pool, c, opposed=d.total),
-               self.roll_event(t, "melee defence (opposed)", dpool, d, opposed=c.total)]
+        evs = [self.roll_event(a, "attack", label, pool, c, parts, opposed=d.total),
+               self.roll_event(t, "melee_defence", "melee defence (opposed)", dpool, d, dparts, opposed=c.total)]
         evs.append(self.attack_event(a, t, w, "hit" if ok else "miss", c, d.total + 1, option, opposed=d.total))
         return ok, c, evs
 
     def defence_base(self, state: BattleState, t: Combatant, a: Combatant, dodge: bool = True
-                     ) -> tuple[int, str]:
+                     ) -> tuple[int, str, list[Part]]:
+        """The defender's REF + streetfighting + its modifiers in an opposed roll: (base, pool, modifiers)."""
         ref = self.stat(t, "ref")
         sf = self.skill(t, "streetfighting")
         name = "streetfighting"
@@ -488,7 +462,7 @@ class CombatMixin:
         parts = self.opposed_bonus(state, t, a)
         if dodge and t.res["dodge"]:
             parts.append(("dodging", int(t.res["dodge"])))
-        return ref + sf + sum(v for _, v in parts), f"REF {ref} + {name} {sf}" + self._pool(parts)
+        return ref + sf + sum(v for _, v in parts), f"REF {ref} + {name} {sf}" + self._pool(parts), parts
 
     def knock_down(self, t: Combatant, cause: str) -> list[Event]:
         evs = []
@@ -505,288 +479,3 @@ class CombatMixin:
         evs = [event("attack", actor=a.id, target=t.id, weapon=w.name, result="hit",
                      note=f"{w.name.replace('_', ' ')}: no roll needed in a grapple")]
         return evs + self.hit(state, a, t, w, dice, dc=w.dc)
-
-    # -- grenades and the genius gun ------------------------------------------------------
-    def throw_grenade(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, dice: Dice,
-                      turn: dict[str, Any]) -> list[Event]:
-        """seed 004, grenades: a 5 m blast; a miss by n lands n m away at n DC less."""
-        g = state.grid
-        a.res["ammo"][w.name] = max(0, a.res["ammo"][w.name] - 1)
-        a.res["drawn"] = None
-        diff = self.range_difficulty(g, a, a.pos, t.pos, w, throw=True)
-        ref = self.stat(a, "ref")
-        sk = self.skill(a, "athletics")
-        parts = self.attack_parts(state, a, t, w, "", turn, melee=False, throw=True)
-        base = ref + sk + sum(v for _, v in parts)
-        c = skill_check(dice, base, f"throw {w.name}")
-        evs = [self.roll_event(a, f"throw {w.name}", f"REF {ref} + athletics {sk}" + self._pool(parts), c,
-                               difficulty=diff)]
-        centre = t.pos
-        dc = w.dc
-        if c.total < diff:
-            n = diff - c.total
-            k = dice.roll(8, "grenade scatter direction")
-            evs.append(event("roll", actor=a.id, purpose="scatter direction (d8: 1 = north, clockwise)",
-                             dice=[[8, k]], total=k))
-            cells = int(round(n * float(self.data["grenades"]["scatter_m_per_point"]) / g.cell_m))
-            dx, dy = _DIRS[k - 1]
-            x, y = g.xy(centre)
-            for _ in range(cells):
-                nx, ny = x + dx, y + dy
-                if not g.in_bounds(nx, ny) or not g.passable[g.index(nx, ny)]:
-                    break
-                x, y = nx, ny
-            centre = g.index(x, y)
-            dc = w.dc - n * int(self.data["grenades"]["dc_per_point"])
-        evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="hit" if centre == t.pos else "miss",
-                         total=c.total, difficulty=diff, lands=list(g.xy(centre)), dc=max(0, dc)))
-        return evs + self.blast(state, a, w, centre, dc, dice)
-
-    def blast(self, state: BattleState, a: Combatant, w: Weapon, centre: int, dc: int, dice: Dice) -> list[Event]:
-        g = state.grid
-        if dc <= 0:
-            return [event("effect", target=a.id, effect=f"the {w.name} lands too far off to hurt anyone",
-                          at=list(g.xy(centre)))]
-        evs = [event("effect", target=a.id, effect=f"the {w.name} explodes (DC{dc}, {w.blast_m:g} m)",
-                     at=list(g.xy(centre)))]
-        for c in state.combatants:
-            if c.dead or g.distance_m(c.pos, centre) > w.blast_m + 1e-6 or not g.los(centre, c.pos):
-                continue
-            evs += self.hit(state, a, c, w, dice, dc=dc, label=f"blast on {c.id}")
-        return evs
-
-    def genius_attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str, dice: Dice
-                      ) -> list[Event]:
-        """seed 004, the genius gun: the missile makes the check; blast DC 3-7 or scribble DC 5 over an area."""
-        g = state.grid
-        scribble = option == "scribble"
-        dc = int(w.x("scribble_dc", 5)) if scribble else int(option.split(":")[1])
-        a.res["ammo"][w.name] = max(0, a.res["ammo"][w.name] - dc)
-        diff, dparts = self.difficulty(state, a, t, w)
-        skill = int(w.x("missile_skill", 15))
-        r = dice.roll(10, "genius missile")
-        total = skill + r
-        evs = [event("roll", actor=a.id, purpose=f"genius gun missile ({option})", pool=f"missile {skill} + 1d10",
-                     dice=[[10, r]], total=total, difficulty=diff, charge_left=a.res["ammo"][w.name], **dparts)]
-        if total < diff:
-            evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="miss", total=total,
-                             difficulty=diff, option=option))
-            return evs
-        evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="hit", total=total,
-                         difficulty=diff, margin=total - diff, option=option))
-        if not scribble:
-            return evs + self.hit(state, a, t, w, dice, dc=dc)
-        radius = float(w.x("scribble_radius_m", 3))
-        area = [t] + [o for o in state.combatants if o is not t and not o.down
-                      and g.distance_m(o.pos, t.pos) <= radius + 1e-6 and g.los(t.pos, o.pos)]
-        d = dice.roll(10, "damage (scribble)")
-        wounds = self.table.wounds(dc, d)
-        share, rest = divmod(wounds, len(area))
-        evs.append(event("roll", actor=a.id, purpose=f"damage DC{dc} (scribble, shared by {len(area)})",
-                         dice=[[10, d]], total=d, wounds=wounds, shares=[share + (rest if o is t else 0) for o in area],
-                         targets=[o.id for o in area]))
-        for o in area:
-            if o.dead:
-                continue
-            evs += self.wound(state, o, share + (rest if o is t else 0), dice, ap=w.ap, source=f"{w.name} scribble")
-        return evs
-
-    # -- suppression ------------------------------------------------------------------------
-    def suppress(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, dice: Dice) -> list[Event]:
-        """seed 004, Suppression: firing wildly at an area; 30 rounds."""
-        g = state.grid
-        state.economy["actions"] += 1
-        n = int(self.data["suppression"]["rounds"])
-        a.res["ammo"][w.name] = max(0, a.res["ammo"][w.name] - n)
-        r = int(self.data["suppression"]["zone_cells"])
-        cells = sorted(c for c in range(g.n) if g.passable[c] and g.chebyshev(c, t.pos) <= r)
-        if a.res["zone"] is not None:
-            self.end_suppression(state, a)
-        a.res["zone"] = {"cells": cells, "weapon": w.name, "penalty": w.suppress_penalty, "round": state.round}
-        evs = [event("effect", target=t.id, effect=f"{a.id} lays down suppressive fire with the {w.name}",
-                     by=a.id, weapon=w.name, cells=[list(g.xy(c)) for c in cells], penalty=w.suppress_penalty)]
-        for o in state.combatants:
-            if o.team != a.team and not o.down and o.pos in cells:
-                if a.id not in o.res["suppressed_by"]:
-                    o.res["suppressed_by"].append(a.id)
-                if "suppressed" not in o.conditions:
-                    o.conditions.add("suppressed")
-                    evs.append(event("condition", target=o.id, condition="suppressed", on=True, by=a.id))
-        return evs
-
-    def end_suppression(self, state: BattleState, a: Combatant) -> list[Event]:
-        evs: list[Event] = []
-        a.res["zone"] = None
-        for o in state.combatants:
-            if a.id in o.res["suppressed_by"]:
-                o.res["suppressed_by"].remove(a.id)
-                if not o.res["suppressed_by"] and "suppressed" in o.conditions:
-                    o.conditions.discard("suppressed")
-                    evs.append(event("condition", target=o.id, condition="suppressed", on=False))
-        return evs
-
-    def suppression_line(self, state: BattleState, m: Combatant, frm: int, to: int, cost: int, dice: Dice
-                         ) -> list[Event]:
-        """seed 004: anyone moving through the suppression line may be shot at -3 (assumption suppression_line)."""
-        shooters = [s for s in state.combatants if s.res["zone"] is not None and s.team != m.team
-                    and not s.down and not self.in_grapple(s)]
-        if not shooters:
-            return []
-        g = state.grid
-        blockers = [c.pos for c in state.combatants if c.team != m.team and not c.down]
-        path = g.path(frm, to, max(cost, 1), blockers) or [frm, to]
-        evs: list[Event] = []
-        for s in shooters:
-            if m.down or state.over:
-                break
-            zone = set(s.res["zone"]["cells"])
-            w = self.weapons[s.res["zone"]["weapon"]]
-            cell = next((c for c in path if c in zone and self.difficulty(state, s, m, w, at=c) is not None), None)
-            if cell is None:
-                continue
-            evs.append(event("effect", target=m.id, effect=f"moves through {s.id}'s suppression line",
-                             by=s.id, at=list(g.xy(cell))))
-            evs += self.ranged_attack(state, s, m, w, "", dice, {"line": True, "no_ammo": True}, at=cell)
-        return evs
-
-    # -- damage -----------------------------------------------------------------------------
-    def body_armour(self, t: Combatant):
-        best = None
-        for x in t.armour:
-            if x.covers == "body" and (best is None or x.sp > best.sp):
-                best = x
-        return best
-
-    def head_armour(self, t: Combatant):
-        best = None
-        for x in t.armour:
-            if x.covers == "head" and (best is None or x.sp > best.sp):
-                best = x
-        return best
-
-    def hit(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, dice: Dice, *, dc: int, mod: int = 0,
-            face: int | None = None, two_dice: bool = False, head: bool = False, no_armour: bool = False,
-            ap: bool | None = None, stun_weapon: bool | None = None, stun_delta: int = 0, label: str = ""
-            ) -> list[Event]:
-        """One hit: the damage d10 (+ modifiers) read on the DC row, then armour, Wounds and the stun save."""
-        if face is None:
-            r1 = dice.roll(10, "damage")
-            faces = [[10, r1]]
-            r = r1
-            if two_dice:
-                r2 = dice.roll(10, "damage (critical: two dice, keep the higher)")
-                faces.append([10, r2])
-                r = max(r1, r2)
-        else:
-            faces, r = [], face
-        value = r + mod
-        raw = self.table.wounds(dc, value)
-        ev = event("roll", actor=a.id, purpose=f"damage DC{dc}" + (f" ({label})" if label else ""),
-                   pool="d10" + (f" {'+' if mod >= 0 else '-'} {abs(mod)} body type" if mod else ""),
-                   dice=faces, total=value, wounds=raw)
-        if face is not None and not faces:
-            ev["counts_as"] = face
-        stun = w.stun if stun_weapon is None else stun_weapon
-        delta = stun_delta + (self.mod["stun_weapon_hit"] if stun else 0)
-        return [ev] + self.wound(state, t, raw, dice, ap=w.ap if ap is None else ap, head=head, no_armour=no_armour,
-                                 stun_delta=delta, source=w.name)
-
-    def wound(self, state: BattleState, t: Combatant, raw: int, dice: Dice, *, ap: bool = False, head: bool = False,
-              no_armour: bool = False, stun_delta: int = 0, source: str = "", armour: bool = True,
-              save: bool = True) -> list[Event]:
-        """seed 004: armour SP is subtracted (armour-piercing halves it; below SP 4 at least 1 goes
-        through), the rest comes off Wounds; stun weapons lower the stun modifier; then the stun save."""
-        piece = None if (no_armour or not armour) else (self.head_armour(t) if head else self.body_armour(t))
-        sp = piece.sp if piece is not None else 0
-        if ap:
-            sp //= 2
-        after = max(0, raw - sp)
-        if raw > 0 and after == 0 and piece is not None and piece.sp < self.stop_all_sp:
-            after = 1
-        was_down = t.down
-        t.res["wound"] += after
-        ev = event("damage", target=t.id, stun=0, wound=after, raw=raw, source=source)
-        if raw - after:
-            ev["absorbed"] = raw - after
-        if piece is not None:
-            ev["armour"] = piece.name
-            ev["sp"] = sp
-        evs = [ev]
-        if stun_delta and not t.dead:
-            t.res["stun_mod"] += stun_delta
-            evs.append(event("effect", target=t.id, effect=f"stun modifier {stun_delta:+d} (now {t.res['stun_mod']})",
-                             stun_modifier=t.res["stun_mod"]))
-        evs += self.sync_wounds(t, state.round)
-        if save and not t.down:
-            evs += self.stun_save(state, t, dice)
-        if t.down and not was_down:
-            evs += self.fall_down(state, t)
-        return evs
-
-    def stun_save(self, state: BattleState, t: Combatant, dice: Dice, bonus: int = 0, purpose: str = "stun save"
-                  ) -> list[Event]:
-        """seed 004, stun/shock save: roll under current Wounds less the stun modifier, or pass out."""
-        ok, ev = self.save_roll(t, dice, bonus, purpose)
-        evs = [ev]
-        if not ok:
-            evs += self.pass_out(t, "failed stun save")
-        return evs
-
-    def save_roll(self, t: Combatant, dice: Dice, bonus: int, purpose: str) -> tuple[bool, Event]:
-        rem = self.remaining(t)
-        target = rem + t.res["stun_mod"] + bonus
-        r = dice.roll(10, purpose)
-        ok = r <= target
-        return ok, event("roll", actor=t.id, purpose=purpose,
-                         pool=f"d10 at or under Wounds {rem} {t.res['stun_mod']:+d} stun modifier"
-                         + (f" +{bonus}" if bonus else ""),
-                         dice=[[10, r]], total=r, difficulty=target, success=ok)
-
-    def pass_out(self, t: Combatant, why: str) -> list[Event]:
-        if t.stats["stun_fail"] == "shock":
-            t.conditions |= {"stunned", "incapacitated", "prone"}
-            return [event("down", target=t.id, reason=f"{why}: in shock, prone and unable to act")]
-        t.conditions |= {"unconscious", "prone"}
-        return [event("down", target=t.id, reason=f"{why}: passes out")]
-
-    def sync_wounds(self, c: Combatant, rnd: int) -> list[Event]:
-        """seed 004, Wounds: 2 or less halves INT/REF/MA; 0 unconscious; -1 to -4 dying; -5 dead."""
-        rem = self.remaining(c)
-        evs: list[Event] = []
-        if rem <= 2 and "impaired" not in c.conditions and not c.dead:
-            c.conditions.add("impaired")
-            evs.append(event("condition", target=c.id, condition="impaired", on=True,
-                             cause="2 Wounds or less: INT, REF and MA halved"))
-        elif rem > 2 and "impaired" in c.conditions:
-            c.conditions.discard("impaired")
-            evs.append(event("condition", target=c.id, condition="impaired", on=False))
-        if c.dead:
-            return evs
-        if rem <= -5:
-            c.conditions -= {"unconscious", "dying", "stunned", "incapacitated"}
-            c.conditions |= {"dead", "prone"}
-            evs.append(event("dead", target=c.id, wounds=rem))
-        elif rem <= -1:
-            if "unconscious" not in c.conditions and "dying" not in c.conditions:
-                evs.append(event("down", target=c.id, reason=f"{rem} Wounds: bleeding to death"))
-            c.conditions |= {"unconscious", "prone"}
-            c.conditions -= {"stunned", "incapacitated"}
-            if not c.res["stable"] and "dying" not in c.conditions:
-                c.conditions.add("dying")
-                c.res["dying_round"] = rnd
-        elif rem <= 0 and "unconscious" not in c.conditions:
-            c.conditions |= {"unconscious", "prone"}
-            c.conditions -= {"stunned", "incapacitated"}
-            evs.append(event("down", target=c.id, reason="0 Wounds: passes out"))
-        return evs
-
-    def fall_down(self, state: BattleState, t: Combatant) -> list[Event]:
-        """A figure that goes down lets go of everything it was doing."""
-        evs = self.release_all(state, t)
-        if t.res["trigger"] is not None:
-            evs += self.clear_trigger(t, "falls")
-        if t.res["zone"] is not None:
-            evs += self.end_suppression(state, t)
-        t.res["dodge"] = 0
-        t.conditions -= {"dodging", "aiming", "knocked"}
-        return evs

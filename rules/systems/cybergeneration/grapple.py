@@ -23,6 +23,10 @@ from rules.systems.cybergeneration.checks import finish, first_die, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
 
+#: kinds a grappling figure may "attempt" after an opposed roll (seed 004: "Attempt another action")
+ANOTHER_ACTION = frozenset({"defend", "aim", "ready", "reload", "stand", "pick_up", "first_aid", "suppress"})
+
+
 class GrappleMixin:
     """Grapples and holds for `CybergenerationRuleset`."""
 
@@ -59,7 +63,7 @@ class GrappleMixin:
         # anything else: attacks on figures outside the grapple (after a preliminary opposed roll)
         pid = {t.id for t in partners}
         for t in state.combatants:
-            if t.team == a.team or t.down or t.id in pid:
+            if t.team == a.team or t.dead or t.id in pid:
                 continue
             for w in ws:
                 if w.grapple_only:
@@ -89,9 +93,10 @@ class GrappleMixin:
         return not (partner and w.melee and (w.small or w.implant))
 
     # -- rolls ----------------------------------------------------------------------------
-    def opposed(self, state: BattleState, x: Combatant, y: Combatant, dice: Dice, purpose: str,
+    def opposed(self, state: BattleState, x: Combatant, y: Combatant, dice: Dice, key: str, purpose: str,
                 extra: list[tuple[str, int]] = ()) -> tuple[bool, list[Event]]:
-        """An opposed REF + streetfighting + 1d10 roll of x against y (x must beat y)."""
+        """An opposed REF + streetfighting + 1d10 roll of x against y (x must beat y); `key` names
+        the roll (its `check`; the defender's is key + "_resist")."""
         sf = self.skill(x, "streetfighting")
         name = "streetfighting"
         if self.kid_vs_adult(x, y):
@@ -103,30 +108,46 @@ class GrappleMixin:
         ref = self.stat(x, "ref")
         base = ref + sf + sum(v for _, v in parts)
         c = first_die(dice, base, purpose)
-        dbase, dpool = self.defence_base(state, y, x, dodge=False)
+        dbase, dpool, dparts = self.defence_base(state, y, x, dodge=False)
         d = skill_check(dice, dbase, f"resist ({purpose})")
         c = finish(dice, c, purpose)
         ok = c.total > d.total
-        evs = [self.roll_event(x, f"{purpose} (opposed)", f"REF {ref} + {name} {sf}" + self._pool(parts), c,
+        evs = [self.roll_event(x, key, f"{purpose} (opposed)", f"REF {ref} + {name} {sf}" + self._pool(parts), c, parts,
                                opposed=d.total, success=ok),
-               self.roll_event(y, f"resist {purpose} (opposed)", dpool, d, opposed=c.total, success=not ok)]
+               self.roll_event(y, key + "_resist", f"resist {purpose} (opposed)", dpool, d, dparts, opposed=c.total,
+                               success=not ok)]
         return ok, evs
 
     def preliminary(self, state: BattleState, a: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
         p = self.partners(state, a)[0]
-        ok, evs = self.opposed(state, a, p, dice, "get a hand free in the grapple")
+        ok, evs = self.opposed(state, a, p, dice, "grapple_free", "get a hand free in the grapple")
         if not ok:
             evs.append(event("effect", target=a.id, effect=f"{p.id} twists the grapple and stops the action"))
         return ok, evs
 
     # -- actions ----------------------------------------------------------------------------
+    def another_action(self, state: BattleState, a: Combatant, action: Action, dice: Dice) -> list[Event]:
+        """seed 004: 'To do anything else ... requires a successful opposed roll to even attempt it. If you
+        succeed, you may make the regular check with a -2 penalty, if you fail your opponent has managed to
+        twist the grapple sufficiently to prevent your action' (the action, or the move, is spent)."""
+        ok, evs = self.preliminary(state, a, dice)
+        if not ok:
+            self.spend_for(state, a, action)
+            return evs
+        e = state.economy
+        e["grapple_other"] = True
+        try:
+            return evs + self.resolve(state, a, action, dice)
+        finally:
+            e.pop("grapple_other", None)
+
     def grapple_action(self, state: BattleState, a: Combatant, t: Combatant, option: str, dice: Dice) -> list[Event]:
         e = state.economy
         e["actions"] += 1
         if option == "":
             return self.start_grapple(state, a, t, dice)
         if option == "hold":
-            ok, evs = self.opposed(state, a, t, dice, "put on a hold")
+            ok, evs = self.opposed(state, a, t, dice, "hold", "put on a hold")
             if not ok:
                 return evs
             a.res["hold"] = t.id
@@ -135,16 +156,16 @@ class GrappleMixin:
             evs.append(event("condition", target=t.id, condition="grappled", on=True, by=a.id, hold=True))
             return evs + self.hold_damage(state, a, t, dice)
         if option == "squeeze":
-            ok, evs = self.opposed(state, a, t, dice, "hold damage")
+            ok, evs = self.opposed(state, a, t, dice, "squeeze", "hold damage")
             return evs + (self.hold_damage(state, a, t, dice) if ok else [])
         if option == "break":
-            ok, evs = self.opposed(state, a, t, dice, "break the grapple")
+            ok, evs = self.opposed(state, a, t, dice, "break_grapple", "break the grapple")
             if ok:
                 evs += self.release_all(state, a)
                 e["actions"] = e["max_actions"]  # seed 004: 'you cannot take another action (but you can move)'
             return evs
         # escape from a hold
-        ok, evs = self.opposed(state, a, t, dice, "escape the hold")
+        ok, evs = self.opposed(state, a, t, dice, "escape_hold", "escape the hold")
         if ok:
             return evs + self.release_all(state, a)
         evs.append(event("effect", target=a.id, effect="fails to escape and takes hold damage"))
@@ -155,7 +176,7 @@ class GrappleMixin:
         extra = []
         if t.res["dodge"]:
             extra.append(("target dodging", -int(t.res["dodge"])))
-        ok, evs = self.opposed(state, a, t, dice, "grapple", extra)
+        ok, evs = self.opposed(state, a, t, dice, "grapple", "grapple", extra)
         w = self.weapons["unarmed"]
         evs.append(event("attack", actor=a.id, target=t.id, weapon="grapple", result="hit" if ok else "miss"))
         if not ok:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 import yaml
 
@@ -19,7 +19,7 @@ REQUIRED_STATS = ("int", "ref", "tech", "cool", "ma", "body")
 TYPES = ("solo", "tribal", "scanner", "bolter", "tinman", "borg", "evolved")
 KINDS = ("kid", "adult")
 STAT_FIELDS = {"template", "name", "kind", "types", "stats", "skills", "weapons", "armour", "items", "drawn",
-               "stun_fail", "damage", "stun_modifier", "prone"}
+               "stun_fail", "damage", "stun_modifier", "prone", "conditions", "state", "rest_days"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,19 +127,21 @@ class DamageTable:
         return sum(self.wounds(dc, f + mod) for f in range(1, 11)) / 10.0
 
 
+def weapon_from(name: str, w: Mapping[str, Any], dmg: DamageTable) -> Weapon:
+    """One weapon from its table row (data.yaml `weapons`, or a scenario's inline weapon)."""
+    dc = int(w["dc"])
+    kw = {k: bool(w.get(k, False)) for k in _BOOL}
+    return Weapon(name=name, kind=w["kind"], skill=w["skill"], dc=dc, damage=DamageClass(dc, dmg.mean(dc)),
+                  accuracy=int(w.get("accuracy", 0)), range=w.get("range"), rof=int(w.get("rof", 1)),
+                  magazine=int(w.get("magazine", 0)), reload=w.get("reload", "none"),
+                  access=w.get("access", "holster"), throwable=w.get("throwable"),
+                  special=w.get("special"), suppress_penalty=int(w.get("suppress_penalty", 0)),
+                  blast_m=float(w.get("blast_m", 0.0)),
+                  extra={k: v for k, v in w.items() if k not in _KNOWN and k != "name"}, **kw)
+
+
 def build_weapons(table: Mapping[str, Mapping[str, Any]], dmg: DamageTable) -> dict[str, Weapon]:
-    out = {}
-    for name, w in table.items():
-        dc = int(w["dc"])
-        kw = {k: bool(w.get(k, False)) for k in _BOOL}
-        out[name] = Weapon(name=name, kind=w["kind"], skill=w["skill"], dc=dc, damage=DamageClass(dc, dmg.mean(dc)),
-                           accuracy=int(w.get("accuracy", 0)), range=w.get("range"), rof=int(w.get("rof", 1)),
-                           magazine=int(w.get("magazine", 0)), reload=w.get("reload", "none"),
-                           access=w.get("access", "holster"), throwable=w.get("throwable"),
-                           special=w.get("special"), suppress_penalty=int(w.get("suppress_penalty", 0)),
-                           blast_m=float(w.get("blast_m", 0.0)),
-                           extra={k: v for k, v in w.items() if k not in _KNOWN}, **kw)
-    return out
+    return {name: weapon_from(name, w, dmg) for name, w in table.items()}
 
 
 def build_armour(table: Mapping[str, Mapping[str, Any]]) -> dict[str, Armour]:
@@ -168,12 +170,16 @@ def _name_list(v: Any, source: str | None, field: str) -> list[str]:
 
 def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapons: Mapping[str, Weapon],
                      armour: Mapping[str, Armour], items: Mapping[str, Any], source: str | None,
-                     field: str) -> dict[str, Any]:
-    """Merge a template with overrides (or read a full stat block) and check every name and value."""
+                     field: str, table: DamageTable | None = None, ranges: Collection[str] = ()) -> dict[str, Any]:
+    """Merge a template with overrides (or read a full stat block) and check every name and value
+    (inline equipment, starting conditions and state: `start.py`)."""
+    from rules.systems.cybergeneration import start
+
     unknown = set(spec) - STAT_FIELDS - {"id", "at", "team"}
     if unknown:
         raise ScenarioError(f"unknown field(s) {sorted(unknown)}", source=source, field=field,
-                            expected="template, name, kind, types, stats, skills, weapons, armour, items, drawn, ...")
+                            expected="template, name, kind, types, stats, skills, weapons, armour, items, drawn, "
+                            "stun_fail, damage, stun_modifier, prone, conditions, state, rest_days")
     tname = spec.get("template")
     base: Mapping[str, Any] = {}
     if tname is not None:
@@ -218,25 +224,10 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
                                    expected="one of " + ", ".join(TYPES))
     if {"scanner", "bolter", "tinman"} & set(types) and "evolved" not in types:
         types.append("evolved")  # seed 004: scanners, bolters and tinmen are cyber-evolved
-    wnames = _name_list(merged.get("weapons"), source, f"{field}.weapons")
-    ws: dict[str, Weapon] = {}
-    for i, wn in enumerate(wnames):
-        if wn not in weapons:
-            raise UnknownNameError(f"unknown weapon {wn!r}", source=source, field=f"{field}.weapons[{i}]",
-                                   expected="one of " + ", ".join(sorted(weapons)))
-        ws[wn] = weapons[wn]
+    ws = start.weapon_list(merged.get("weapons"), weapons, table, ranges, source, f"{field}.weapons")
     ws.setdefault("unarmed", weapons["unarmed"])
-    arm: list[Armour] = []
-    for i, an in enumerate(_name_list(merged.get("armour"), source, f"{field}.armour")):
-        if an not in armour:
-            raise UnknownNameError(f"unknown armour {an!r}", source=source, field=f"{field}.armour[{i}]",
-                                   expected="one of " + ", ".join(sorted(armour)))
-        arm.append(armour[an])
-    its = _name_list(merged.get("items"), source, f"{field}.items")
-    for i, it in enumerate(its):
-        if it not in items and it not in weapons:
-            raise UnknownNameError(f"unknown item {it!r}", source=source, field=f"{field}.items[{i}]",
-                                   expected="one of " + ", ".join(sorted(items)))
+    arm = start.armour_list(merged.get("armour"), armour, source, f"{field}.armour")
+    its = start.item_list(merged.get("items"), items, weapons, source, f"{field}.items")
     drawn = merged.get("drawn", "auto")
     if "drawn" not in spec and drawn not in ws:
         drawn = "auto"  # the template's drawn weapon was overridden away
@@ -259,9 +250,24 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
     prone = merged.get("prone", False)
     if not isinstance(prone, bool):
         raise ScenarioError(f"{prone!r}", source=source, field=f"{field}.prone", expected="true or false")
+    conditions = start.conditions_of(merged.get("conditions"), source, f"{field}.conditions")
+    begin = start.state_of(merged.get("state"), ws, source, f"{field}.state")
+    if "wound" in begin:
+        if "damage" in merged:
+            raise ScenarioError("Wounds given twice", source=source, field=f"{field}.state.wound",
+                                expected="damage or state.wound, not both")
+        damage = begin.pop("wound")
+    if "stun_modifier" in begin:
+        if "stun_modifier" in merged:
+            raise ScenarioError("the stun modifier given twice", source=source, field=f"{field}.state.stun_modifier",
+                                expected="stun_modifier or state.stun_modifier, not both")
+        stun_mod = begin.pop("stun_modifier")
+    rest_days = _whole(merged.get("rest_days", 0), source, f"{field}.rest_days", 0, 365)
     name = merged.get("name") or tname or "figure"
     if not isinstance(name, str):
         raise ScenarioError(f"{name!r}", source=source, field=f"{field}.name", expected="a name")
     return {"name": name, "template": tname or "custom", "kind": kind, "types": tuple(types), "stats": stats,
             "skills": skills, "weapons": ws, "armour": tuple(arm), "items": its, "drawn": drawn,
-            "stun_fail": stun_fail, "damage": damage, "stun_modifier": stun_mod, "prone": prone}
+            "stun_fail": stun_fail, "damage": damage, "stun_modifier": stun_mod, "prone": prone,
+            "conditions": tuple(conditions), "begin": begin, "rest_days": rest_days, "field": field, "source": source,
+            "catalog": {n: w for n, w in ws.items() if weapons.get(n) is not w}}

@@ -68,6 +68,9 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
         p = rs.partners(state, a)
         if p:
             pre = opposed_p(rs, state, a, p[0], turn)
+    if turn.get("two") and rs.rollless(w, t, option):  # the hurried REF check (assumption two_actions)
+        ref = rs.stat(a, "ref")
+        pre *= sum(1 for f in range(1, 11) if ref + f >= rs.chk["hurried_stat"]) / 10.0
     if w.no_roll:
         d = _mean(shared, rs, t, w.dc, 0, w.ap)
         return _out(pre, d)
@@ -80,7 +83,7 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
         _, sk = rs.attack_skill(a, w, t)
         parts = rs.attack_parts(state, a, t, w, option, turn, melee=True) + rs.opposed_bonus(state, a, t)
         base = ref + sk + w.accuracy + sum(v for _, v in parts)
-        dbase, _ = rs.defence_base(state, t, a)
+        dbase = rs.defence_base(state, t, a)[0]
         p = p_beat(base, dbase)
         if option in ("knockdown", "stun"):
             d = _mean(shared, rs, t, 1, 0, False)
@@ -94,9 +97,10 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
     g = state.grid
     throw = option == "throw"
     if w.kind == "grenade":
-        diff = rs.range_difficulty(g, a, a.pos, t.pos, w, throw=True)
-        if diff is None:
+        dd = rs.difficulty(state, a, t, w, throw=True)
+        if dd is None:
             return None
+        diff = dd[0]
         parts = rs.attack_parts(state, a, t, w, "", turn, melee=False, throw=True)
         base = rs.stat(a, "ref") + rs.skill(a, "athletics") + sum(v for _, v in parts)
         p = p_at_least(base, diff)
@@ -152,7 +156,7 @@ def opposed_p(rs: Any, state: BattleState, x: Combatant, y: Combatant, turn: dic
     if turn.get("two"):
         extra += rs.mod["two_actions"]
     base = rs.stat(x, "ref") + sf + extra + sum(v for _, v in rs.opposed_bonus(state, x, y))
-    dbase, _ = rs.defence_base(state, y, x, dodge=False)
+    dbase = rs.defence_base(state, y, x, dodge=False)[0]
     return p_beat(base, dbase)
 
 

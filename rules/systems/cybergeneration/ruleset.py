@@ -17,18 +17,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from rules.actions import END_TURN, Action
+from rules.actions import Action
 from rules.dice import Dice
 from rules.errors import IllegalActionError
 from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cybergeneration.care import CareMixin
+from rules.systems.cybergeneration.checks import roll_ev
+from rules.systems.cybergeneration.choices import ChoicesMixin
 from rules.systems.cybergeneration.combat import CombatMixin
-from rules.systems.cybergeneration.grapple import GrappleMixin
+from rules.systems.cybergeneration.damage import DamageMixin
+from rules.systems.cybergeneration.gear import GearMixin
+from rules.systems.cybergeneration.grapple import ANOTHER_ACTION, GrappleMixin
 from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, build_armour, build_stat_block,
                                                  build_weapons, load_data)
+from rules.systems.cybergeneration.ordnance import OrdnanceMixin
+from rules.systems.cybergeneration.start import apply_start, check_links
 from rules.systems.cybergeneration.timing import TimingMixin
+from rules.systems.cybergeneration.views import ViewsMixin
 
 DATA = Path(__file__).with_name("data.yaml")
 
@@ -36,7 +43,8 @@ TRIGGERS = ("on_move", "on_attack", "on_draw")
 READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
 
 
-class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, Ruleset):
+class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
+                             GearMixin, CareMixin, ViewsMixin, Ruleset):
     """Cybergeneration (Interlock) with the seed 004 house rules."""
 
     name = "cybergeneration"
@@ -98,7 +106,8 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
 
     def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int, order: int,
                         source: str | None, field: str) -> Combatant:
-        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, self.items, source, field)
+        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, self.items, source, field,
+                              self.table, tuple(self.ranges))
         ammo = {w.name: w.magazine for w in st["weapons"].values() if w.magazine}
         res: dict[str, Any] = {
             "stun": 0, "wound": st["damage"], "stun_mod": st["stun_modifier"], "ammo": ammo,
@@ -106,17 +115,23 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             "ammo_ready": [], "dodge": 0, "aim_round": -1, "grapple": [], "hold": None, "held_by": None,
             "trigger": None, "resume": None, "delays": 0, "zone": None, "suppressed_by": [],
             "dying_round": 0, "stable": False, "aid_bonus": 0, "woke_round": -1, "turn_round": -1,
-            "recovered_round": -1, "upkeep_round": -1,
+            "recovered_round": -1, "upkeep_round": -1, "inline": {},
         }
         c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos, stats=st,
                       weapons=st["weapons"], armour=st["armour"], traits=st["types"], res=res, order=order)
         if st["prone"]:
             c.conditions.add("prone")
-        self.sync_wounds(c, 0)
+        apply_start(self, c)
         return c
 
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
+        """Days of rest before the fight (`rest_days`), starting grapples, and who starts down."""
+        check_links(self, state)
+        self.check_drop_cells(state)
         evs: list[Event] = []
+        for c in state.combatants:
+            if c.stats.get("rest_days"):
+                evs += self.heal_days(c, c.stats["rest_days"])
         for c in state.combatants:
             if c.down:
                 evs.append(event("down", target=c.id, reason="starts the fight " + ("dead" if c.dead else "down")))
@@ -164,37 +179,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
                 return m
         return self.bands[-1][1]
 
-    def weapons_of(self, c: Combatant) -> list[Weapon]:
-        """Weapons the figure has now (carried ones not lost or broken, then picked-up ones)."""
-        r = c.res
-        if not r["lost"] and not r["broken"] and not r["gained"]:
-            return list(c.weapons.values())
-        gone = set(r["lost"]) | set(r["broken"])
-        ws = [w for n, w in c.weapons.items() if n not in gone]
-        seen = {w.name for w in ws}
-        for n in c.res["gained"]:
-            if n not in seen and n not in c.res["broken"]:
-                ws.append(self.weapons[n])
-                seen.add(n)
-        return ws
-
-    def has_weapon(self, c: Combatant, name: str | None) -> Weapon | None:
-        for w in self.weapons_of(c):
-            if w.name == name:
-                return w
-        return None
-
-    def in_hand(self, c: Combatant, w: Weapon) -> bool:
-        """Drawn (or an implant / bare hands, always ready)."""
-        return w.implant or c.res["drawn"] == w.name
-
-    def loaded(self, c: Combatant, w: Weapon, n: int = 1) -> bool:
-        if w.name in c.res["jammed"]:
-            return False
-        if w.magazine:
-            return c.res["ammo"].get(w.name, 0) >= n
-        return True
-
     def in_grapple(self, c: Combatant) -> bool:
         return bool(c.res["grapple"])
 
@@ -227,9 +211,8 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             sense = self.skill(c, "combat_sense") if self.is_type(c, "solo") else 0
             r = dice.roll(10, "initiative")
             total = ref + sense + r
-            evs.append(event("roll", actor=c.id, purpose="initiative", pool=f"REF {ref}"
-                             + (f" + combat sense {sense}" if sense else "") + " + 1d10",
-                             dice=[[10, r]], total=total))
+            evs.append(roll_ev(c.id, "initiative", "initiative", [[10, r]], total, [("combat sense", sense)],
+                               pool=f"REF {ref}" + (f" + combat sense {sense}" if sense else "") + " + 1d10"))
             keyed.append((-total, -ref, c.order, c.id))
         keyed.sort()
         order = [k[3] for k in keyed] + waiting
@@ -337,114 +320,16 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         if budget <= 0:
             return {}
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
-        reach = state.grid.reachable(a.pos, budget, blockers)
+        if state.settings.get("drops"):
+            reach = self.with_drops(state, a, budget, blockers, self.drop_cells(state))
+        else:
+            reach = state.grid.reachable(a.pos, budget, blockers)
         # nobody ends on a standing figure or on a fallen one who may get up (assumption fallen_cells)
         res = dict(reach)  # every cost in reach is within budget
         for c in state.combatants:
             if not c.dead:
                 res.pop(c.pos, None)
         return res
-
-    # -- legal actions ----------------------------------------------------------------
-    def legal_actions(self, state: BattleState) -> list[Action]:
-        a = state.actor
-        acts = [END_TURN]
-        if a is None or a.down or state.over:
-            return acts
-        e = state.economy
-        g = state.grid
-        mv = g.move_actions
-        acts.extend(map(mv.__getitem__, sorted(self.move_options(state, a))))
-        A = self.action
-        if a.res["held_by"] is not None:
-            acts.extend(self.held_actions(state, a))
-            return acts
-        can_act = e["actions"] < e["max_actions"] and e["suppress"] != "fail"
-        move_free = e["move"] == "" and not e["two"]
-        if self.in_grapple(a):
-            if can_act:
-                acts.extend(self.grapple_round_actions(state, a))
-            acts.extend(self.delay_actions(state, a, can_act, allow_triggers=False))
-            return acts
-        if can_act:
-            acts.extend(self.attack_actions(state, a))
-            acts.extend(self.suppress_actions(state, a))
-            acts.extend(self.grapple_start_actions(state, a))
-            if not a.res["dodge"]:
-                acts.append(A("defend", option="dodge"))
-            if e["actions"] == 0 and not e["two"]:
-                acts.append(A("aim"))
-            for w in self.weapons_of(a):
-                if w.implant:
-                    continue
-                if a.res["drawn"] != w.name and not w.grapple_only:
-                    acts.append(A("ready", weapon=w.name, option="change"))
-                if w.name in a.res["jammed"]:
-                    acts.append(A("ready", weapon=w.name, option="unjam"))
-                if w.reload == "loose" and a.res["ammo"].get(w.name, 0) < w.magazine:
-                    acts.append(A("reload", weapon=w.name))
-            acts.extend(self.first_aid_actions(state, a, ""))
-        if move_free:
-            if "prone" in a.conditions:
-                acts.append(A("stand"))
-            for w in self.weapons_of(a):
-                if w.implant:
-                    continue
-                if (a.res["drawn"] != w.name and w.access in ("holster", "sheath", "slung")
-                        and e["suppress"] != "fail"):
-                    acts.append(A("ready", weapon=w.name, option="draw"))
-                if (a.res["drawn"] == w.name and e["steady"] is None and e["suppress"] != "fail"
-                        and (w.ranged or w.melee)):
-                    acts.append(A("ready", weapon=w.name, option="steady"))
-                if w.reload == "clip" and e["suppress"] != "fail" and a.res["ammo"].get(w.name, 0) < w.magazine:
-                    if w.name not in a.res["ammo_ready"]:
-                        acts.append(A("ready", weapon=w.name, option="ammo"))
-                    if w.name in a.res["ammo_ready"] or can_act and e["actions"] == 0:
-                        acts.append(A("reload", weapon=w.name))
-            if e["suppress"] != "fail":
-                acts.extend(self.pick_up_actions(state, a))
-                if can_act and e["actions"] == 0:
-                    acts.extend(self.first_aid_actions(state, a, "wake"))
-        if "prone" not in a.conditions:
-            acts.append(A("drop_prone"))
-        acts.extend(self.delay_actions(state, a, can_act and e["actions"] == 0 and not e["two"]
-                                       and e["suppress"] != "fail", allow_triggers=True))
-        if e["move"] == "" and e["actions"] == 0 and not e["two"] and not e["woke"] and e["suppress"] != "fail":
-            acts.append(A("use", option="two_actions"))
-        return acts
-
-    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
-        """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
-        a = state.actor
-        if a is None or a.down or state.over:
-            return []
-        e = state.economy
-        can_act = e["actions"] < e["max_actions"] and e["suppress"] != "fail"
-        if a.res["held_by"] is not None:
-            out = self.held_actions(state, a)
-        elif self.in_grapple(a):
-            out = self.grapple_round_actions(state, a) if can_act else []
-        elif can_act:
-            out = self.attack_actions(state, a) + self.grapple_start_actions(state, a)
-        else:
-            out = []
-        return [x for x in out if x.kind in ("attack", "grapple") and (target is None or x.target == target)]
-
-    def pick_up_actions(self, state: BattleState, a: Combatant) -> list[Action]:
-        if not state.objects:
-            return []
-        g = state.grid
-        out = []
-        for cell in (a.pos, *g._ring[a.pos]):
-            for item in sorted(set(state.objects.get(cell, ()))):
-                out.append(self.action("pick_up", cell=cell, weapon=item))
-        return out
-
-    def check_legal(self, state: BattleState, action: Action) -> None:
-        if action not in self.legal_actions(state):
-            actor = state.actor
-            raise IllegalActionError(f"{action} is not legal for {actor.id if actor else 'nobody'} now",
-                                     field="action", expected="one of the legal actions")
 
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
@@ -456,6 +341,8 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         if a.down or state.over or not self.still_possible(state, a, action):
             self.spend_for(state, a, action)
             return evs
+        if k in ANOTHER_ACTION and self.in_grapple(a):
+            return evs + self.another_action(state, a, action, dice)
         return evs + self.resolve(state, a, action, dice)
 
     def resolve(self, state: BattleState, a: Combatant, action: Action, dice: Dice) -> list[Event]:
@@ -465,9 +352,9 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         if k in ("attack", "suppress", "grapple"):
             return self.attack_like(state, a, A, dice)
         if k == "defend":
-            evs = self.take_action(state, a, dice, "dodge")
-            if evs is None:
-                return self.lost_action(a, "dodge")
+            ok, evs = self.take_action(state, a, dice, "dodge")
+            if not ok:
+                return evs
             quick = self.stat(a, "ref") >= self.mod["dodge_ref_threshold"]
             bonus = self.mod["dodge_ref10"] if quick else self.mod["dodge"]
             a.res["dodge"] = bonus
@@ -508,148 +395,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
             return self.pick_up(state, a, A)
         raise IllegalActionError(f"cybergeneration cannot apply {A}", field="action")  # pragma: no cover
 
-    def spend_for(self, state: BattleState, a: Combatant, action: Action) -> None:
-        """An interrupted action is still spent (the held shot came first)."""
-        e = state.economy
-        if action.kind in ("attack", "suppress", "grapple", "defend", "aim", "first_aid") or (
-                action.kind == "ready" and action.option in ("change", "unjam")):
-            e["actions"] = min(e["max_actions"], e["actions"] + 1)
-        elif action.kind in ("ready", "pick_up", "stand", "reload"):
-            e["move"] = "used"
-
-    def still_possible(self, state: BattleState, a: Combatant, action: Action) -> bool:
-        """After an interrupt: can the action still be carried out as chosen?"""
-        if action.kind in ("attack", "suppress", "grapple") and action.target:
-            t = state.by_id[action.target]
-            if t.dead or (t.down and action.kind != "attack"):
-                return False
-        return True
-
-    def take_action(self, state: BattleState, a: Combatant, dice: Dice, what: str) -> list[Event] | None:
-        """Spend an action; in the two-action round an action with no skill roll needs REF + 1d10
-        against Easy (assumption two_actions): None when that check fails (the action is lost)."""
-        e = state.economy
-        e["actions"] += 1
-        if not e["two"]:
-            return []
-        ref = self.stat(a, "ref")
-        r = dice.roll(10, f"hurried {what}")
-        diff = self.chk["hurried_stat"]
-        ok = ref + r >= diff
-        ev = event("roll", actor=a.id, purpose=f"hurried {what} (REF check)", pool=f"REF {ref} + 1d10",
-                   dice=[[10, r]], total=ref + r, difficulty=diff, success=ok)
-        if not ok:
-            state.economy["lost_ev"] = ev
-            return None
-        return [ev]
-
-    def lost_action(self, a: Combatant, what: str) -> list[Event]:
-        return [event("effect", target=a.id, effect=f"fumbles the hurried {what}: the action is lost")]
-
-    def ready(self, state: BattleState, a: Combatant, A: Action, dice: Dice) -> list[Event]:
-        """Draw (the move), change weapons (an action), steady (the move), unjam (an action), draw ammo (the move)."""
-        e = state.economy
-        w = self.has_weapon(a, A.weapon)
-        opt = A.option
-        if opt == "draw":
-            e["move"] = "used"
-            a.res["drawn"] = w.name
-            return [event("effect", target=a.id, effect=f"draws the {w.name}", weapon=w.name)]
-        if opt == "change":
-            pre = self.take_action(state, a, dice, "change of weapons")
-            if pre is None:
-                return [e.pop("lost_ev")] + self.lost_action(a, "change of weapons")
-            a.res["drawn"] = w.name
-            return pre + [event("effect", target=a.id, effect=f"changes to the {w.name}", weapon=w.name)]
-        if opt == "steady":
-            e["move"] = "used"
-            e["steady"] = w.name
-            return [event("stance", actor=a.id, stance="steady", weapon=w.name, bonus=self.mod["steady"])]
-        if opt == "ammo":
-            e["move"] = "used"
-            a.res["ammo_ready"].append(w.name)
-            return [event("effect", target=a.id, effect=f"draws ammunition for the {w.name}", weapon=w.name)]
-        return self.unjam(state, a, w, dice)
-
-    def reload(self, state: BattleState, a: Combatant, A: Action, dice: Dice) -> list[Event]:
-        """seed 004: a clip-fed weapon or bow reloads with the move (ammunition drawn first, else the
-        whole round); a non-clip weapon (revolver, shotgun) with an action."""
-        e = state.economy
-        w = self.has_weapon(a, A.weapon)
-        evs: list[Event] = []
-        if w.reload == "clip":
-            e["move"] = "used"
-            if w.name in a.res["ammo_ready"]:
-                a.res["ammo_ready"].remove(w.name)
-            else:
-                e["actions"] = e["max_actions"]
-                evs.append(event("effect", target=a.id,
-                                 effect="draws the ammunition first: the reload takes the whole round"))
-        else:
-            pre = self.take_action(state, a, dice, "reload")
-            if pre is None:
-                return [e.pop("lost_ev")] + self.lost_action(a, "reload")
-            evs += pre
-        a.res["ammo"][w.name] = w.magazine
-        return evs + [event("reload", actor=a.id, weapon=w.name)]
-
-    def unjam(self, state: BattleState, a: Combatant, w: Weapon, dice: Dice) -> list[Event]:
-        """seed 004, Critical failure: a jam needs an action and TECH + streetfighting (assumption unjam)."""
-        e = state.economy
-        e["actions"] += 1
-        tech, sf = self.stat(a, "tech"), self.skill(a, "streetfighting")
-        pen = self.mod["two_actions"] if e["two"] else 0
-        from rules.systems.cybergeneration.checks import skill_check
-        diff = self.chk["unjam"]
-        r = skill_check(dice, tech + sf + pen, "unjam")
-        ok = r.total >= diff
-        evs = [event("roll", actor=a.id, purpose=f"clear the jammed {w.name}",
-                     pool=f"TECH {tech} + streetfighting {sf}" + (f" {pen}" if pen else "") + " + 1d10",
-                     dice=r.faces, total=r.total, difficulty=diff, success=ok)]
-        if ok:
-            a.res["jammed"].remove(w.name)
-            evs.append(event("effect", target=a.id, effect=f"clears the {w.name}", weapon=w.name))
-        return evs
-
-    def pick_up(self, state: BattleState, a: Combatant, A: Action) -> list[Event]:
-        state.economy["move"] = "used"
-        item = A.weapon
-        state.objects[A.cell].remove(item)
-        if not state.objects[A.cell]:
-            del state.objects[A.cell]
-        if item in self.weapons:
-            if item in a.res["lost"]:
-                a.res["lost"].remove(item)
-            elif item not in a.weapons or item in a.res["broken"]:
-                a.res["gained"].append(item)
-            w = self.weapons[item]
-            if w.magazine and item not in a.res["ammo"]:
-                a.res["ammo"][item] = w.magazine
-            a.res["drawn"] = item
-        else:
-            a.res["items"].append(item)
-        return [event("effect", target=a.id, effect=f"picks up the {item}", item=item,
-                      at=list(state.grid.xy(A.cell)))]
-
-    def drop_object(self, state: BattleState, c: Combatant, name: str, cell: int, verb: str = "is dropped"
-                    ) -> list[Event]:
-        """A weapon leaves the figure's hands and lies on `cell`."""
-        if self.weapons[name].implant:
-            return []
-        self.remove_weapon(c, name)
-        state.objects.setdefault(cell, []).append(name)
-        return [event("effect", target=c.id, effect=f"the {name} {verb}", item=name, at=list(state.grid.xy(cell)))]
-
-    def remove_weapon(self, c: Combatant, name: str) -> None:
-        if name in c.res["gained"]:
-            c.res["gained"].remove(name)
-        elif name in c.weapons:
-            c.res["lost"].append(name)
-        if c.res["drawn"] == name:
-            c.res["drawn"] = None
-        if name in c.res["jammed"]:
-            c.res["jammed"].remove(name)
-
     def do_move(self, state: BattleState, a: Combatant, cell: int, dice: Dice) -> list[Event]:
         """seed 004: MA metres (crawling MA/2); moving further (up to 3 x MA) spends the action."""
         e = state.economy
@@ -675,6 +420,8 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         a.pos = cell
         evs.append(event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)),
                          metres=round(g.units_to_m(cost), 3), mode="crawl" if prone else ("run" if ran else "walk")))
+        if state.settings.get("drops"):
+            evs += self.fall_into(state, a, frm, cell, dice)
         evs += self.suppression_line(state, a, frm, cell, cost, dice)
         if after_ok and not a.down and not state.over:
             evs += self.fire_move_triggers(state, a, after_ok, dice)
@@ -686,49 +433,10 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         body = c.stats["stats"]["body"]
         return float(max(0, body - c.res["wound"])), float(body)
 
-    def economy(self, state: BattleState) -> dict[str, float]:
-        a = state.actor
-        e = state.economy
-        if a is None or not e:
-            return {k: 0.0 for k in self.economy_features}
-        g = state.grid
-        walk, run = self.units(state, a)
-        cap = self.move_cap(state, a)
-        trig = a.res["trigger"] or {}
-        drawn = self.has_weapon(a, a.res["drawn"])
-        return {
-            "move_used": float(e["move"] != ""),
-            "action_used": float(e["actions"] >= e["max_actions"]),
-            "actions_left": float(max(0, e["max_actions"] - e["actions"])),
-            "walk_left_m": g.units_to_m(max(0, min(cap, walk - e["move_units"]))),
-            "move_left_m": g.units_to_m(cap),
-            "can_run": float(cap > 0 and (e["ran"] or e["actions"] == 0)),
-            "ran": float(e["ran"]),
-            "two_action_mode": float(e["two"]),
-            "held_action": float(bool(trig)),
-            "held_trigger_move": float(trig.get("on") == "on_move"),
-            "held_trigger_attack": float(trig.get("on") == "on_attack"),
-            "held_trigger_draw": float(trig.get("on") == "on_draw"),
-            "delays_left": float(max(0, int(self.mv["max_delays_per_round"]) - a.res["delays"])),
-            "resumed": float(e["resumed"]),
-            "steadied": float(e["steady"] is not None),
-            "aiming_bonus": float(e["aim"]),
-            "dodging": float(a.res["dodge"]),
-            "stun_modifier": float(a.res["stun_mod"]),
-            "wounds_left": float(self.remaining(a)),
-            "impaired": float("impaired" in a.conditions),
-            "prone": float("prone" in a.conditions),
-            "knocked": float("knocked" in a.conditions),
-            "grappling": float(self.in_grapple(a)),
-            "holding": float(a.res["hold"] is not None),
-            "held": float(a.res["held_by"] is not None),
-            "suppressed": float(bool(a.res["suppressed_by"])),
-            "suppression_passed": float(e["suppress"] == "pass"),
-            "jammed": float(bool(a.res["jammed"])),
-            "weapon_drawn": float(drawn is not None),
-            "ammo_frac": float(self.ammo_frac(a)),
-            "woke": float(e["woke"]),
-        }
+    def tracked(self, state: BattleState, c: Combatant) -> dict[str, Any]:
+        """Everything the rules track for `c` beyond position and team, as JSON (`tracked.py`)."""
+        from rules.systems.cybergeneration.tracked import tracked
+        return tracked(self, state, c)
 
     def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
         from rules.systems.cybergeneration.odds import attack_odds
@@ -739,40 +447,6 @@ class CybergenerationRuleset(TimingMixin, CombatMixin, GrappleMixin, CareMixin, 
         from rules.systems.cybergeneration.odds import attack_odds
         shared: dict = {}
         return [attack_odds(self, state, actor, a, shared) for a in actions]
-
-    def reach_m(self, c: Combatant) -> float:
-        """The longest distance the figure can attack at (drawing a weapon first counts)."""
-        if c.down:
-            return 0.0
-        best = 0.0
-        for w in self.weapons_of(c):
-            if w.grapple_only:
-                continue
-            if w.kind in ("ranged", "genius"):
-                if not self.loaded(c, w):
-                    continue
-                best = max(best, self.ranges[w.range][-1][0])
-            elif w.kind == "grenade":
-                if self.loaded(c, w):
-                    best = max(best, self.throw_range(c, w))
-            else:
-                best = max(best, 2.2)
-        return best
-
-    def weapon_slots(self, c: Combatant) -> list[str]:
-        return [w.name for w in self.weapons_of(c)]
-
-    def ammo_frac(self, c: Combatant) -> float:
-        for w in self.weapons_of(c):
-            if w.kind in ("ranged", "genius") and w.magazine:
-                return c.res["ammo"].get(w.name, 0) / max(1, w.magazine)
-        return 1.0
-
-    def describe(self, c: Combatant) -> str:
-        hp, mx = self.health(c)
-        cond = ",".join(sorted(c.conditions)) or "ok"
-        mod = f" stun {c.res['stun_mod']}" if c.res["stun_mod"] else ""
-        return f"{c.name} [{c.team}] {hp:g}/{mx:g} Wounds{mod} {cond}"
 
 
 def heal_days(ruleset: CybergenerationRuleset, c: Combatant, days: int) -> list[Event]:

@@ -23,14 +23,69 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import skill_check
+from rules.systems.cybergeneration.checks import Part, roll_ev, skill_check
 
 TRIGGER_OF_KIND = {"attack": "on_attack", "suppress": "on_attack", "grapple": "on_attack", "ready": "on_draw",
                    "pick_up": "on_draw", "move": "on_move"}
 
 
 class TimingMixin:
-    """Delays, held actions and suppression checks for `CybergenerationRuleset`."""
+    """Delays, held actions, hurried actions and suppression checks for `CybergenerationRuleset`."""
+
+    # -- spending the action ----------------------------------------------------------------
+    def action_parts(self, state: BattleState) -> list[Part]:
+        """Modifiers of every skill roll the acting figure makes for its current action: -5 in a
+        two-action round (seed 004: 'both at -5 to all skill rolls')."""
+        e = state.economy
+        parts = [("two actions", self.mod["two_actions"])] if e.get("two") else []
+        if e.get("grapple_other"):  # seed 004: 'the regular check with a -2 penalty'
+            parts.append(("in a grapple", self.mod["grapple_other"]))
+        return parts
+
+    def take_action(self, state: BattleState, a: Combatant, dice: Dice, what: str) -> tuple[bool, list[Event]]:
+        """Spend an action that has no skill roll of its own: (carried out?, events)."""
+        state.economy["actions"] += 1
+        return self.hurry(state, a, dice, what)
+
+    def hurry(self, state: BattleState, a: Combatant, dice: Dice, what: str) -> tuple[bool, list[Event]]:
+        """seed 004: 'If your other action does not usually require a skill check it will require an
+        appropriate stat check as you try to hurry it': in the two-action round, REF + 1d10 against
+        Easy (assumption two_actions); a failure loses the action. (True, []) outside that round."""
+        if not state.economy["two"]:
+            return True, []
+        ref = self.stat(a, "ref")
+        r = dice.roll(10, f"hurried {what}")
+        diff = self.chk["hurried_stat"]
+        ok = ref + r >= diff
+        evs = [roll_ev(a.id, "hurried_action", f"hurried {what} (REF check)", [[10, r]], ref + r,
+                       pool=f"REF {ref} + 1d10", difficulty=diff, success=ok)]
+        if not ok:
+            evs.append(event("effect", target=a.id, effect=f"fumbles the hurried {what}: the action is lost"))
+        return ok, evs
+
+    def spend_for(self, state: BattleState, a: Combatant, action: Action) -> None:
+        """An action that did not happen is still spent (a held shot came first, or the grapple
+        partner twisted the grapple): the action, the move, or both, as the action would."""
+        e = state.economy
+        k = action.kind
+        w = self.has_weapon(a, action.weapon) if k == "reload" else None
+        if (k == "first_aid" and action.option == "wake") or (
+                w is not None and w.reload == "clip" and w.name not in a.res["ammo_ready"]):
+            e["move"] = "used"
+            e["actions"] = e["max_actions"]
+        elif k in ("attack", "suppress", "grapple", "defend", "aim", "first_aid") or (
+                k == "ready" and action.option in ("change", "unjam")) or (w is not None and w.reload != "clip"):
+            e["actions"] = min(e["max_actions"], e["actions"] + 1)
+        elif k in ("ready", "pick_up", "stand", "reload"):
+            e["move"] = "used"
+
+    def still_possible(self, state: BattleState, a: Combatant, action: Action) -> bool:
+        """After an interrupt: can the action still be carried out as chosen?"""
+        if action.kind in ("attack", "suppress", "grapple") and action.target:
+            t = state.by_id[action.target]
+            if t.dead or (t.down and action.kind != "attack"):
+                return False
+        return True
 
     # -- legal actions ----------------------------------------------------------------------
     def delay_actions(self, state: BattleState, a: Combatant, can_hold: bool, allow_triggers: bool) -> list[Action]:
@@ -166,7 +221,7 @@ class TimingMixin:
         pen = max((state.by_id[s].res["zone"] or {}).get("penalty", 0) for s in a.res["suppressed_by"])
         e["suppress"] = "pass" if ok else "fail"
         e["suppress_pen"] = pen
-        ev = self.roll_event(a, "COOL under suppression", f"COOL {cool} + fearless leader {fl}", r,
+        ev = self.roll_event(a, "suppression_cool", "COOL under suppression", f"COOL {cool} + fearless leader {fl}", r,
                              difficulty=diff, success=ok)
         text = (f"keeps its cool: {-pen} on attacks that expose it" if ok else
                 "pinned down: it may only move into cover, drop prone or wait")

@@ -16,13 +16,24 @@ from rules.events import Event, event
 from rules.grid import Grid
 from rules.state import BattleState, Combatant
 from rules.systems.metalface.geometry import STEPS, bearing, bearing_dxdy, turn_steps
-from rules.systems.metalface.model import Weapon, mean_total, p_at_least, p_beats, roll_value
+from rules.systems.metalface.model import Weapon, mean_total, p_at_least, p_beats, pool, roll_value
 
 EPS = 1e-6
 
 
 def _faces(faces: list[int]) -> list[list[int]]:
     return [[6, f] for f in faces]
+
+
+def roll_event(actor: str, purpose: str, check: str, pool_words: str, value: int, faces: list[int], kept: int,
+               total: int, mods: list[dict[str, Any]], dice_mods: list[dict[str, Any]], **extra: Any) -> Event:
+    """A `roll` event: `modifiers` are the numbers added to the kept die (total = kept + their
+    sum; a value below one die adds its shortfall, assumption pool_floor), `dice_modifiers`
+    the changes to the number of dice (status level, cover, lying, attacked from behind)."""
+    short = pool(value)[1]
+    mods = list(mods) + ([{"source": "below one die", "value": -short}] if short else [])
+    return event("roll", actor=actor, purpose=purpose, check=check, pool=pool_words, dice=_faces(faces), kept=kept,
+                 modifiers=mods, dice_modifiers=list(dice_mods), total=total, **extra)
 
 
 def _pool_words(name: str, value: int, fewer: int) -> str:
@@ -59,6 +70,17 @@ class CombatMixin:
         r = a.res
         return w.name not in r["packed"] and w.name not in r["jammed"] and r["ammo"].get(w.name, 0) >= 1
 
+    def close_squares(self, g: Grid) -> int:
+        """Squares out to which a target is closer than the seed's 1 m (assumption
+        range_measure): each step to a next square, diagonal or not, counts one square of
+        `cell_m` metres, as a body attack's 1 m radius counts them; a target within 1 m
+        cannot be fired at (1 m squares: the next squares; 1.5 m: none; 0.5 m: two)."""
+        return int(self.min_fire_m / g.cell_m + EPS)
+
+    def too_close(self, g: Grid, squares: int) -> bool:
+        """seed 003, Ranged Weapon Attacks: "A weapon may not be fired at a target closer than 1m"."""
+        return squares <= self.close_squares(g)
+
     def reach_cells(self, g: Grid, w: Weapon) -> int:
         """assumption body_reach: the next squares; reach_m 2 reaches two squares."""
         return max(1, int(w.reach_m / g.cell_m + EPS))
@@ -70,7 +92,7 @@ class CombatMixin:
         if w.ranged:
             if not self.weapon_ready(a, w):
                 return False
-            if g.chebyshev(a.pos, t.pos) <= 1:      # seed 003: not closer than 1 m
+            if self.too_close(g, g.chebyshev(a.pos, t.pos)):   # seed 003: not closer than 1 m
                 return False
             if not g.los(a.pos, t.pos):
                 return False
@@ -101,6 +123,7 @@ class CombatMixin:
         moved = e["move_m"]
         per45 = self.turn_m_per_45
         steps = STEPS[a.res["facing"]]
+        close = self.close_squares(g)
         gw = g.width
         ax, ay = a.pos % gw, a.pos // gw
         team = a.team
@@ -118,7 +141,7 @@ class CombatMixin:
             clear = None
             for w in ready:
                 if w.ranged:
-                    if d <= 1:
+                    if d <= close:
                         continue
                     if clear is None:
                         clear = g.los(a.pos, t.pos) and g.cover(t.pos, a.pos) < 4
@@ -152,9 +175,18 @@ class CombatMixin:
             return "shield"
         return None
 
-    def damage_vs(self, t: Combatant, attack_value: int) -> int:
-        """assumption min_damage / armour: attack value - (END + armour), at least 1."""
-        return max(self.min_damage, attack_value - (self.val(t, "end") + t.stats["armour"]))
+    def damage_vs(self, t: Combatant, attack_value: int, least: int = 0) -> int:
+        """attack value - (END + armour) (assumption armour), at least `least`.
+
+        seed 003, Body Attacks: "attacker deals damage equal to (STR + modifiers) - defenders
+        (END + modifiers)": none at zero or below. Ranged hits deal at least
+        `ranged_min_damage` (assumption ranged_damage)."""
+        return max(least, attack_value - (self.val(t, "end") + t.stats["armour"]))
+
+    def level_dice(self, c: Combatant, v: str) -> list[dict[str, Any]]:
+        """The status level's modifier to value `v`, as a dice modifier (none at Perfect)."""
+        d = self.val(c, v) - c.stats["values"][v]
+        return [{"source": f"status {c.res['level']}", "value": d}] if d else []
 
     def ranged_plan(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon) -> dict[str, Any]:
         """seed 003, Targeting: the PER roll with range, movement and cover modifiers."""
@@ -167,21 +199,34 @@ class CombatMixin:
         band, bmod = self.band(g.distance_m(a.pos, t.pos), max(1, per))
         partial = self.partial_cover(state, t, a)
         fewer = 1 if partial else 0
-        mods = {"skill": int(a.stats["skills"].get(w.skill, 0)), "range": bmod,
-                "attacker": int(self.movement_mods[amove]), "target": int(self.movement_mods[tmove])}
-        return {"turn_m": turn_m, "facing": facing, "value": per - fewer, "fewer": fewer, "mod": sum(mods.values()),
-                "mods": mods, "band": band, "attacker_moved": amove, "target_moved": tmove, "cover": partial,
-                "difficulty": self.target_difficulty, "damage": self.damage_vs(t, int(w.damage))}
+        mods = [{"source": "skill", "value": int(a.stats["skills"].get(w.skill, 0))},
+                {"source": "range", "value": bmod},
+                {"source": "attacker", "value": int(self.movement_mods[amove])},
+                {"source": "target", "value": int(self.movement_mods[tmove])}]
+        dice_mods = self.level_dice(a, "per") + ([{"source": f"partial cover ({partial})", "value": -1}]
+                                                 if partial else [])
+        return {"turn_m": turn_m, "facing": facing, "value": per - fewer, "fewer": fewer,
+                "mod": sum(m["value"] for m in mods), "mods": mods, "dice_mods": dice_mods, "band": band,
+                "attacker_moved": amove, "target_moved": tmove, "cover": partial,
+                "difficulty": self.target_difficulty,
+                "damage": self.damage_vs(t, int(w.damage), self.ranged_min_damage)}
 
     def body_plan(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon) -> dict[str, Any]:
-        """seed 003, Body Attacks: STR (+ melee) against the defender's block (STR + melee)
-        or dodge (AGL + dodge); assumptions body_attack_rolls, rear_defence, posture_effects."""
+        """seed 003, Body Attacks: "the attacker must roll STR and add any weapons or
+        modifiers" - STR + melee skill + the weapon - against the defender's block (STR +
+        melee) or dodge (AGL + dodge); assumptions body_attack_rolls, rear_defence,
+        posture_effects."""
         g = state.grid
         turn_m, facing = self.face_plan(g, a, t.pos)
         a_fewer = 1 if a.res["posture"] == "lie" else 0
         a_value = self.val(a, "str") - a_fewer
-        a_mod = int(a.stats["skills"].get("melee", 0))
-        d_fewer = (1 if t.res["posture"] == "lie" else 0) + (0 if self.in_front(g, t, a.pos) else 1)
+        a_mods = [{"source": "skill", "value": int(a.stats["skills"].get("melee", 0))},
+                  {"source": "weapon", "value": int(w.damage)}]
+        a_dice = self.level_dice(a, "str") + ([{"source": "lying", "value": -1}] if a_fewer else [])
+        rear = not self.in_front(g, t, a.pos)
+        d_dice = (([{"source": "lying", "value": -1}] if t.res["posture"] == "lie" else [])
+                  + ([{"source": "attacked from behind", "value": -1}] if rear else []))
+        d_fewer = len(d_dice)
         sk = t.stats["skills"]
         block = (self.val(t, "str") - d_fewer, int(sk.get("melee", 0)))
         dodge = (self.val(t, "agl") - d_fewer, int(sk.get("dodge", 0)))
@@ -189,10 +234,11 @@ class CombatMixin:
             mode, (d_value, d_mod), dname = "block", block, "str"
         else:
             mode, (d_value, d_mod), dname = "dodge", dodge, "agl"
-        return {"turn_m": turn_m, "facing": facing, "a_value": a_value, "a_fewer": a_fewer, "a_mod": a_mod,
+        return {"turn_m": turn_m, "facing": facing, "a_value": a_value, "a_fewer": a_fewer,
+                "a_mod": sum(m["value"] for m in a_mods), "a_mods": a_mods, "a_dice": a_dice,
                 "mode": mode, "d_value": d_value, "d_fewer": d_fewer, "d_mod": d_mod, "d_name": dname,
-                "rear": not self.in_front(g, t, a.pos),
-                "damage": self.damage_vs(t, self.val(a, "str") + int(w.damage))}
+                "d_mods": [{"source": "skill", "value": d_mod}], "d_dice": self.level_dice(t, dname) + d_dice,
+                "rear": rear, "damage": self.damage_vs(t, self.val(a, "str") + int(w.damage))}
 
     # -- resolving ----------------------------------------------------------------------
     def attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, dice: Dice) -> list[Event]:
@@ -214,10 +260,10 @@ class CombatMixin:
         faces, kept, total = roll_value(dice, plan["value"], plan["mod"], "targeting")
         a.res["ammo"][w.name] -= 1
         diff = plan["difficulty"]
-        evs = [event("roll", actor=a.id, purpose="targeting", pool=_pool_words("per", plan["value"], plan["fewer"]),
-                     dice=_faces(faces), kept=kept, modifiers=dict(plan["mods"]), total=total, difficulty=diff,
-                     band=plan["band"], attacker_moved=plan["attacker_moved"], target_moved=plan["target_moved"],
-                     cover=plan["cover"])]
+        evs = [roll_event(a.id, "targeting", "targeting", _pool_words("per", plan["value"], plan["fewer"]),
+                          plan["value"], faces, kept, total, plan["mods"], plan["dice_mods"], difficulty=diff,
+                          band=plan["band"], attacker_moved=plan["attacker_moved"],
+                          target_moved=plan["target_moved"], cover=plan["cover"])]
         hit = total >= diff
         evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="hit" if hit else "miss",
                          margin=total - diff))
@@ -234,10 +280,10 @@ class CombatMixin:
         fd, kd, td = roll_value(dice, plan["d_value"], plan["d_mod"], plan["mode"])
         a_pool = _pool_words("str", plan["a_value"], plan["a_fewer"])
         d_pool = _pool_words(plan["d_name"], plan["d_value"], plan["d_fewer"])
-        evs = [event("roll", actor=a.id, purpose="body attack", pool=a_pool, dice=_faces(fa), kept=ka,
-                     modifiers={"skill": plan["a_mod"]}, total=ta, opposed=td),
-               event("roll", actor=t.id, purpose=plan["mode"], pool=d_pool, dice=_faces(fd), kept=kd,
-                     modifiers={"skill": plan["d_mod"]}, total=td, opposed=ta, rear=plan["rear"])]
+        evs = [roll_event(a.id, "body attack", "body_attack", a_pool, plan["a_value"], fa, ka, ta, plan["a_mods"],
+                          plan["a_dice"], opposed=td),
+               roll_event(t.id, plan["mode"], plan["mode"], d_pool, plan["d_value"], fd, kd, td, plan["d_mods"],
+                          plan["d_dice"], opposed=ta, rear=plan["rear"])]
         hit = ta > td
         evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="hit" if hit else "miss",
                          margin=ta - td))

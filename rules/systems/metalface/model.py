@@ -66,7 +66,7 @@ def build_weapons(table: Mapping[str, Mapping[str, Any]]) -> dict[str, Weapon]:
 
 
 STAT_FIELDS = {"template", "name", "kind", "values", "skills", "weapons", "armour", "items", "status",
-               "flies", "packed", "jammed", "empty", "facing", "posture", "damage"}
+               "flies", "packed", "jammed", "empty", "facing", "posture", "damage", "conditions", "state"}
 
 
 def _whole(v: Any, lo: int, source: str | None, field: str, what: str) -> int:
@@ -86,11 +86,12 @@ def _names(v: Any, source: str | None, field: str, what: str) -> list[str]:
 def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: Mapping[str, Weapon],
                      source: str | None, field: str) -> dict[str, Any]:
     """Merge a bestiary template with overrides (or read a full stat block), checking every name."""
+    from rules.systems.metalface.start import inline_armour, inline_item, inline_weapon  # (start.py imports us)
     unknown = set(spec) - STAT_FIELDS - {"id", "at", "team"}
     if unknown:
         raise ScenarioError(f"unknown field(s) {sorted(unknown)}", source=source, field=field,
                             expected="template, name, kind, values, skills, weapons, armour, items, status, "
-                                     "flies, packed, jammed, empty, facing, posture, damage")
+                                     "flies, packed, jammed, empty, facing, posture, damage, conditions, state")
     bestiary = data["bestiary"]
     tname = spec.get("template")
     base: dict[str, Any] = {}
@@ -140,22 +141,41 @@ def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: 
                             expected="a list of weapon names")
     ws: dict[str, Weapon] = {}
     for i, wn in enumerate(wnames):
+        if isinstance(wn, Mapping):        # written out inline (start.py)
+            w = inline_weapon(wn, list(data["skills"]), source, f"{field}.weapons[{i}]")
+            ws[w.name] = w
+            continue
         if not isinstance(wn, str) or wn not in weapons:
             raise UnknownNameError(f"unknown weapon {wn!r}", source=source, field=f"{field}.weapons[{i}]",
-                                   expected="one of " + ", ".join(sorted(weapons)))
+                                   expected="one of " + ", ".join(sorted(weapons)) + ", or a weapon mapping")
         ws[wn] = weapons[wn]
     ws.setdefault("unarmed", weapons["unarmed"])
     arm = merged.get("armour", "none")
     if arm is None:
         arm = "none"
-    if not isinstance(arm, str) or arm not in data["armour"]:
+    if isinstance(arm, Mapping):
+        arm, arm_points = inline_armour(arm, source, f"{field}.armour")
+    elif not isinstance(arm, str) or arm not in data["armour"]:
         raise UnknownNameError(f"unknown armour {arm!r}", source=source, field=f"{field}.armour",
-                               expected="one of " + ", ".join(sorted(data["armour"])))
-    items = _names(merged.get("items"), source, f"{field}.items", "item names")
-    for i, it in enumerate(items):
-        if it not in data["items"]:
+                               expected="one of " + ", ".join(sorted(data["armour"])) + ", or {name, points}")
+    else:
+        arm_points = int(data["armour"][arm])
+    items_in = merged.get("items") or []
+    if not isinstance(items_in, list):
+        raise ScenarioError(f"{items_in!r}", source=source, field=f"{field}.items",
+                            expected="a list of item names or item mappings")
+    items: list[str] = []
+    item_defs: dict[str, dict[str, Any]] = {}
+    for i, it in enumerate(items_in):
+        if isinstance(it, Mapping):
+            n, d = inline_item(it, source, f"{field}.items[{i}]")
+        elif isinstance(it, str) and it in data["items"]:
+            n, d = it, dict(data["items"][it])
+        else:
             raise UnknownNameError(f"unknown item {it!r}", source=source, field=f"{field}.items[{i}]",
-                                   expected="one of " + ", ".join(sorted(data["items"])))
+                                   expected="one of " + ", ".join(sorted(data["items"])) + ", or an item mapping")
+        items.append(n)
+        item_defs[n] = d
     st = merged.get("status")
     if st is None:
         st = int(data["status"]["base"]) + int(data["status"]["per_end"]) * values["end"]
@@ -189,7 +209,7 @@ def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: 
     if not isinstance(name, str):
         raise ScenarioError(f"name {name!r}", source=source, field=f"{field}.name", expected="a string")
     return {"name": name, "template": tname or "custom", "kind": kind, "values": values, "skills": skills,
-            "weapons": ws, "armour_name": arm, "armour": int(data["armour"][arm]), "items": tuple(items),
+            "weapons": ws, "armour_name": arm, "armour": arm_points, "items": tuple(items), "item_defs": item_defs,
             "status": int(st), "flies": flies, "packed": tuple(states["packed"]),
             "jammed": tuple(states["jammed"]), "empty": tuple(states["empty"]), "facing": facing,
             "posture": posture, "damage": dmg}

@@ -28,18 +28,19 @@ class RepairMixin:
         repair_rates: the no-kit rate applies to the same skills without a kit."""
         r = self.repair_rates
         sk = healer.stats["skills"]
-        items = healer.stats["items"]
+        defs = healer.stats["item_defs"]
+        has_kit = {d["treats"] for d in defs.values() if d["kind"] == "kit"}
         best: tuple[int, str | None] = (0, None)
         if patient.stats["kind"] == "metalface":
             tek = int(sk.get("tekker", 0))
             if tek > 0:
                 best = max(best, (r["tekker"] * tek, "tekker"))
             lv = max(int(sk.get("robotics", 0)), int(sk.get("healing", 0)))
-            kit = "repair_kit" in items
+            kit = "metalface" in has_kit
             kit_name = "repair kit"
         else:
             lv = max(int(sk.get("medic", 0)), int(sk.get("healing", 0)))
-            kit = "medikit" in items
+            kit = "human" in has_kit
             kit_name = "medikit"
         if lv > 0:
             best = max(best, (r["kit"] * lv, kit_name) if kit else (r["no_kit"] * lv, "no kit"))

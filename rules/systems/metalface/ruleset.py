@@ -28,10 +28,13 @@ from rules.errors import ScenarioError
 from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
-from rules.systems.metalface.combat import CombatMixin
-from rules.systems.metalface.geometry import STEPS, NAMES, VECTORS, WORDS, bearing, bearing_dxdy, turn_steps
+from rules.systems.metalface.combat import CombatMixin, roll_event
+from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, turn_steps
+from rules.systems.metalface.paths import moves as path_moves, path_to, walked_m
 from rules.systems.metalface.model import Weapon, build_stat_block, build_weapons, load_data, roll_value
 from rules.systems.metalface.repair import RepairMixin
+from rules.systems.metalface.start import apply_start
+from rules.systems.metalface.tracked import TrackedMixin
 
 DATA = Path(__file__).with_name("data.yaml")
 EPS = 1e-6
@@ -41,7 +44,7 @@ LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.
 SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
 
 
-class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
+class MetalfaceRuleset(CombatMixin, RepairMixin, TrackedMixin, Ruleset):
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"
@@ -67,7 +70,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         mods["non_responsive"] = mods[self.levels[-1]["name"]]
         self.level_mods = mods
         self.recover_at = float(d["recover_at"])
-        self.min_damage = int(d["min_damage"])
+        self.ranged_min_damage = int(d["ranged_min_damage"])
+        self.min_fire_m = float(d["min_fire_m"])
         self.bands = list(d["range_bands"])
         self.out_of_range_mod = int(d["out_of_range_mod"])
         self.movement_mods = {k: int(v) for k, v in d["movement_mods"].items()}
@@ -110,7 +114,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         ammo = {n: (0 if n in st["empty"] else w.capacity) for n, w in ws.items() if w.ranged}
         spare = {n: w.spare for n, w in ws.items() if w.ranged}
         packed = {n for n, w in ws.items() if w.ranged and (w.packed or n in st["packed"])}
-        uses = {it: int(self.items[it].get("uses", 0)) for it in st["items"] if self.items[it]["kind"] == "device"}
+        defs = st["item_defs"]
+        uses = {it: int(defs[it].get("uses", 0)) for it in st["items"] if defs[it]["kind"] == "device"}
         facing = st["facing"]
         res = {"damage": st["damage"], "ammo": ammo, "spare": spare, "jammed": set(st["jammed"]),
                "packed": packed, "charging": set(), "facing": NAMES.index(facing) if facing else 0,
@@ -120,6 +125,7 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
                       weapons=ws, armour=st["armour_name"], res=res, order=order)
         if st["posture"] == "lie":
             c.conditions.add("prone")
+        apply_start(self, c, spec, source, field)
         self.sync_level(c)
         return c
 
@@ -221,8 +227,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
                 for c in group:
                     faces, kept, total = roll_value(dice, v, 0, "initiative tie")
                     tie[c.id] = total
-                    evs.append(event("roll", actor=c.id, purpose="initiative tie", pool=f"AGL {v}",
-                                     dice=[[6, f] for f in faces], kept=kept, total=total))
+                    evs.append(roll_event(c.id, "initiative tie", "initiative", f"AGL {v}", v, faces, kept, total,
+                                          [], self.level_dice(c, "agl")))
             up.sort(key=lambda c: (-agl[c.id], -tie.get(c.id, 0), c.order))
             order = [c.id for c in up] + [c.id for c in state.combatants if c.down]
             mode = "agility"
@@ -259,9 +265,9 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
 
     # -- legal actions ----------------------------------------------------------------
     def move_options(self, state: BattleState, a: Combatant) -> dict[int, float]:
-        """Free cells the actor may move to now -> metres (path + turning to the bearing).
-
-        assumptions move_facing, posture_effects (only a standing figure moves)."""
+        """Free cells the actor may move to now -> metres of the cheapest path, every turn
+        along it included (seed 003, Move; assumptions path_turns, posture_effects: only a
+        standing figure moves)."""
         entry = self._move_entry(state, a)
         return entry[1] if entry is not None else {}
 
@@ -271,36 +277,24 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         return entry[2] if entry is not None else []
 
     def _move_entry(self, state: BattleState, a: Combatant) -> tuple | None:
-        """(reach, cell -> metres, move actions in cell order) for the acting figure now."""
+        """(cell -> (metres, facing after), cell -> metres, move actions) for the acting
+        figure now, all in cell order."""
         if a.res["posture"] != "stand":
             return None
-        e = state.economy
-        left = self.move_left(a, e)
+        left = self.move_left(a, state.economy)
         if left <= EPS:
             return None
         g = state.grid
-        units = g.budget_units(left)
-        if units <= 0:
-            return None
         blockers, occs = state.blockers_and_occupied(a.team)
-        reach = g.reachable(a.pos, units, blockers)
-        f = a.res["facing"]
-        half = g.cell_m / 2
-        w = g.width
-        ax, ay = a.pos % w, a.pos // w
-        per45 = self.turn_m_per_45
-        steps = STEPS[f]
-        lim = left + EPS
-        out: dict[int, float] = {}
-        for cell, u in reach.items():
-            if u > units or cell in occs:
-                continue
-            b = bearing_dxdy(cell % w - ax, cell // w - ay)
-            m = u * half + (steps[b] * per45 if b >= 0 else 0.0)
-            if m <= lim:
-                out[cell] = m
+        reach = path_moves(g, a.pos, a.res["facing"], left, self.turn_m_per_45, blockers, cap=2 * self.walk_m(a))
+        out = {c: m for c, (m, _) in reach.items() if c not in occs}
         mv = g.move_actions
-        return reach, out, [mv[c] for c in out]  # reach and so out are in cell order
+        return reach, out, [mv[c] for c in out]
+
+    def shield_device(self, a: Combatant) -> str | None:
+        """The first device the figure carries with a use left (a shield: the only device the
+        rules know, assumption shield_device)."""
+        return next((k for k, n in a.res["uses"].items() if n > 0), None)
 
     def turn_facing(self, f: int, option: str) -> int:
         if option == "left":
@@ -391,7 +385,7 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
             for t in state.combatants:
                 if t.team == a.team and t is not a and self.can_treat(state, a, t):
                     acts.append(A("heal", target=t.id))
-        if not e["activated"] and r["shield"] == "off" and r["uses"].get("shield_generator", 0) > 0:
+        if not e["activated"] and r["shield"] == "off" and self.shield_device(a) is not None:
             acts.append(A("use", option="shield"))
         if r["damage"] > 0 and self.can_treat(state, a, a):
             acts.append(A("use", option="heal_self"))
@@ -433,10 +427,11 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         if k == "use" and action.option == "shield":
             e["activated"] = True
             e["acted"] = True
-            a.res["uses"]["shield_generator"] -= 1
+            dev = self.shield_device(a)
+            a.res["uses"][dev] -= 1
             a.res["shield"] = "pending"
-            return [event("effect", target=a.id, effect="activates the shield generator (up from its next turn)",
-                          uses_left=a.res["uses"]["shield_generator"])]
+            return [event("effect", target=a.id, effect=f"activates the {dev} (up from its next turn)",
+                          device=dev, uses_left=a.res["uses"][dev])]
         if k == "delay":
             j = self._next_up(state)
             nxt = state.order[j]
@@ -447,11 +442,14 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         raise ValueError(f"unsupported action {action}")  # pragma: no cover - check_legal stops it
 
     def _move(self, state: BattleState, a: Combatant, cell: int) -> list[Event]:
+        """seed 003, Move: along a cheapest path, every turn on it paid (assumption path_turns);
+        the figure ends facing its last step."""
         e = state.economy
         g = state.grid
-        m = self.move_options(state, a)[cell]
+        blockers, _ = state.blockers_and_occupied(a.team)
+        left = self.move_left(a, e)
+        path, m, b = path_to(g, a.pos, a.res["facing"], cell, left, self.turn_m_per_45, blockers, cap=2 * self.walk_m(a))
         frm = a.pos
-        b = bearing(g, frm, cell)
         a.res["facing"] = b
         a.pos = cell
         if a.stats["flies"]:
@@ -459,7 +457,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, Ruleset):
         self._spend_move(state, a, m)
         mode = "hover" if a.stats["flies"] else ("run" if e["move_m"] > self.walk_m(a) + EPS else "walk")
         return [event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)), metres=round(m, 3),
-                      mode=mode, facing=NAMES[b], moved=a.res["moved"], move_m=e["move_m"])]
+                      mode=mode, facing=NAMES[b], moved=a.res["moved"], move_m=e["move_m"],
+                      path=[list(g.xy(p)) for p in path], turn_m=round(m - walked_m(g, path), 3))]
 
     def turn_to(self, state: BattleState, a: Combatant, facing: int, metres: float, why: str = "") -> list[Event]:
         """seed 003, Move: turning counts as 1 m of movement per 90 degrees."""

@@ -1,0 +1,92 @@
+"""What policies, environments and GMs read of a figure: the turn economy, reach, ammunition.
+
+`economy()` gives the acting figure's turn as the named numbers of `economy_features`
+(docs/cybergeneration.md, For policies and environments); `reach_m` the longest distance it
+can attack at; `ammo_frac` its main gun's magazine; `describe` a GM's one-line summary.
+"""
+
+from __future__ import annotations
+
+from rules.state import BattleState, Combatant
+
+
+class ViewsMixin:
+    """Read-only views for `CybergenerationRuleset`."""
+
+    def economy(self, state: BattleState) -> dict[str, float]:
+        a = state.actor
+        e = state.economy
+        if a is None or not e:
+            return {k: 0.0 for k in self.economy_features}
+        g = state.grid
+        walk, run = self.units(state, a)
+        cap = self.move_cap(state, a)
+        trig = a.res["trigger"] or {}
+        drawn = self.has_weapon(a, a.res["drawn"])
+        return {
+            "move_used": float(e["move"] != ""),
+            "action_used": float(e["actions"] >= e["max_actions"]),
+            "actions_left": float(max(0, e["max_actions"] - e["actions"])),
+            "walk_left_m": g.units_to_m(max(0, min(cap, walk - e["move_units"]))),
+            "move_left_m": g.units_to_m(cap),
+            "can_run": float(cap > 0 and (e["ran"] or e["actions"] == 0)),
+            "ran": float(e["ran"]),
+            "two_action_mode": float(e["two"]),
+            "held_action": float(bool(trig)),
+            "held_trigger_move": float(trig.get("on") == "on_move"),
+            "held_trigger_attack": float(trig.get("on") == "on_attack"),
+            "held_trigger_draw": float(trig.get("on") == "on_draw"),
+            "delays_left": float(max(0, int(self.mv["max_delays_per_round"]) - a.res["delays"])),
+            "resumed": float(e["resumed"]),
+            "steadied": float(e["steady"] is not None),
+            "aiming_bonus": float(e["aim"]),
+            "dodging": float(a.res["dodge"]),
+            "stun_modifier": float(a.res["stun_mod"]),
+            "wounds_left": float(self.remaining(a)),
+            "impaired": float("impaired" in a.conditions),
+            "prone": float("prone" in a.conditions),
+            "knocked": float("knocked" in a.conditions),
+            "grappling": float(self.in_grapple(a)),
+            "holding": float(a.res["hold"] is not None),
+            "held": float(a.res["held_by"] is not None),
+            "suppressed": float(bool(a.res["suppressed_by"])),
+            "suppression_passed": float(e["suppress"] == "pass"),
+            "jammed": float(bool(a.res["jammed"])),
+            "weapon_drawn": float(drawn is not None),
+            "ammo_frac": float(self.ammo_frac(a)),
+            "woke": float(e["woke"]),
+        }
+
+    def reach_m(self, c: Combatant) -> float:
+        """The longest distance the figure can attack at (drawing a weapon first counts)."""
+        if c.down:
+            return 0.0
+        best = 0.0
+        for w in self.weapons_of(c):
+            if w.grapple_only:
+                continue
+            if w.kind in ("ranged", "genius"):
+                if not self.loaded(c, w):
+                    continue
+                best = max(best, self.ranges[w.range][-1][0])
+            elif w.kind == "grenade":
+                if self.loaded(c, w):
+                    best = max(best, self.throw_range(c, w))
+            else:
+                best = max(best, 2.2)
+        return best
+
+    def weapon_slots(self, c: Combatant) -> list[str]:
+        return [w.name for w in self.weapons_of(c)]
+
+    def ammo_frac(self, c: Combatant) -> float:
+        for w in self.weapons_of(c):
+            if w.kind in ("ranged", "genius") and w.magazine:
+                return c.res["ammo"].get(w.name, 0) / max(1, w.magazine)
+        return 1.0
+
+    def describe(self, c: Combatant) -> str:
+        hp, mx = self.health(c)
+        cond = ",".join(sorted(c.conditions)) or "ok"
+        mod = f" stun {c.res['stun_mod']}" if c.res["stun_mod"] else ""
+        return f"{c.name} [{c.team}] {hp:g}/{mx:g} Wounds{mod} {cond}"
