@@ -55,6 +55,16 @@ class Advisor:
     def advise(self, state: BattleState, actor: Combatant, legal_map: dict[int, Action]) -> np.ndarray:
         """The (ADVICE_ROWS, n_actions) rows for this decision (call once per decision)."""
         out = np.zeros((ADVICE_ROWS, self.layout.n_actions), dtype=np.float32)
+        if state.pending is not None:    # a choice the rules give the figure: the advisor's answer
+            q = state.pending.question
+            mine = Action("choose", option=self.policy.choose(state, q))
+            self.pick, self.pick_reason = None, f"{q.key}: {mine.option}"
+            for i, a in legal_map.items():
+                if a == mine:
+                    self.pick = a
+                    out[0, i] = 1.0
+                out[1, i] = 1.0 if a == mine else FLOOR
+            return out
         choices = self.policy.rank(state, actor)
         index = {a: i for i, a in legal_map.items()}
         self.pick = None
@@ -71,4 +81,5 @@ class Advisor:
 
     def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
         """Tell the advisor which action its team's figure played (before it is applied)."""
-        self.policy.commit(state, actor, action)
+        if action.kind != "choose":
+            self.policy.commit(state, actor, action)

@@ -145,6 +145,11 @@ class Grid:
             out.append((j, cost * self._enter_mult[j]))
         return out
 
+    def neighbours(self, cell: int) -> list[tuple[int, int]]:
+        """The steps out of `cell`: (next cell, cost in half-cell units: orthogonal 2,
+        diagonal 3, difficult ground double), no corner cutting. Shared: do not change it."""
+        return self._adj[cell]
+
     def _ring8(self, i: int) -> tuple[int, ...]:
         x, y = self.xy(i)
         return tuple(self.index(x + dx, y + dy) for dx, dy, _ in _NEIGHBOURS

@@ -12,7 +12,9 @@ its event log (`rules.events.dumps`, one line an event), cut to 16 hex digits.
 
 The recorded digests live in tests/golden/fight_digests/<ruleset>.txt, one line a fight:
 `k digest scenario policies`. They were written at commit 031c02a, before the speed work
-(one since re-recorded, with the reason in its file's header).
+of issue 30, and re-recorded after the rules changes of issue 32 (the reason is in each
+file's header: `--write --note TEXT`). A speed change must keep them; a rules change
+re-records them in the same commit and says why.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="compare with the recorded digests (the default)")
     p.add_argument("-n", type=int, default=2000, help="fights per ruleset")
     p.add_argument("--ruleset", action="append", choices=RULESETS, help="default: all four")
+    p.add_argument("--note", default="", help="with --write: why they are re-recorded (a header line)")
     args = p.parse_args(argv)
     rulesets = args.ruleset or list(RULESETS)
     bad = 0
@@ -94,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.write:
             DIGEST_DIR.mkdir(parents=True, exist_ok=True)
             lines = [f"# fight digests of {rs} (tests/fight_digests.py), seed {SEED}"]
+            if args.note:
+                lines.append(f"# {args.note}")
             for k in range(args.n):
                 d, name, pols = digest(rs, k)
                 lines.append(f"{k} {d} {name} {pols}")

@@ -101,8 +101,10 @@ def act(actor: str, kind: str, dice: list[int] = (), **kw: Any) -> dict:
     return step(actor, {"type": kind, **kw}, dice)
 
 
-def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = ()):
-    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps)})
+def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), questions: str = "default"):
+    """A replay; its figures' choices (rules/choices.py) take the defaults unless `questions="ask"`."""
+    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps),
+                       "questions": questions})
 
 
 def evs(b, type_: str, **match: Any) -> list[dict]:

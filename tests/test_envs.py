@@ -157,7 +157,8 @@ def test_action_layout_is_derived_from_the_ruleset():
     rs = get_ruleset("cortex")
     lay = layout_for(rs, 10, 12, 3, 2)
     assert lay.n_actions == 1 + 120 + 3 * len(lay.enemy_templates) + len(lay.self_templates) \
-        + 2 * len(lay.ally_templates)
+        + 2 * len(lay.ally_templates) + len(rs.answers)
+    assert lay.answer_templates == rs.answers and "leap" in rs.answers
     assert ("attack", 0, "called:head") in lay.enemy_templates
     assert ("defend", -1, "block") in lay.self_templates
     assert lay.describe(0) == "end turn" and lay.describe(1 + 12 * 2 + 5) == "move to (5, 2)"

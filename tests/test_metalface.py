@@ -103,9 +103,12 @@ def act(actor: str, kind: str, dice: list[int] = (), **kw: Any) -> dict:
     return step(actor, {"type": kind, **kw}, dice)
 
 
-def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = ()):
-    """A strict replay: start_dice and every step's dice must be used exactly."""
-    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps)})
+def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), questions: str = "default"):
+    """A strict replay: start_dice and every step's dice must be used exactly. The choices
+    the rules give a figure take their defaults unless `questions="ask"` (then each answer
+    is a step of the figure asked, with the dice rolled after the question)."""
+    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps),
+                       "questions": questions})
 
 
 def evs(b, type_: str, **match: Any) -> list[dict]:

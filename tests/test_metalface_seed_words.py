@@ -291,7 +291,7 @@ def test_path_search_matches_a_plain_search_over_headings():
             d, c, h = heapq.heappop(heap)
             if d > dist[(c, h)]:
                 continue
-            for j, units in g._adj[c]:
+            for j, units in g.neighbours(c):
                 hs = bearing(g, c, j)
                 nd = d + STEPS[h][hs] * 0.5 + units * cell_m / 2
                 if j in blockers or nd > budget + 1e-9 or nd >= dist.get((j, hs), 1e9):

@@ -21,6 +21,7 @@ pytest.importorskip("fastapi")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 from rules.actions import KINDS, Action  # noqa: E402
+from rules.choices import ASK  # noqa: E402
 from rules.dice import Dice  # noqa: E402
 from rules.scenario import load_scenario, new_battle  # noqa: E402
 from tactica.server import create_app  # noqa: E402
@@ -213,6 +214,7 @@ def test_concurrent_fights_are_independent(client):
     spec, src = load_scenario("cortex/warehouse")
     for seed, actions, evs in results:
         b = new_battle(spec, Dice(seed), src)
+        b.deciders = {t: ASK for t in b.state.teams}     # the API's client answers every choice
         b.start()
         for a in actions:
             b.step(Action.from_dict(a, b.state.grid.width))

@@ -256,7 +256,9 @@ def test_behaviour_cloning_demos_are_legal_seeded_and_learnable(tmp_path):
                         policy_kwargs={"features_extractor_class": SkirmishExtractor,
                                        "features_extractor_kwargs": {"mode": "cnn"}, "net_arch": [64, 64]})
     before = agreement(model, d)
-    stats = fit(model, d, epochs=6, batch_size=64, learning_rate=1e-3)
+    # 12 epochs: at 6 the fit sometimes still sits on the plateau of the commonest action
+    # (0.63 agreement) depending on the initial weights, which the layout's size changes
+    stats = fit(model, d, epochs=12, batch_size=64, learning_rate=1e-3)
     after = agreement(model, d)
     assert before < 0.5 < 0.8 < after
     assert stats[-1]["loss"] < stats[0]["loss"]

@@ -20,7 +20,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import Check, Part, finish, first_die, roll_ev, skill_check
+from rules.systems.cybergeneration.checks import Check, Part, first_die, roll_ev, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
 CALLED = ("called:head", "called:gap")
@@ -143,15 +143,17 @@ class CombatMixin:
         return {"two": e["two"], "steady": e["steady"], "aim": e["aim"],
                 "suppress_pen": e["suppress_pen"] if e["suppress"] == "pass" else 0}
 
-    def attack_skill(self, a: Combatant, w: Weapon, t: Combatant | None, throw: bool = False) -> tuple[str, int]:
-        """The skill an attack uses; bows may use yogang (+2, tribals); kids halve streetfighting
+    def attack_skill(self, a: Combatant, w: Weapon, t: Combatant | None, throw: bool = False,
+                     state: BattleState | None = None, evs: list[Event] | None = None) -> tuple[str, int]:
+        """The skill an attack uses; bows may use yogang (+2, tribals: the figure's choice, asked
+        when `evs` collects the attack's events, else the higher); kids halve streetfighting
         against adults in hand-to-hand (seed 004)."""
         if throw or w.kind == "grenade":
             return "athletics", self.skill(a, "athletics")
         if w.bow and self.is_type(a, "tribal"):
             sf = self.skill(a, "streetfighting")
             yg = self.skill(a, "yogang") + self.mod["yogang_bow_accuracy"]
-            if yg > sf:
+            if (yg > sf) if evs is None else self.pick_bow_skill(state, a, sf, yg, evs):
                 return "yogang (+2 bow accuracy)", yg
             return "streetfighting", sf
         name = w.skill
@@ -164,9 +166,10 @@ class CombatMixin:
         return self.is_kid(x) and not self.is_kid(y)
 
     def attack_parts(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str,
-                     turn: dict[str, Any], melee: bool, throw: bool = False, at: int | None = None
-                     ) -> list[tuple[str, int]]:
-        """Named modifiers of an attack roll (seed 004; data.yaml `modifiers`)."""
+                     turn: dict[str, Any], melee: bool, throw: bool = False, at: int | None = None,
+                     evs: list[Event] | None = None) -> list[tuple[str, int]]:
+        """Named modifiers of an attack roll (seed 004; data.yaml `modifiers`). With `evs` (the
+        attack itself, not odds) the point-blank bonus is the shooter's choice."""
         m = self.mod
         g = state.grid
         parts: list[tuple[str, int]] = []
@@ -190,7 +193,8 @@ class CombatMixin:
             parts.append(("stun attack", m["stun_attack"]))
         cell = t.pos if at is None else at
         in_grapple = self.in_grapple(a)
-        if (not melee and not throw and w.point_blank and g.adjacent(a.pos, cell) and not in_grapple):
+        if (not melee and not throw and w.point_blank and g.adjacent(a.pos, cell) and not in_grapple
+                and (evs is None or self.take_point_blank(state, a, evs))):
             parts.append(("point blank", m["point_blank_pistol_smg"]))
         if not melee and t.res["grapple"] and a.id not in t.res["grapple"]:
             parts.append(("firing into a grapple", m["into_grapple"]))
@@ -277,15 +281,17 @@ class CombatMixin:
             n = int(self.data["full_auto"]["rounds"]) if full else 1
             a.res["ammo"][w.name] = max(0, a.res["ammo"][w.name] - n)
         diff, dparts = self.difficulty(state, a, t, w, throw=throw, at=at)
-        sname, sk = self.attack_skill(a, w, t, throw)
+        evs: list[Event] = []
+        sname, sk = self.attack_skill(a, w, t, throw, state, evs)
         ref = self.stat(a, "ref")
         acc = 0 if throw else w.accuracy
-        parts = self.attack_parts(state, a, t, w, option, turn, melee=False, throw=throw, at=at)
+        parts = self.attack_parts(state, a, t, w, option, turn, melee=False, throw=throw, at=at, evs=evs)
         base = ref + sk + acc + sum(v for _, v in parts)
         label = f"attack with {w.name}" + (f" ({option})" if option else "")
         c = first_die(dice, base, label)
-        c = finish(dice, c, label, need=diff, may_take_damage=not full)
-        evs = [self.roll_event(a, "attack", label, f"REF {ref} + {sname} {sk}" + (f" + accuracy {acc}" if acc else "")
+        c, cevs = self.settle_crit(state, a, dice, c, label, diff, True, full)
+        evs += cevs
+        evs += [self.roll_event(a, "attack", label, f"REF {ref} + {sname} {sk}" + (f" + accuracy {acc}" if acc else "")
                                + self._pool(parts), c, parts, difficulty=diff, **dparts)]
         hit = c.total >= diff
         if c.crit == "failure":
@@ -296,7 +302,7 @@ class CombatMixin:
         if hit:
             evs.append(self.attack_event(a, t, w, "hit", c, diff, option))
             if full:
-                evs += self.burst(state, a, t, w, c.total - diff, dice, head)
+                evs += self.burst(state, a, t, w, c.total - diff, dice, head, c.two_damage_dice)
             else:
                 evs += self.hit(state, a, t, w, dice, dc=w.dc, mod=self.body_mod(a) if w.bow else 0,
                                 two_dice=c.two_damage_dice, head=head)
@@ -332,9 +338,15 @@ class CombatMixin:
         return ev
 
     def burst(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, margin: int, dice: Dice,
-              head: bool) -> list[Event]:
-        """seed 004, Full automatic: each point over adds 1 to the damage die; past 10 a second hit starts."""
+              head: bool, two_dice: bool = False) -> list[Event]:
+        """seed 004, Full automatic: each point over adds 1 to the damage die; past 10 a second hit starts.
+        A critical success that takes two damage dice keeps the higher, then adds the margin."""
         r = dice.roll(10, "damage (full auto)")
+        rolled = [[10, r]]
+        if two_dice:
+            r2 = dice.roll(10, "damage (full auto, critical: two dice, keep the higher)")
+            rolled.append([10, r2])
+            r = max(r, r2)
         value = r + margin
         faces = []
         v = value
@@ -342,7 +354,7 @@ class CombatMixin:
             faces.append(10)
             v -= 10
         faces.append(v)
-        evs = [roll_ev(a.id, "damage", f"damage DC{w.dc} (full auto, +{margin})", [[10, r]], value,
+        evs = [roll_ev(a.id, "damage", f"damage DC{w.dc} (full auto, +{margin})", rolled, value,
                        [("full auto margin", margin)], hits=faces)]
         for i, f in enumerate(faces):
             if t.dead:
@@ -442,10 +454,10 @@ class CombatMixin:
         c = first_die(dice, base, label)
         dbase, dpool, dparts = self.defence_base(state, t, a)
         d = skill_check(dice, dbase, "melee defence")
-        c = finish(dice, c, label, need=d.total + 1, may_take_damage=may_take_damage)
+        c, evs = self.settle_crit(state, a, dice, c, label, d.total + 1, may_take_damage)
         ok = c.total > d.total
         pool = f"REF {ref} + {sname} {sk}" + (f" + accuracy {w.accuracy}" if w.accuracy else "") + self._pool(parts)
-        evs = [self.roll_event(a, "attack", label, pool, c, parts, opposed=d.total),
+        evs += [self.roll_event(a, "attack", label, pool, c, parts, opposed=d.total),
                self.roll_event(t, "melee_defence", "melee defence (opposed)", dpool, d, dparts, opposed=c.total)]
         evs.append(self.attack_event(a, t, w, "hit" if ok else "miss", c, d.total + 1, option, opposed=d.total))
         return ok, c, evs

@@ -105,7 +105,7 @@ class DamageMixin:
         ok, ev = self.save_roll(t, dice, bonus, purpose, "stun_save")
         evs = [ev]
         if not ok:
-            evs += self.pass_out(t, "failed stun save")
+            evs += self.pass_out(t, "failed stun save", self.stun_fail_way(state, t, evs))
         return evs
 
     def save_roll(self, t: Combatant, dice: Dice, bonus: int, purpose: str, check: str) -> tuple[bool, Event]:
@@ -119,8 +119,9 @@ class DamageMixin:
                            pool=f"d10 at or under Wounds {rem} {t.res['stun_mod']:+d} stun modifier"
                            + (f" +{bonus}" if bonus else ""), difficulty=target, success=ok)
 
-    def pass_out(self, t: Combatant, why: str) -> list[Event]:
-        if t.stats["stun_fail"] == "shock":
+    def pass_out(self, t: Combatant, why: str, way: str) -> list[Event]:
+        """seed 004: "you pass out / go into shock" - `way` is the figure's answer (asks.py stun_fail)."""
+        if way == "shock":
             t.conditions |= {"stunned", "incapacitated", "prone"}
             return [event("down", target=t.id, reason=f"{why}: in shock, prone and unable to act")]
         t.conditions |= {"unconscious", "prone"}

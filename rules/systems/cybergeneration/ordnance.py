@@ -209,5 +209,6 @@ class OrdnanceMixin:
                 continue
             evs.append(event("effect", target=m.id, effect=f"moves through {s.id}'s suppression line",
                              by=s.id, at=list(g.xy(cell))))
-            evs += self.ranged_attack(state, s, m, w, "", dice, {"line": True, "no_ammo": True}, at=cell)
+            if self.line_shot_wanted(state, s, m, evs):
+                evs += self.ranged_attack(state, s, m, w, "", dice, {"line": True, "no_ammo": True}, at=cell)
         return evs

@@ -23,6 +23,7 @@ from rules.errors import IllegalActionError
 from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
+from rules.systems.cybergeneration.asks import AsksMixin
 from rules.systems.cybergeneration.care import CareMixin
 from rules.systems.cybergeneration.checks import roll_ev
 from rules.systems.cybergeneration.choices import ChoicesMixin
@@ -43,7 +44,7 @@ TRIGGERS = ("on_move", "on_attack", "on_draw")
 READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
 
 
-class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
+class CybergenerationRuleset(AsksMixin, ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
                              GearMixin, CareMixin, ViewsMixin, Ruleset):
     """Cybergeneration (Interlock) with the seed 004 house rules."""
 
@@ -56,6 +57,17 @@ class CybergenerationRuleset(ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMix
                         "held_trigger_draw", "delays_left", "resumed", "steadied", "aiming_bonus", "dodging",
                         "stun_modifier", "wounds_left", "impaired", "prone", "knocked", "grappling", "holding",
                         "held", "suppressed", "suppression_passed", "jammed", "weapon_drawn", "ammo_frac", "woke")
+
+    # defined here, not only in ChoicesMixin, so that `Ruleset.__init_subclass__` puts the open
+    # question's answers in front of them (rules/ruleset.py `_asks_first`, rules/choices.py)
+    def legal_actions(self, state: BattleState) -> list[Action]:
+        return ChoicesMixin.legal_actions(self, state)
+
+    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
+        return ChoicesMixin.legal_attacks(self, state, target)
+
+    def check_legal(self, state: BattleState, action: Action) -> None:
+        return ChoicesMixin.check_legal(self, state, action)
 
     def __init__(self, data_path: Path = DATA) -> None:
         self.data = load_data(data_path)

@@ -203,10 +203,13 @@ class TimingMixin:
         return evs
 
     def fire_held(self, state: BattleState, h: Combatant, t: Combatant, dice: Dice, why: str) -> list[Event]:
+        evs: list[Event] = []
+        if not self.held_shot_wanted(state, h, t, evs):
+            return evs  # the holder keeps holding for another figure (asks.py held_fire)
         trig = h.res["trigger"]
         w = self.has_weapon(h, trig["weapon"]) or self.weapons["unarmed"]
         turn: dict[str, Any] = {"steady": w.name if trig["steady"] else None, "aim": trig["aim"], "held": True}
-        evs = [event("effect", target=h.id, effect=f"held action fires: {why}", trigger=trig["on"], at=t.id)]
+        evs.append(event("effect", target=h.id, effect=f"held action fires: {why}", trigger=trig["on"], at=t.id))
         evs += self.clear_trigger(h, "fires")
         return evs + self.attack(state, h, t, w, "", dice, turn)
 

@@ -188,11 +188,13 @@ class CombatMixin:
         d = self.val(c, v) - c.stats["values"][v]
         return [{"source": f"status {c.res['level']}", "value": d}] if d else []
 
-    def ranged_plan(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon) -> dict[str, Any]:
-        """seed 003, Targeting: the PER roll with range, movement and cover modifiers."""
+    def ranged_plan(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon,
+                    face: tuple[float, int] | None = None) -> dict[str, Any]:
+        """seed 003, Targeting: the PER roll with range, movement and cover modifiers.
+        `face`: (turning metres, facing after) when the attacker chose its turn."""
         g = state.grid
         e = state.economy
-        turn_m, facing = self.face_plan(g, a, t.pos)
+        turn_m, facing = face or self.face_plan(g, a, t.pos)
         amove = self.moved_status(a, e["move_m"] + turn_m, e["flew"])
         tmove = t.res["moved"]
         per = self.val(a, "per")
@@ -211,13 +213,15 @@ class CombatMixin:
                 "difficulty": self.target_difficulty,
                 "damage": self.damage_vs(t, int(w.damage), self.ranged_min_damage)}
 
-    def body_plan(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon) -> dict[str, Any]:
+    def body_plan(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon,
+                  face: tuple[float, int] | None = None) -> dict[str, Any]:
         """seed 003, Body Attacks: "the attacker must roll STR and add any weapons or
         modifiers" - STR + melee skill + the weapon - against the defender's block (STR +
-        melee) or dodge (AGL + dodge); assumptions body_attack_rolls, rear_defence,
+        melee) or dodge (AGL + dodge): by default the better expected total, the defender
+        chooses (`_body`, question defence); assumptions body_attack_rolls, rear_defence,
         posture_effects."""
         g = state.grid
-        turn_m, facing = self.face_plan(g, a, t.pos)
+        turn_m, facing = face or self.face_plan(g, a, t.pos)
         a_fewer = 1 if a.res["posture"] == "lie" else 0
         a_value = self.val(a, "str") - a_fewer
         a_mods = [{"source": "skill", "value": int(a.stats["skills"].get("melee", 0))},
@@ -238,13 +242,15 @@ class CombatMixin:
                 "a_mod": sum(m["value"] for m in a_mods), "a_mods": a_mods, "a_dice": a_dice,
                 "mode": mode, "d_value": d_value, "d_fewer": d_fewer, "d_mod": d_mod, "d_name": dname,
                 "d_mods": [{"source": "skill", "value": d_mod}], "d_dice": self.level_dice(t, dname) + d_dice,
-                "rear": rear, "damage": self.damage_vs(t, self.val(a, "str") + int(w.damage))}
+                "rear": rear, "damage": self.damage_vs(t, self.val(a, "str") + int(w.damage)),
+                "block": block, "dodge": dodge, "d_dice_extra": d_dice}
 
     # -- resolving ----------------------------------------------------------------------
     def attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, dice: Dice) -> list[Event]:
         e = state.economy
-        plan = self.ranged_plan(state, a, t, w) if w.ranged else self.body_plan(state, a, t, w)
-        evs: list[Event] = []
+        turn_m, facing, evs = self.choose_face(state, a, t)
+        face = (turn_m, facing)
+        plan = self.ranged_plan(state, a, t, w, face) if w.ranged else self.body_plan(state, a, t, w, face)
         if plan["turn_m"] > 0:
             evs += self.turn_to(state, a, plan["facing"], plan["turn_m"], why=f"to face {t.id}")
         e["halves"] += 1
@@ -277,11 +283,17 @@ class CombatMixin:
     def _body(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, plan: dict, dice: Dice
               ) -> list[Event]:
         fa, ka, ta = roll_value(dice, plan["a_value"], plan["a_mod"], "body attack")
+        mode, evs = self.choose_defence(state, t, plan["mode"], ta)
+        if mode != plan["mode"]:                  # the defender's choice (seed 003, Body Attacks)
+            dname = "str" if mode == "block" else "agl"
+            plan = dict(plan, mode=mode, d_name=dname, d_value=plan[mode][0], d_mod=plan[mode][1],
+                        d_mods=[{"source": "skill", "value": plan[mode][1]}],
+                        d_dice=self.level_dice(t, dname) + plan["d_dice_extra"])
         fd, kd, td = roll_value(dice, plan["d_value"], plan["d_mod"], plan["mode"])
         a_pool = _pool_words("str", plan["a_value"], plan["a_fewer"])
         d_pool = _pool_words(plan["d_name"], plan["d_value"], plan["d_fewer"])
         evs = [roll_event(a.id, "body attack", "body_attack", a_pool, plan["a_value"], fa, ka, ta, plan["a_mods"],
-                          plan["a_dice"], opposed=td),
+                          plan["a_dice"], opposed=td)] + evs + [
                roll_event(t.id, plan["mode"], plan["mode"], d_pool, plan["d_value"], fd, kd, td, plan["d_mods"],
                           plan["d_dice"], opposed=ta, rear=plan["rear"])]
         hit = ta > td

@@ -67,7 +67,8 @@ def transitions(g: Grid, a: int, b: int) -> list[tuple[tuple[int, int], ...]]:
     if tr is None:
         w = g.width
         tr = []
-        for i, adj in enumerate(g._adj):
+        for i in range(g.n):
+            adj = g.neighbours(i)
             out = [((j << 3) | bearing_dxdy(j % w - i % w, j // w - i // w), cost * a) for j, cost in adj]
             for h in range(8):
                 row = STEPS[h]
@@ -137,20 +138,66 @@ def moves(g: Grid, start: int, facing: int, budget: float, per45: float,
 
 
 def path_to(g: Grid, start: int, facing: int, goal: int, budget: float, per45: float,
-            blockers: Iterable[int] = (), cap: float | None = None) -> tuple[list[int], float, int]:
+            blockers: Iterable[int] = (), cap: float | None = None, heading: int | None = None
+            ) -> tuple[list[int], float, int]:
     """(cells from start to goal, metres, facing after) along a cheapest path (([], 0, facing)
-    when none is within budget)."""
+    when none is within budget). `heading`: the cheapest path whose last step goes that way
+    (one of `end_headings`); by default the engine's (assumption path_turns)."""
     res, par = _entry(g, start, facing, budget, per45, blockers, cap)
     if goal not in res:
         return [], 0.0, facing
     m, h = res[goal]
-    s = goal * 8 + h
+    if heading is not None:
+        h = heading
+    return _chain(par, goal * 8 + h), m, h
+
+
+def _chain(par: array, s: int) -> list[int]:
     path = []
     while s >= 0:
         path.append(s >> 3)
         s = par[s]
     path.reverse()
-    return path, m, h
+    return path
+
+
+def end_headings(g: Grid, start: int, facing: int, goal: int, budget: float, per45: float,
+                 blockers: Iterable[int] = (), cap: float | None = None) -> tuple[int, ...]:
+    """The headings of the last step of every cheapest path to `goal`, the engine's choice
+    first (assumption path_turns), then north first, clockwise: the facings the figure may
+    end the move in at no extra cost (seed 003, Move). () when `goal` is out of reach.
+
+    The search's parent table holds, for each (cell, heading) it reached, a cheapest way
+    in with that last heading (its pruning drops no such cost: a pruned state is no cheaper
+    than the cell's best heading turned to it), so each heading's cost is the sum of the
+    steps along its parents."""
+    res, par = _entry(g, start, facing, budget, per45, blockers, cap)
+    got = res.get(goal)
+    if got is None:
+        return ()
+    h0 = got[1]
+    base = goal * 8
+    others = [h for h in range(8) if h != h0 and par[base + h] >= 0]
+    if not others:
+        return (h0,)
+    a, b, unit = units(g.cell_m, per45)
+    tr = transitions(g, a, b)
+    cost0 = int(round(got[0] / unit))
+    return (h0,) + tuple(h for h in others if _cost(tr, par, base + h, res, unit) == cost0)
+
+
+def _cost(tr: list, par: array, s: int, res: dict, unit: float) -> int:
+    """Units along the parents from the start to state `s` (a state that is its cell's
+    cheapest heading costs what `res` says)."""
+    total = 0
+    p = par[s]
+    while p >= 0:
+        total += next(c for ns, c in tr[p] if ns == s)
+        s, p = p, par[p]
+        r = res.get(s >> 3)
+        if r is not None and r[1] == (s & 7):
+            return total + int(round(r[0] / unit))
+    return total
 
 
 def _entry(g: Grid, start: int, facing: int, budget: float, per45: float, blockers: Iterable[int],
@@ -212,7 +259,7 @@ def _count(cells: int) -> None:
 def walked_m(g: Grid, path: list[int]) -> float:
     """Metres walked along `path` (its steps, turns not counted)."""
     half = g.cell_m / 2
-    return sum(next(c for j, c in g._adj[p] if j == q) * half for p, q in zip(path, path[1:]))
+    return sum(next(c for j, c in g.neighbours(p) if j == q) * half for p, q in zip(path, path[1:]))
 
 
-__all__ = ["units", "transitions", "search", "moves", "path_to", "walked_m"]
+__all__ = ["units", "transitions", "search", "moves", "path_to", "end_headings", "walked_m"]

@@ -21,7 +21,14 @@ class RepairMixin:
     """Who may treat whom, at what rate, and restoring Status."""
 
     def heal_method(self, healer: Combatant, patient: Combatant) -> tuple[int, str | None]:
-        """(rate in points per hour, method) of the best treatment `healer` can give `patient`.
+        """(rate in points per hour, method) of the best treatment `healer` can give `patient`
+        ((0, None) when it can give none)."""
+        ms = self.heal_methods(healer, patient)
+        return ms[0] if ms else (0, None)
+
+    def heal_methods(self, healer: Combatant, patient: Combatant) -> list[tuple[int, str]]:
+        """Every treatment `healer` can give `patient` as (rate in points per hour, method),
+        the fastest first (the healer picks one: question repair_method).
 
         seed 003: metalface by Tekkers or robotics/healing (with a Repair Kit at the kit
         rate); humans by medic/healing (with a MediKit at the kit rate). assumption
@@ -30,11 +37,11 @@ class RepairMixin:
         sk = healer.stats["skills"]
         defs = healer.stats["item_defs"]
         has_kit = {d["treats"] for d in defs.values() if d["kind"] == "kit"}
-        best: tuple[int, str | None] = (0, None)
+        out: list[tuple[int, str]] = []
         if patient.stats["kind"] == "metalface":
             tek = int(sk.get("tekker", 0))
             if tek > 0:
-                best = max(best, (r["tekker"] * tek, "tekker"))
+                out.append((r["tekker"] * tek, "tekker"))
             lv = max(int(sk.get("robotics", 0)), int(sk.get("healing", 0)))
             kit = "metalface" in has_kit
             kit_name = "repair kit"
@@ -43,8 +50,8 @@ class RepairMixin:
             kit = "human" in has_kit
             kit_name = "medikit"
         if lv > 0:
-            best = max(best, (r["kit"] * lv, kit_name) if kit else (r["no_kit"] * lv, "no kit"))
-        return best
+            out.append((r["kit"] * lv, kit_name) if kit else (r["no_kit"] * lv, "no kit"))
+        return sorted(out, reverse=True)
 
     def repair_rate_per_minute(self, healer: Combatant, patient: Combatant) -> float:
         """Points of Status per minute `healer` restores to `patient` (0 when it cannot)."""
@@ -65,9 +72,11 @@ class RepairMixin:
         acc = patient.res.get("repair_acc", 0)
         return max(0.0, (need * 3600 - acc) / rate / 60.0)
 
-    def restore(self, healer: Combatant, patient: Combatant, seconds: int) -> tuple[int, list[Event]]:
-        """Treat `patient` for `seconds`: (points restored, events)."""
-        rate, method = self.heal_method(healer, patient)
+    def restore(self, healer: Combatant, patient: Combatant, seconds: int,
+                how: tuple[int, str | None] | None = None) -> tuple[int, list[Event]]:
+        """Treat `patient` for `seconds` (with `how`, a (rate, method) of `heal_methods`;
+        by default the fastest): (points restored, events)."""
+        rate, method = how if how is not None else self.heal_method(healer, patient)
         if rate <= 0 or patient.res["damage"] <= 0:
             return 0, []
         acc = patient.res.get("repair_acc", 0) + rate * int(seconds)

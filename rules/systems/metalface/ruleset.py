@@ -28,6 +28,7 @@ from rules.errors import ScenarioError
 from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
+from rules.systems.metalface.choices import ChoicesMixin
 from rules.systems.metalface.combat import CombatMixin, roll_event
 from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, turn_steps
 from rules.systems.metalface.paths import moves as path_moves, path_to, walked_m
@@ -44,7 +45,7 @@ LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.
 SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
 
 
-class MetalfaceRuleset(CombatMixin, RepairMixin, TrackedMixin, Ruleset):
+class MetalfaceRuleset(ChoicesMixin, CombatMixin, RepairMixin, TrackedMixin, Ruleset):
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"
@@ -448,7 +449,9 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, TrackedMixin, Ruleset):
         g = state.grid
         blockers, _ = state.blockers_and_occupied(a.team)
         left = self.move_left(a, e)
-        path, m, b = path_to(g, a.pos, a.res["facing"], cell, left, self.turn_m_per_45, blockers, cap=2 * self.walk_m(a))
+        h, evs = self.choose_end_facing(state, a, cell)
+        path, m, b = path_to(g, a.pos, a.res["facing"], cell, left, self.turn_m_per_45, blockers,
+                             cap=2 * self.walk_m(a), heading=h)
         frm = a.pos
         a.res["facing"] = b
         a.pos = cell
@@ -456,9 +459,9 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, TrackedMixin, Ruleset):
             e["flew"] = True
         self._spend_move(state, a, m)
         mode = "hover" if a.stats["flies"] else ("run" if e["move_m"] > self.walk_m(a) + EPS else "walk")
-        return [event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)), metres=round(m, 3),
-                      mode=mode, facing=NAMES[b], moved=a.res["moved"], move_m=e["move_m"],
-                      path=[list(g.xy(p)) for p in path], turn_m=round(m - walked_m(g, path), 3))]
+        return evs + [event("move", actor=a.id, **{"from": list(g.xy(frm))}, to=list(g.xy(cell)), metres=round(m, 3),
+                            mode=mode, facing=NAMES[b], moved=a.res["moved"], move_m=e["move_m"],
+                            path=[list(g.xy(p)) for p in path], turn_m=round(m - walked_m(g, path), 3))]
 
     def turn_to(self, state: BattleState, a: Combatant, facing: int, metres: float, why: str = "") -> list[Event]:
         """seed 003, Move: turning counts as 1 m of movement per 90 degrees."""
@@ -523,8 +526,8 @@ class MetalfaceRuleset(CombatMixin, RepairMixin, TrackedMixin, Ruleset):
         e["halves"] = 2
         e["acted"] = True
         e["turn_over"] = True
-        _, evs = self.restore(a, patient, self.turn_seconds)
-        return evs
+        how, evs = self.choose_method(state, a, patient)
+        return evs + self.restore(a, patient, self.turn_seconds, how)[1]
 
     # -- views ----------------------------------------------------------------------
     def main_ranged(self, c: Combatant) -> Weapon | None:
