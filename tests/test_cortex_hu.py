@@ -89,9 +89,12 @@ def act(actor: str, kind: str, dice: list[int] = (), **kw: Any) -> dict:
     return step(actor, {"type": kind, **kw}, dice)
 
 
-def play(scenario: dict | str, steps: list[dict] = (), start_dice: list[int] = ()):
-    """A strict replay: start_dice and every step's dice must be used exactly."""
-    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps)})
+def play(scenario: dict | str, steps: list[dict] = (), start_dice: list[int] = (), questions: str = "default"):
+    """A strict replay: start_dice and every step's dice must be used exactly. The choices
+    seed 002 gives a figure take their defaults unless `questions="ask"` (then each answer
+    is a step of the figure asked: `choose`)."""
+    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps),
+                       "questions": questions})
 
 
 def evs(b, type_: str, **match: Any) -> list[dict]:

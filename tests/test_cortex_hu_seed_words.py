@@ -444,3 +444,21 @@ def test_inline_armour_and_weapon_for_cortex_hu():
     assert sides(rolls(b, "damage")[0]) == [6]
     dmg = evs(b, "damage", target="t")[0]
     assert dmg["absorbed"] == 4                      # margin 5: Stun 3 Wound 2, +4 B: Stun 5 Wound 4; less 1 S, 3 W
+
+
+def test_cortex_hu_starting_state_is_read_by_the_shared_cortex_builder(monkeypatch):
+    """cortex_hu passes its `StartSchema` (start.start_schema) to cortex_common's
+    `build_stat_block(..., start=...)`: the shared `read_start` reads every figure's
+    `conditions:` and `state:`; cortex_hu keeps no reader of its own."""
+    import rules.systems.cortex_common.start as common_start
+    import rules.systems.cortex_hu.start as hu_start
+    from rules.ruleset import get_ruleset
+    assert not hasattr(hu_start, "read_start")
+    rs = get_ruleset("cortex_hu")
+    assert set(rs.start.conditions) == set(rs.condition_names()) and set(rs.start.state) == set(rs.start_keys())
+    seen = []
+    real = common_start.read_start
+    monkeypatch.setattr(common_start, "read_start", lambda spec, schema, *a: seen.append(schema) or real(spec, schema, *a))
+    b = play(scen(open_map(), [fig("s", (0, 1), conditions=["prone"], state={"wound": 2})], [dummy("t", (5, 1))]))
+    assert seen and all(x is rs.start for x in seen)
+    assert "prone" in who(b, "s").conditions and who(b, "s").res["wound"] == 2

@@ -241,11 +241,13 @@ class CortexBase:
         agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
         return agi.mean < self.diff["easy"]
 
-    def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int) -> tuple[int, list[Event]]:
-        """Innate defence: a free Agility roll is the Difficulty, or Easy (3) when declined.
+    def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int, decline: bool | None = None
+                       ) -> tuple[int, list[Event]]:
+        """Innate defence: a free Agility roll is the Difficulty, or Easy (3) when declined
+        (`decline`: the figure's answer where the ruleset asks it; None: `declines_innate`).
 
         Cover adds to either (it is not a modifier of the roll: the `defence` event has it)."""
-        if self.declines_innate(d):
+        if self.declines_innate(d) if decline is None else decline:
             diff = self.diff["easy"] + cover_bonus
             return diff, [event("defence", actor=d.id, mode="declined innate", difficulty=diff,
                                 cover_bonus=cover_bonus)]

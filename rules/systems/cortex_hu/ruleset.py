@@ -30,19 +30,23 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import CortexBase
 from rules.systems.cortex_common.model import build_armour, build_stat_block, build_weapons, load_data
 from rules.systems.cortex_hu.combat import CombatHu
+from rules.systems.cortex_hu.defence import SPEND, DefenceHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
-from rules.systems.cortex_hu.start import apply_start, link_start, read_start
+from rules.systems.cortex_hu.start import apply_start, link_start, start_schema
 from rules.systems.cortex_hu.tracked import TrackedHu
 
 DATA = Path(__file__).with_name("data.yaml")
+
+#: the hand-to-hand weapons of data.yaml's table: the answers of the `parry_weapon` question
+MELEE_WEAPONS = ("unarmed", "knife", "club", "sabre", "axe", "shepherds_axe", "staff")
 
 #: stat-block fields of `cortex` (seed 000) that seed 002 has no rules for
 NOT_HERE = ("block_effect", "traits", "items")
 
 
-class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
+class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"
@@ -52,6 +56,10 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
                         "full_defence", "all_out_attack", "carried_over", "reaction_debt", "aim_steps", "aimed",
                         "feint_ready", "prone", "shots_left", "ammo_frac", "plot_points", "grappled", "grappling",
                         "surprised")
+    #: every answer to the choices seed 002 gives a figure (docs/cortex_hu.md, Choices), in a
+    #: fixed order (the envs' answer block): `reaction`, `innate_defence`, `plot_points`, and
+    #: `parry_weapon` (the hand-to-hand weapons of the data's table)
+    answers = ("parry", "dodge", "innate", "roll", "easy") + SPEND + MELEE_WEAPONS
 
     def __init__(self, data_path: Path = DATA) -> None:
         self.data = load_data(data_path)
@@ -71,6 +79,8 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
         self.disarm_rules = d["disarm"]
         self.called = d["called_shots"]
         self.pp_rules = d["plot_points"]
+        if int(self.pp_rules["max_spend"]) >= len(SPEND):
+            raise ValueError(f"plot_points.max_spend above {len(SPEND) - 1}: the plot_points answers stop there")
         self.full_defence_steps = int(d["full_defence_steps"])
         self.all_out_steps = int(d["all_out_attack_steps"])
         self.reaction_limit = int(d["reaction_limit"])
@@ -92,6 +102,8 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
         }
         self._units_cache: dict[float, tuple] = {}
         self._actions: dict[tuple, Action] = {}
+        #: what a scenario may start a figure with, for the shared builder (start.py)
+        self.start = start_schema(self)
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
@@ -104,7 +116,8 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
                 raise ScenarioError(f"{k!r} is a cortex (seed 000) field; cortex_hu has no rules for it",
                                     source=source, field=f"{field}.{k}", expected="no such field")
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field,
-                              extra_fields={"initiative_steps", "reactions", "conditions", "state"})
+                              extra_fields={"initiative_steps", "reactions"}, start=self.start)
+        conds, start = st.pop("start")
         ini = (spec.get("initiative_steps") if "initiative_steps" in spec
                else self.bestiary.get(spec.get("template"), {}).get("initiative_steps", 0))
         if isinstance(ini, bool) or not isinstance(ini, int) or not -6 <= ini <= 6:
@@ -124,7 +137,6 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
                "surprised": False, "ko_turns": 0, "feinted_by": None}
         c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
                       stats=st, weapons=st["weapons"], armour=st["armour"], traits=(), res=res, order=order)
-        conds, start = read_start(self, spec, source, field)
         apply_start(self, c, conds, start, source, field)
         return c
 
@@ -314,6 +326,11 @@ class CortexHuRuleset(CombatHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, Cor
         return out if target is None else [x for x in out if x.target == target]
 
     # -- applying -------------------------------------------------------------------
+    def may_ask(self, state: BattleState, action: Action) -> bool:
+        """Attacks and grabs ask the defender its choices (reaction, parrying weapon, innate
+        roll or Easy 3, Plot Points: docs/cortex_hu.md, Choices)."""
+        return action.kind == "attack" or (action.kind == "grapple" and not action.option)
+
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         a = state.actor
         e = state.economy

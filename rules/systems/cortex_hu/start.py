@@ -6,19 +6,21 @@
    state: {wound: 3, ammo: {rifle: 2}, prepared: [{mode: dodge, steps: 0}], feinted_by: b1}}
 ```
 
-The shared Cortex builder (`cortex_common`) reads `conditions:` and `state:` against the
-names `CortexHuRuleset.condition_names()` and `start_keys()` give (their shapes and
-types); `apply_start` lays them on the new figure, checking what depends on the figure
+The shared Cortex builder (`cortex_common`'s `build_stat_block(..., start=...)` and
+`read_start`) reads `conditions:` and `state:` against `start_schema(rs)`, the `StartSchema`
+made of the names `CortexHuRuleset.condition_names()` and `start_keys()` give (their shapes
+and types); `apply_start` lays them on the new figure, checking what depends on the figure
 (its weapons, magazines, defences), and `link_start` ties the figures that name each other
 (grapples, feints) once all are built. Errors name the field and what it accepts.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from rules.errors import ScenarioError
 from rules.state import BattleState, Combatant
+from rules.systems.cortex_common.start import StartSchema, kind, mapping_of
 
 #: state keys copied as they are into `res`
 PLAIN = ("stun", "wound", "pp", "ko_turns", "debt", "last_actions", "grip", "full_defence", "all_out",
@@ -29,56 +31,46 @@ def _fail(what: str, source: str | None, field: str, expected: str) -> ScenarioE
     return ScenarioError(what, source=source, field=field, expected=expected)
 
 
-def read_start(rs: Any, spec: Mapping[str, Any], source: str | None, field: str
-               ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any]]:
-    """The `conditions:` (as (name, options)) and `state:` of a scenario figure, their shapes
-    checked against `rs.condition_names()` (the shared builder's `read_start` does the same
-    with a `StartSchema`; this one keeps cortex_hu working on its own)."""
-    raw = spec.get("conditions") or []
-    if not isinstance(raw, list):
-        raise _fail("conditions must be a list", source, f"{field}.conditions", "[name, {name: ..., rounds: n}]")
-    allowed = rs.condition_names()
-    conds: list[tuple[str, dict[str, Any]]] = []
-    for i, entry in enumerate(raw):
-        f = f"{field}.conditions[{i}]"
-        opts = {k: v for k, v in entry.items() if k != "name"} if isinstance(entry, Mapping) else {}
-        name = entry.get("name") if isinstance(entry, Mapping) else entry
-        if name not in allowed:
-            raise _fail(f"unknown condition {name!r}", source, f, "one of " + ", ".join(sorted(allowed)))
-        for k, v in opts.items():
-            if k not in allowed[name] or isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise _fail(f"{name}: {k} {v!r}", source, f"{f}.{k}",
-                            "rounds: a whole number of 1 or more" if allowed[name] else f"no options for {name}")
-        conds.append((name, opts))
-    st = spec.get("state") or {}
-    if not isinstance(st, Mapping):
-        raise _fail("state must be a mapping", source, f"{field}.state", "{key: value}")
-    return conds, dict(st)
+def _count(most: int | None) -> Callable[[Any, str | None, str], None]:
+    """A state checker: a whole number from 0, at most `most` when given."""
+    def check(value: Any, source: str | None, field: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (most is not None and value > most):
+            raise _fail(f"{value!r}", source, field, "a whole number from 0" + (f" up to {most}" if most is not None else ""))
+    return check
+
+
+def _list_of(what: str) -> Callable[[Any, str | None, str], None]:
+    def check(value: Any, source: str | None, field: str) -> None:
+        if not isinstance(value, list):
+            raise _fail(f"{value!r}", source, field, what)
+    return check
+
+
+#: start_keys() kind -> the shared builder's checker of its value's shape
+CHECKERS: dict[str, Callable[[], Callable[[Any, str | None, str], None]]] = {
+    "bool": lambda: kind(bool), "figure": lambda: kind(str), "weapon": lambda: kind(str),
+    "weapons": lambda: _list_of("a list of weapons"), "ammo": lambda: mapping_of(_count(None)),
+    "defences": lambda: _list_of("a list of {mode, steps}"),
+}
+
+
+def start_schema(rs: Any) -> StartSchema:
+    """cortex_hu's `StartSchema` for the shared Cortex builder (`build_stat_block(...,
+    start=...)`, cortex_common's `read_start`): the conditions of `rs.condition_names()` and
+    the `state:` keys of `rs.start_keys()` with their shapes. What depends on the figure (its
+    weapons and magazines, the defences' fields) `apply_start` checks."""
+    keys = rs.start_keys()
+    return StartSchema(conditions=rs.condition_names(),
+                       state={k: _count(spec["max"]) if spec["kind"] == "count" else CHECKERS[spec["kind"]]()
+                              for k, spec in keys.items()})
 
 
 def apply_start(rs: Any, c: Combatant, conds: list[tuple[str, dict[str, Any]]], st: Mapping[str, Any],
                 source: str | None, field: str) -> None:
-    """Lay checked starting conditions (as (name, options)) and state on a new figure."""
-    keys = rs.start_keys()
-    for k, v in st.items():
-        spec = keys.get(k)
-        if spec is None:
-            raise _fail(f"unknown state key {k!r}", source, f"{field}.state.{k}", "one of " + ", ".join(sorted(keys)))
-        if spec["kind"] == "count" and (isinstance(v, bool) or not isinstance(v, int) or v < 0
-                                        or (spec["max"] is not None and v > spec["max"])):
-            most = f" up to {spec['max']}" if spec["max"] is not None else ""
-            raise _fail(f"{k} {v!r}", source, f"{field}.state.{k}", f"a whole number from 0{most}")
+    """Lay starting conditions (as (name, options)) and state, their shapes checked by the
+    shared builder against `start_schema`, on a new figure, checking what depends on it."""
     names = {w.name: w for w in rs.weapons_of(c)}
     real = ", ".join(sorted(set(names) - {"unarmed"}))
-    for k, kinds, what in (("ammo", Mapping, "a mapping {weapon: rounds}"), ("lost", list, "a list of weapons"),
-                           ("prepared", list, "a list of {mode, steps}"), ("held", str, "a weapon name"),
-                           ("grappling", str, "a figure id"), ("grappled_by", str, "a figure id"),
-                           ("feinted_by", str, "a figure id")):
-        if k in st and not isinstance(st[k], kinds):
-            raise _fail(f"{k} {st[k]!r}", source, f"{field}.state.{k}", what)
-    for k in ("surprised", "full_defence", "all_out"):
-        if k in st and not isinstance(st[k], bool):
-            raise _fail(f"{k} {st[k]!r}", source, f"{field}.state.{k}", "true or false")
     for wn, n in (st.get("ammo") or {}).items():
         w = names.get(wn)
         if w is None or not w.magazine or isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= w.magazine:
@@ -154,4 +146,4 @@ def link_start(state: BattleState) -> None:
                 c.conditions.add(cond)
 
 
-__all__ = ["apply_start", "link_start", "read_start"]
+__all__ = ["apply_start", "link_start", "start_schema"]
