@@ -28,6 +28,7 @@ from rules.events import Event, event
 from rules.grid import FEET
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
+from rules.systems.cortex.asked import ASKED_ANSWERS, AskedMixin
 from rules.systems.cortex.combat import CombatMixin
 from rules.systems.cortex.defence import DefenceMixin
 from rules.systems.cortex.explosions import DIRECTIONS, ExplosionsMixin
@@ -46,7 +47,7 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
                          "crawl_only")
 
 
-class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
+class CortexRuleset(AskedMixin, CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
                     Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 
@@ -80,6 +81,8 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Explo
         self.modes = self.data["fire_modes"]
         self.expl = self.data["explosives"]
         self.pp_rules = self.data["plot_points"]
+        self.answers = type(self).answers + ASKED_ANSWERS + tuple(
+            f"pp_{n}" for n in range(int(self.pp_rules["max_spend"]) + 1))
         areas = tuple(f"called:{a}" for a in self.called["areas"])
         self.called_options = areas  # the called-shot attack options, in the data file's order
         self.supported_actions = {
@@ -329,8 +332,10 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Explo
     # -- applying -------------------------------------------------------------------
     def may_ask(self, state: BattleState, action: Action) -> bool:
         """Attacks ask: harm's way, the extraordinary hit and block choices, falling or
-        dropping a tripping weapon (docs/cortex.md, Choices)."""
-        return action.kind == "attack"
+        dropping a tripping weapon, innate defence, the dodge's cover, the improvised
+        weapon's skill, the Krav Maga rifle and Plot Points against damage; a grapple
+        attempt asks the target's innate defence (docs/cortex.md, Choices)."""
+        return action.kind == "attack" or (action.kind == "grapple" and not action.option)
 
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         self._pool_cache.clear()
