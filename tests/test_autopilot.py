@@ -34,7 +34,10 @@ SMALL = {
     "map": {"cell_m": 1.5, "rows": ["........", "..m.....", "........", ".....l..", "........"]},
     "teams": [
         {"name": "crew", "pc": True, "combatants": [{"id": "mal", "name": "Mal", "template": "gunslinger", "at": [1, 3],
-                                                   "life_points": 80}]},
+                                                   "life_points": 80,
+                                                   # rolls innate defence as the default does, unasked
+                                                   # (the choice is not these tests' subject)
+                                                   "decline_innate": "never"}]},
         {"name": "outlaws", "combatants": [
             {"id": "jubal", "name": "Jubal", "template": "gunslinger", "at": [6, 1], "life_points": 30},
             {"id": "dobson", "name": "Dobson", "template": "mercenary", "at": [7, 3], "life_points": 30}]},

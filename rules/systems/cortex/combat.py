@@ -216,6 +216,9 @@ class CombatMixin:
             raise IllegalActionError(f"{a.name} has no dice left for this attack ({w.name}"
                                      f"{', ' + option if option else ''})", field="action",
                                      expected="one of the legal actions")
+        pre: list[Event] = []
+        if w.x("improvised") and option != "throw" and state.asking is not None:
+            dd, pre = self.improvised_choice(state, a, w, option, dd)
         attr_name, attr, sname, skill = dd
         mods = self.attack_modifiers(state, a, t, w, option)
         shots = e["shots"].get(w.name, 0)
@@ -235,7 +238,7 @@ class CombatMixin:
             if w.magazine:
                 a.res["ammo"][w.name] -= min(n, a.res["ammo"][w.name])
             e["shots"][w.name] = w.rof if option == "autofire" else shots + 1
-        evs: list[Event] = []
+        evs: list[Event] = pre
         strikes = 2 if option == "double" else 1
         for _ in range(strikes):
             if t.down or a.down:
@@ -311,9 +314,8 @@ class CombatMixin:
             col = self.called["areas"][area]["wound" if w.dtype == "W" else "stun_basic"]
             die_steps += int(col.get("damage_steps", 0))
         extra_die = None
-        if w.name == "unarmed" and self.has_style(a, "krav_maga") and any(
-                x.name == "assault_rifle" for x in self.usable_weapons(a)):
-            extra_die = Step.parse("d6")  # seed 000, Krav Maga: an assault rifle adds d6 Basic
+        if w.name == "unarmed" and self.has_style(a, "krav_maga"):
+            extra_die = self.krav_maga_rifle(state, a, evs)  # seed 000, Krav Maga: d6 Basic
         evs += self.damage(state, a, t, w, margin, dice, bypass, die_steps=die_steps, extra_basic=extra_die,
                            option=option)
         if w.x("improvised"):
@@ -376,24 +378,11 @@ class CombatMixin:
 
     def take_damage(self, state: BattleState, t: Combatant, stun: int, wound: int, dice: Dice, source: str,
                     bypass: bool = False, blunt: bool = False) -> list[Event]:
-        """Armour, then Plot Points against a hit that would take the figure down, then apply."""
+        """Armour, then the Plot Points the figure spends against the hit (asked.py), then apply."""
         stun, wound, absorbed = self.absorb_armour(t, stun, wound, bypass)
         evs: list[Event] = []
-        L = t.stats["life"]
-        if t.res["pp"] > 0 and (stun or wound) and t.res["stun"] + t.res["wound"] + stun + wound >= L:
-            n = min(t.res["pp"], int(self.pp_rules["max_spend"]))
-            t.res["pp"] -= n
-            ctx = {"plot_points", "reduce_stun"} | ({"unarmed_or_bludgeoning"} if blunt else set())
-            bonus = self.traitbook.modifiers(t.traits, ctx, None).plot_point_bonus if (t.traits and stun) else 0
-            die = plot_point_die(n + bonus)
-            r = roll_steps(dice, (die,), "plot points")
-            red = r.total
-            dw = min(wound, red)
-            wound -= dw
-            stun -= min(stun, red - dw)
-            evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage",
-                             check="plot_points_against_damage", modifiers=bonus_dice([die]), pool=str(die),
-                             dice=_faces(r), total=r.total))
+        if t.res["pp"] > 0 and (stun or wound):
+            stun, wound, evs = self.pp_against_damage(state, t, stun, wound, blunt, dice)
         return evs + self.apply_damage(state, t, stun, wound, dice, source=source, absorbed=absorbed, blunt=blunt)
 
     # -- called shots ---------------------------------------------------------------

@@ -66,22 +66,29 @@ class DefenceMixin:
         g = state.grid
         if g.cover(d.pos, attacker.pos) > 0:
             return d.pos, 0, [d.pos]
+        far, blockers, cands = self.dodge_reach(state, d, attacker)
+        if not cands:
+            return None
+        return self.dodge_to(state, d, far, blockers, *min(cands))
+
+    def dodge_reach(self, state: BattleState, d: Combatant, attacker: Combatant
+                    ) -> tuple[int, list[int], list[tuple[int, int]]]:
+        """(budget, blockers, [(cost, cell)] of the free cells with cover against the
+        attacker that a dodge within 30 ft reaches)."""
+        g = state.grid
         far = g.budget_units(30 * FEET * self.speed_factor(d))
         if far <= 0:
-            return None
+            return far, [], []
         blockers = [c.pos for c in state.combatants if c.team != d.team and not c.down]
         reach = g.reachable(d.pos, far, blockers)
         occ = state.occupied()
-        best = None
-        for cell, cost in reach.items():
-            if cost > far or cell in occ or g.cover(cell, attacker.pos) == 0:
-                continue
-            key = (cost, cell)
-            if best is None or key < best:
-                best = key
-        if best is None:
-            return None
-        cost, cell = best
+        return far, blockers, [(cost, cell) for cell, cost in reach.items()
+                               if cost <= far and cell not in occ and g.cover(cell, attacker.pos) > 0]
+
+    def dodge_to(self, state: BattleState, d: Combatant, far: int, blockers: list[int], cost: int, cell: int
+                 ) -> tuple[int, int, list[int]] | None:
+        """(cell, skill steps by the distance to it, path) of a dodge to `cell`."""
+        g = state.grid
         ft = g.units_to_m(cost) / FEET
         for row in self.dodge_table:
             if ft <= row["feet"] + 1e-9:
@@ -96,7 +103,7 @@ class DefenceMixin:
             diff = int(self.data["capoeira"]["innate_melee"]) + cover_bonus
             return diff, [event("defence", actor=d.id, mode="innate (capoeira)", difficulty=diff,
                                 cover_bonus=cover_bonus)]
-        return self.innate_defence(d, dice, cover_bonus)
+        return self.innate_or_stand(state, d, dice, cover_bonus)
 
     def stance_steps(self, d: Combatant) -> int:
         """The step modifier of the next defensive roll in the stance (each further roll is one lower)."""
@@ -123,11 +130,12 @@ class DefenceMixin:
                 evs.append(event("defence", actor=d.id, mode="prone", difficulty=diff, cover_bonus=cb))
                 return diff, info, evs
             if stance is not None and stance["mode"] == "dodge" and can_react:
-                dest = self.dodge_destination(state, d, a)
+                dest, chose = self.dodge_cover(state, d, a)
                 if dest is not None:
                     cell, cstep, path = dest
                     p = self.defence_pool(state, d, "dodge", self.stance_steps(d) + cstep)
                     if p is not None:
+                        evs += chose
                         mods = self.stance_modifiers(d, cstep, "distance to cover")
                         stance["rolls"] += 1
                         r = roll_steps(dice, (p[0], p[1]), "dodge")

@@ -148,6 +148,5 @@ class MeleeMixin:
         margin = r.total - diff
         evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="hit", total=r.total,
                          difficulty=diff, margin=margin))
-        rifle = any(x.name == "assault_rifle" for x in self.usable_weapons(d))
-        return evs + self.damage(state, d, a, w, margin, dice, False,
-                                 extra_basic=Step.parse("d6") if rifle else None)
+        rifle = self.krav_maga_rifle(state, d, evs)
+        return evs + self.damage(state, d, a, w, margin, dice, False, extra_basic=rifle)

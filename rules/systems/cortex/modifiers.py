@@ -129,7 +129,8 @@ class ModifiersMixin:
     def tracked(self, state: BattleState, c: Combatant) -> dict[str, Any]:
         """Everything the cortex rules track for `c` (issue #32; JSON-able): the Cortex base's
         part, then afflictions with how long they last, grenades left, Second Winds, the
-        declared stance, reactions owed, and the turn economy when `c` is acting."""
+        declared stance, reactions owed, the vehicle at its controls (piloting.py), and the turn
+        economy when `c` is acting."""
         out = self.tracked_common(state, c)
         st = c.res["stance"]
         out.update({
@@ -146,6 +147,8 @@ class ModifiersMixin:
             "arms_usable": self.arms_usable(c),
             "speed_factor": self.speed_factor(c),
         })
+        if "vehicle" in c.res:
+            out["vehicle"] = self.vehicle_view(c)
         e = state.economy
         if state.actor is c and e:
             g = state.grid

@@ -9,7 +9,8 @@ Rules and where they come from (seed 000 headings; base rules from RULES-NOTES.m
   module (turn flow, movement, legal actions) and `combat.py` (attacks and defences).
 - Called Shots, Cover and Explosions, Getting out of Harm's Way, Improvised Weapons,
   Tripping, Unarmed specialties, Plot Points, Second Wind - `combat.py` and `specials.py`.
-- Traits - `traits.py`; Vehicles and Spaceships - `vehicles.py`.
+- Traits - `traits.py`; Vehicles and Spaceships - `vehicles.py` (the rolls) and `piloting.py`
+  (a scenario figure's `vehicle:` and its `use` actions).
 The Cortex base shared with `cortex_hu` (Difficulty ladder, stat blocks, Life Points, damage,
 armour, dying, innate defence, initiative order) is `rules/systems/cortex_common/`.
 """
@@ -28,11 +29,13 @@ from rules.events import Event, event
 from rules.grid import FEET
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
+from rules.systems.cortex.asked import ASKED_ANSWERS, AskedMixin
 from rules.systems.cortex.combat import CombatMixin
 from rules.systems.cortex.defence import DefenceMixin
 from rules.systems.cortex.explosions import DIRECTIONS, ExplosionsMixin
 from rules.systems.cortex.melee import MeleeMixin
 from rules.systems.cortex.modifiers import ModifiersMixin
+from rules.systems.cortex.piloting import PILOT_ANSWERS, PILOT_OPTIONS, PilotingMixin, build_vehicle
 from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, build_weapons,
                                         load_data, skill_die)
 from rules.systems.cortex.specials import SpecialsMixin
@@ -46,7 +49,7 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
                          "crawl_only")
 
 
-class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
+class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
                     Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 
@@ -80,6 +83,8 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Explo
         self.modes = self.data["fire_modes"]
         self.expl = self.data["explosives"]
         self.pp_rules = self.data["plot_points"]
+        self.answers = type(self).answers + ASKED_ANSWERS + tuple(
+            f"pp_{n}" for n in range(int(self.pp_rules["max_spend"]) + 1)) + PILOT_ANSWERS
         areas = tuple(f"called:{a}" for a in self.called["areas"])
         self.called_options = areas  # the called-shot attack options, in the data file's order
         self.supported_actions = {
@@ -90,7 +95,7 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Explo
             "grapple": ("", "escape", "release"),
             "pick_up": (),
             "use": tuple(f"plot_points:{n}" for n in range(1, int(self.pp_rules["max_spend"]) + 1))
-            + ("second_wind",),
+            + ("second_wind",) + PILOT_OPTIONS,
         }
         self._units_cache: dict[tuple, tuple] = {}
         self._actions: dict[tuple, Action] = {}
@@ -115,6 +120,9 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Explo
 
     def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int, order: int,
                         source: str | None, field: str) -> Combatant:
+        vehicle = spec.get("vehicle")
+        if vehicle is not None:
+            spec = {k: v for k, v in spec.items() if k != "vehicle"}
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field, start=CORTEX_START)
         conds, start_state = st.pop("start")
         st["traits"] = self.traitbook.normalise(st["traits"], source, f"{field}.traits")
@@ -136,6 +144,8 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Explo
                       stats=st, weapons=st["weapons"], armour=st["armour"], traits=st["traits"],
                       res=res, order=order)
         apply_start(self, c, conds, start_state, source, field)
+        if vehicle is not None:  # seed 000, Vehicles and Spaceships: the pilot at the controls
+            c.res["vehicle"] = build_vehicle(vehicle, self.data["vehicles"]["templates"], source, field)
         return c
 
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
@@ -329,8 +339,12 @@ class CortexRuleset(CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, Explo
     # -- applying -------------------------------------------------------------------
     def may_ask(self, state: BattleState, action: Action) -> bool:
         """Attacks ask: harm's way, the extraordinary hit and block choices, falling or
-        dropping a tripping weapon (docs/cortex.md, Choices)."""
-        return action.kind == "attack"
+        dropping a tripping weapon, innate defence, the dodge's cover, the improvised
+        weapon's skill, the Krav Maga rifle and Plot Points against damage; a grapple
+        attempt asks the target's innate defence; opening up the thrust asks the mechanical
+        damage of a failure (docs/cortex.md, Choices)."""
+        k = action.kind
+        return k == "attack" or (k == "grapple" and not action.option) or (k == "use" and action.option == "thrust")
 
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         self._pool_cache.clear()

@@ -53,6 +53,8 @@ class SpecialsMixin:
                     out.append(A("pick_up", cell=cell, weapon=item))
         if self.can_second_wind(state, a):
             out.append(A("use", option="second_wind"))
+        if "vehicle" in a.res:
+            out.extend(self.pilot_actions(state, a))
         return out
 
     def apply_special(self, state: BattleState, a: Combatant, action: Action, dice: Dice) -> list[Event]:
@@ -89,6 +91,8 @@ class SpecialsMixin:
                               points=n)]
             if opt == "second_wind":
                 return self.second_wind(state, a, dice)
+            if "vehicle" in a.res:
+                return self.apply_piloting(state, a, opt, dice)
         raise ValueError(f"cortex cannot apply {action}")  # pragma: no cover - guarded by check_legal
 
     # -- grappling (data.yaml assumption `grapple`) ----------------------------------

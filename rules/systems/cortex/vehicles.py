@@ -1,6 +1,8 @@
 """seed 000, Vehicles and Spaceships: maneuvers, opening up the thrust, Pulse Drive, Full Burn.
 
-Functions of the rules API (they do not appear on the battle map).
+The rules as functions; `piloting.py` gives a scenario's pilot and vehicle the actions that
+call them. `steps` is the multiple-action penalty (negative) on the skill die: a penalty
+beyond d0 spills onto the attribute die, as for every Cortex roll (assumption multiple_actions).
 """
 
 from __future__ import annotations
@@ -31,6 +33,20 @@ def thrust_difficulty(pilot_agility: Step, vehicle_agility: Step) -> int | None:
     return LADDER[min(gap, len(LADDER)) - 1]
 
 
+def stepped(attr: Step, skill: Step, steps: int) -> tuple[Step, Step] | None:
+    """Attribute and skill dice after `steps` on the skill die (None: the roll cannot be tried)."""
+    if steps >= 0:
+        return attr, skill + steps
+    over = -steps - skill.index
+    if over <= 0:
+        return attr, skill - (-steps)
+    return None if attr.index - over < 1 else (Step(attr.index - over), Step(0))
+
+
+def _steps_mod(steps: int) -> list[dict[str, Any]]:
+    return [{"source": "multiple actions (skill)", "value": steps}] if steps else []
+
+
 @dataclass
 class ThrustResult:
     success: bool
@@ -41,7 +57,7 @@ class ThrustResult:
 
 
 def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
-                   damage_choice: str = "maintenance", actor: str = "pilot") -> ThrustResult:
+                   damage_choice: str = "maintenance", actor: str = "pilot", steps: int = 0) -> ThrustResult:
     """seed 000: Intelligence + Mechanical Engineering to use the pilot's full Agility.
 
     On a failure the pilot keeps the lower die for the scene and the ship takes mechanical
@@ -56,10 +72,14 @@ def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
     intel = stats["attributes"]["intelligence"]
     me = max(stats["skills"].get("mechanical_engineering", Step(0)),
              *(v for k, v in stats["skills"].items() if k.startswith("mechanical_engineering/")), Step(0))
+    pool = stepped(intel, me, steps)
+    if pool is None:
+        raise ValueError("no dice left for the check after the multiple-action penalty")
+    intel, me = pool
     r = roll_steps(dice, (intel, me), "open up the thrust")
     ok = r.total >= diff and not r.botch
     ev = {"type": "roll", "actor": actor, "purpose": "open up the thrust", "check": "open_up_thrust",
-          "modifiers": [],
+          "modifiers": _steps_mod(steps),
           "pool": f"Intelligence {intel} + Mechanical Engineering {me}",
           "dice": [list(f) for f in r.faces], "total": r.total, "difficulty": diff, "success": ok}
     return ThrustResult(ok, diff, pa if ok else min(pa, vehicle_agility),
@@ -68,13 +88,19 @@ def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
 
 def maneuver_roll(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Mapping[str, Any]],
                   vehicle_agility: Step, vehicle_type: str, difficulty: int, dice: Dice,
-                  opened_up: bool = False, plot_points: int = 0, actor: str = "pilot") -> tuple[bool, int, Event]:
+                  opened_up: bool = False, plot_points: int = 0, actor: str = "pilot", steps: int = 0
+                  ) -> tuple[bool, int, Event]:
     """A maneuver: maneuver attribute + the Pilot skill (+ Born Behind the Wheel's d4)."""
     attr = maneuver_attribute(stats["attributes"]["agility"], vehicle_agility, opened_up)
     ctx = {"piloting", vehicle_type}
     mods = book.modifiers(traits, ctx, "agility")
     skill = max(stats["skills"].get("pilot", Step(0)),
                 *(v for k, v in stats["skills"].items() if k.startswith("pilot/")), Step(0))
+    base = attr
+    dice2 = stepped(attr, skill, steps)
+    if dice2 is None:
+        raise ValueError("no dice left for the maneuver after the multiple-action penalty")
+    attr, skill = dice2
     pool = [attr, skill, *mods.bonus_dice]
     if plot_points:
         bonus = book.modifiers(traits, ctx | {"plot_points"}, "agility").plot_point_bonus
@@ -82,7 +108,8 @@ def maneuver_roll(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Ma
     r = roll_steps(dice, pool, "maneuver")
     ok = r.total >= difficulty and not r.botch
     named = [{"source": "the vehicle's lower Agility (attribute)",
-              "value": attr.index - stats["attributes"]["agility"].index}] if attr != stats["attributes"]["agility"] else []
+              "value": base.index - stats["attributes"]["agility"].index}] if base != stats["attributes"]["agility"] else []
+    named += _steps_mod(steps)
     named += [{"source": "traits (bonus die)", "value": d.index} for d in mods.bonus_dice]
     named += [{"source": "plot points (bonus die)", "value": pool[-1].index}] if plot_points else []
     ev = {"type": "roll", "actor": actor, "purpose": "maneuver", "check": "maneuver", "modifiers": named,
