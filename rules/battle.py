@@ -178,16 +178,18 @@ class Battle:
             s.pending = None
             self.dice.force_first(p.rolls)
             answers = list(p.answers) + [action.option]
+            again = len(p.rolls)
             action = p.action
         else:
             if check:
                 self.ruleset.check_legal(s, action)
             answers = None
+            again = 0
         self.actions_resolved += 1
         self._decisions += 1
         out: list[Event] = []
         if action.kind != "end_turn":
-            evs = self._apply(action, answers)
+            evs = self._apply(action, answers, again)
             if evs is None:                      # a question went out: the fight waits for it
                 return out + self._asked()
             self._emit(evs)
@@ -203,10 +205,14 @@ class Battle:
                 out += self._next_turn()
         return out
 
-    def _apply(self, action: Action, answers: list[str] | None) -> list[Event] | None:
+    def _apply(self, action: Action, answers: list[str] | None, again: int = 0) -> list[Event] | None:
         """The ruleset's resolution of `action` with the answers so far; None when a new
         question must go out (the state is then, in place, as before the action, with
-        `pending` set)."""
+        `pending` set).
+
+        The dice's record keeps each roll once, with the decision that rolled it: the rolls
+        made before a question stay recorded with the step that asked, and the `again` rolls
+        forced anew when the action is resolved again are not recorded twice."""
         s = self.state
         may = answers is not None or (bool(self.deciders) and self.ruleset.may_ask(s, action))
         ask = may and (answers is not None or ASK in self.deciders.values())
@@ -219,19 +225,20 @@ class Battle:
                     s.asking = None
             return self.ruleset.apply(s, action, self.dice)
         before = s.clone()
-        mark = len(self.dice.record)
+        record = self.dice.record
+        mark = len(record)
         asker = s.asking = Asker(list(answers or ()), self.deciders)
         try:
             return self.ruleset.apply(s, action, self.dice)
         except NeedChoice as need:
-            rolls = tuple(r for _, r in self.dice.record[mark:])
-            del self.dice.record[mark:]
+            rolls = tuple(r for _, r in record[mark:])
             actor = s.turn_owner
             s.restore(before)
             s.pending = Pending(need.question, action, actor.id if actor else "", tuple(asker.answers), rolls)
             return None
         finally:
             s.asking = None
+            del record[mark:mark + again]
 
     def _asked(self) -> list[Event]:
         q = self.state.pending.question

@@ -181,11 +181,20 @@ def _set_up(doc: dict, src: str, base_dir: Path | None) -> tuple[Battle, list]:
     except TacticaError as e:
         raise e.at(src, "scenario") if isinstance(scen, Mapping) else e
     questions = doc.get("questions", "ask")
-    if questions not in ("ask", "default"):
+    teams = battle.state.teams
+    if isinstance(questions, Mapping):
+        bad = sorted(set(map(str, questions)) - set(teams))
+        if bad or any(v not in ("ask", "default") for v in questions.values()):
+            raise ScenarioError(f"questions {dict(questions)!r}", source=src, field="questions",
+                                expected="a mapping of teams (" + ", ".join(teams) + ") to ask or default")
+        battle.deciders = {t: ASK for t, v in questions.items() if v == "ask"}
+    elif questions in ("ask", "default"):
+        if questions == "ask":
+            battle.deciders = {t: ASK for t in teams}
+    else:
         raise ScenarioError(f"questions {questions!r}", source=src, field="questions",
-                            expected="ask (every choice the rules give a figure is a step) or default")
-    if questions == "ask":
-        battle.deciders = {t: ASK for t in battle.state.teams}
+                            expected="ask (every choice the rules give a figure is a step), default, "
+                                     "or a mapping of teams to ask or default")
     steps = doc.get("steps", [])
     if not isinstance(steps, list):
         raise ScenarioError("steps must be a list", source=src, field="steps", expected="a list of steps")

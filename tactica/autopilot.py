@@ -1259,7 +1259,8 @@ class Session:
         if self.start_dice is None:
             raise SessionError("this session was resumed from a plain state file: its start is unknown",
                                field="export", expected="a session started by tactica autopilot")
-        return replay_from_history(self.scenario_doc, self.seed, self.start_dice, self.history)
+        return replay_from_history(self.scenario_doc, self.seed, self.start_dice, self.history,
+                                   [t for t, d in self.battle.deciders.items() if d == ASK])
 
     def export(self, path: str | Path) -> Path:
         p = Path(path)
@@ -1277,13 +1278,17 @@ class Session:
 
 
 def replay_from_history(scenario_doc: Mapping[str, Any], seed: int, start_dice: list[int],
-                        history: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """A replay document (rules/replay.py) from a session's recorded steps."""
+                        history: list[Mapping[str, Any]], asked: Iterable[str] | None = None) -> dict[str, Any]:
+    """A replay document (rules/replay.py) from a session's recorded steps. `asked`: the
+    teams whose figures' choices were the GM's steps (the others took their defaults)."""
     steps = []
     for h in history:
         steps.append({"actor": h["actor"], "action": dict(h["action"]), "dice": list(h["dice"])})
+    teams = [t["name"] for t in scenario_doc.get("teams", [])]
+    asked = set(asked or ())
     return {"description": "exported by tactica autopilot", "scenario": dict(scenario_doc), "seed": int(seed),
-            "start_dice": list(start_dice), "steps": steps}
+            "start_dice": list(start_dice), "questions": {t: "ask" if t in asked else "default" for t in teams},
+            "steps": steps}
 
 
 def replay_from_save(path: str | Path) -> dict[str, Any]:
@@ -1299,7 +1304,8 @@ def replay_from_save(path: str | Path) -> dict[str, Any]:
     if info["start_dice"] is None:
         raise SessionError("the session's start is unknown", source=str(path), field="session.start_dice",
                            expected="a session started by tactica autopilot")
-    return replay_from_history(d["scenario"], info["seed"], info["start_dice"], info["history"])
+    asked = [t for t, r in info["teams"].items() if r.get("policy") is None]
+    return replay_from_history(d["scenario"], info["seed"], info["start_dice"], info["history"], asked)
 
 
 class _SessionBlock:

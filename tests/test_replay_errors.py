@@ -42,7 +42,9 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def case(*steps: dict, **top) -> Path:
     """A replay file `case.yaml` in the current folder (its name as the user gives it)."""
-    doc = {"scenario": copy.deepcopy(SCENARIO), **top, "steps": [copy.deepcopy(s) for s in steps]}
+    # the figures' choices take their defaults: these cases are about the replay's errors
+    doc = {"scenario": copy.deepcopy(SCENARIO), "questions": "default", **top,
+           "steps": [copy.deepcopy(s) for s in steps]}
     p = Path("case.yaml")
     p.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     return p

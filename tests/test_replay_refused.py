@@ -35,6 +35,7 @@ def base() -> dict:
     doc = yaml.safe_load(REFUSAL.read_text(encoding="utf-8"))
     doc.pop("description")
     doc["steps"] = []
+    doc["questions"] = "default"    # the target's innate defence choice takes its default (roll)
     return doc
 
 
@@ -64,14 +65,15 @@ def wounds(b, fid: str) -> tuple[int, int]:
 
 
 def test_a_refusal_then_what_follows_in_one_file() -> None:
-    """The shipped example: a refused stand, a hit, a turn's end, a shot out of turn refused,
-    and the target's turn: both refusals are events and the hit's damage is real."""
+    """The shipped example: a refused stand, a shot, the target's answer to how it meets it
+    (a step of its own), a turn's end, a shot out of turn refused, and the target's turn:
+    both refusals are events and the hit's damage is real."""
     b = run_replay(REFUSAL)
     r = refused(b)
     assert [(e["actor"], e["action"]) for e in r] == [("shooter", "stand"), ("shooter", SHOT)]
     assert "no stand action" in r[0]["reason"]
     assert r[1]["reason"] == "it is target's turn, not shooter's"
-    assert [(e["round"], e["step"]) for e in r] == [(1, 1), (1, 4)]
+    assert [(e["round"], e["step"]) for e in r] == [(1, 1), (1, 5)]
     assert wounds(b, "target") == (3, 5)           # the shot after the first refusal landed
     assert wounds(b, "shooter") == (0, 0)          # the refused shot changed nothing
     assert b.state.round == 2 and b.state.actor.id == "shooter"
@@ -159,11 +161,12 @@ def test_the_events_of_steps_i_carry_step_i_plus_1_refusals_included() -> None:
     for e in b.events:
         by_step.setdefault(e["step"], []).append(e["type"])
     assert by_step[1] == ["refused"]
-    assert "attack" in by_step[2] and "damage" in by_step[2]
-    assert by_step[3][0] == "turn_end"
-    assert by_step[4] == ["refused"]
-    assert by_step[5][0] == "turn_end" and "round_start" in by_step[5]
-    assert all(e["round"] == 2 for e in b.events if e["step"] == 5 and e["type"] != "turn_end")
+    assert by_step[2] == ["question"]                    # the target's innate defence choice
+    assert "attack" in by_step[3] and "damage" in by_step[3]
+    assert by_step[4][0] == "turn_end"
+    assert by_step[5] == ["refused"]
+    assert by_step[6][0] == "turn_end" and "round_start" in by_step[6]
+    assert all(e["round"] == 2 for e in b.events if e["step"] == 6 and e["type"] != "turn_end")
 
 
 # ---------------------------------------------------------------------------------------
