@@ -14,6 +14,14 @@ from rules.systems.cortex.asked import compass
 from tests.test_cortex_seed000 import act, atk, brawler, evs, fig, only, open_map, play, pos, rolls, scen, who
 
 
+@pytest.fixture
+def ask_innate(monkeypatch):
+    """The innate_defence question switched on (data.yaml `questions.innate_defence`; off by
+    default until the autopilot's replay export records answers: see docs/cortex.md)."""
+    from rules.ruleset import get_ruleset
+    monkeypatch.setattr(get_ruleset("cortex"), "ask_innate", True)
+
+
 def _punch_scene(agi: str) -> dict:
     """p punches t (Strength d6 + Unarmed Combat d6); t's stat block leaves innate defence
     to the figure (`decline_innate: auto`)."""
@@ -21,7 +29,7 @@ def _punch_scene(agi: str) -> dict:
     return scen(open_map(), [brawler("p", (0, 1))], [t, fig("u", (11, 2), life_points=99, decline_innate="always")])
 
 
-def test_a_defender_may_stand_as_an_easy_target_instead_of_rolling_innate_defence() -> None:
+def test_a_defender_may_stand_as_an_easy_target_instead_of_rolling_innate_defence(ask_innate) -> None:
     """seed 000, Defense, Melee Combat: "A defender may choose not to roll innate defense and
     remain a stationary Easy target (Difficulty 3)". Agility d6 rolls by default (assumption
     innate_decline); standing makes the punch of 4 a hit against Easy 3."""
@@ -39,7 +47,7 @@ def test_a_defender_may_stand_as_an_easy_target_instead_of_rolling_innate_defenc
     assert only(evs(stood, "choice", actor="t"))["choice"] == "stand"
 
 
-def test_a_slow_defender_may_roll_innate_defence_after_all() -> None:
+def test_a_slow_defender_may_roll_innate_defence_after_all(ask_innate) -> None:
     """seed 000: "may choose not to roll": rolling stays the figure's right. Agility d4
     declines by default (its mean is under Easy 3); rolling a 4 makes the punch of 3 miss."""
     s = _punch_scene("d4")
@@ -51,7 +59,7 @@ def test_a_slow_defender_may_roll_innate_defence_after_all() -> None:
     assert only(evs(rolled, "attack"))["result"] == "miss" and only(rolls(rolled, "innate defence"))["total"] == 4
 
 
-def test_a_stat_block_that_says_always_or_never_is_not_asked() -> None:
+def test_a_stat_block_that_says_always_or_never_is_not_asked(ask_innate) -> None:
     """The question goes out only when the stat block leaves the choice to the figure (auto)."""
     s = scen(open_map(), [brawler("p", (0, 1))], [fig("t", (1, 1), life_points=99, decline_innate="never")])
     b = play(s, [atk("p", "t", "unarmed", dice=[2, 2, 6])], questions="ask")
@@ -70,6 +78,12 @@ def _dodge_scene() -> dict:
             "map": {"rows": rows},
             "teams": [{"name": "crew", "combatants": [{"id": "zoe", "template": "browncoat_veteran", "at": [7, 2]}]},
                       {"name": "outlaws", "combatants": [{"id": "jubal", "template": "gunslinger", "at": [0, 2]}]}]}
+
+
+def test_innate_defence_is_not_asked_unless_switched_on() -> None:
+    """data.yaml `questions.innate_defence: false`: the engine's default, no question."""
+    b = play(_punch_scene("d6"), [atk("p", "t", "unarmed", dice=[2, 2, 6])], questions="ask")
+    assert b.question is None and only(rolls(b, "innate defence"))["total"] == 6
 
 
 def test_compass_points_name_the_direction_of_a_dive() -> None:

@@ -55,7 +55,7 @@ class AskedMixin:
                         ) -> tuple[int, list[Event]]:
         """Innate defence, or Easy (3) when the figure declines: its choice when its stat
         block says `auto` (default: assumption innate_decline), else the stat block's."""
-        if d.stats["decline_innate"] != "auto" or state.asking is None:
+        if d.stats["decline_innate"] != "auto" or state.asking is None or not self.ask_innate:
             return self.innate_defence(d, dice, cover_bonus)
         default = "stand" if self.declines_innate(d) else "roll"
         way = decide(state, d, "innate_defence", ("roll", "stand"), default,

@@ -83,6 +83,8 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
         self.modes = self.data["fire_modes"]
         self.expl = self.data["explosives"]
         self.pp_rules = self.data["plot_points"]
+        #: ask `innate_defence` of `decline_innate: auto` figures (data.yaml `questions`)
+        self.ask_innate = bool(self.data.get("questions", {}).get("innate_defence", True))
         self.answers = type(self).answers + ASKED_ANSWERS + tuple(
             f"pp_{n}" for n in range(int(self.pp_rules["max_spend"]) + 1)) + PILOT_ANSWERS
         areas = tuple(f"called:{a}" for a in self.called["areas"])
