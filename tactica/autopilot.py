@@ -649,7 +649,9 @@ def _clone_battle(b: Battle, dice: Dice) -> Battle:
 
 def _probe(b: Battle, fn: Callable[[Battle], Any], prefix: list[int], tail: str | None):
     """Run `fn` on a copy of the battle with `prefix` forced. `tail` None: stop at the first
-    die past the prefix (its sides and label); "low"/"high": the dice past the prefix show 1 / max."""
+    die past the prefix (its sides and label); "low"/"high": the dice past the prefix show 1 / max,
+    and the figures' choices take their defaults, so the run goes on to the events that name
+    the roll (a question would keep them back until it is answered: rules/choices.py)."""
     d = Dice(0)
     d.force(prefix)
 
@@ -660,6 +662,8 @@ def _probe(b: Battle, fn: Callable[[Battle], Any], prefix: list[int], tail: str 
 
     d.on_roll = hook
     nb = _clone_battle(b, d)
+    if tail is not None:
+        nb.deciders = {t: x for t, x in nb.deciders.items() if x != ASK}
     try:
         fn(nb)
     except _NeedDie as need:

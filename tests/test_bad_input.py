@@ -47,6 +47,7 @@ GOOD_REPLAY = {
                  "teams": [
                      {"name": "a", "combatants": [{"id": "shooter", "template": "gunslinger", "at": [0, 1]}]},
                      {"name": "b", "combatants": [{"id": "target", "template": "thug", "at": [6, 1]}]}]},
+    "questions": "default",   # the target's innate defence choice takes its default (these cases are about input)
     "steps": [{"actor": "shooter", "action": {"type": "attack", "target": "target", "weapon": "revolver"},
                "dice": [5, 4, 4, 3]}],
 }

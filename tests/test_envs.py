@@ -182,12 +182,16 @@ def test_pettingzoo_api_and_seed(scenario):
 
 
 def test_fight_over_before_the_agents_first_decision_ends_the_episode_on_the_next_step():
-    """A generated map where the tactical opponents, moving first, drop the whole agent
-    team before it acts (seed 62): reset() cannot report the end, so the first step()
-    ends the episode with the loss instead of stepping a finished fight (found by a
-    training run that crashed on it)."""
-    env = SkirmishEnv(ruleset="cortex", scenario=["generated"], opponent="tactical", map_size=(16, 22),
-                      max_enemies=4, max_allies=3, generator={"mirrored": True})
+    """The tactical opponent, moving first, drops the whole agent team before it acts:
+    reset() cannot report the end, so the first step() ends the episode with the loss
+    instead of stepping a finished fight (found by a training run that crashed on it). The
+    agent's thug starts one Wound from going down (a starting state, issue 32) and stands
+    as an Easy target without being asked (decline_innate: always)."""
+    doomed = {"name": "test/doomed", "ruleset": "cortex", "initiative": "fixed", "map": {"rows": ["." * 8] * 3},
+              "teams": [{"name": "a", "combatants": [{"id": "shooter", "template": "gunslinger", "at": [0, 1]}]},
+                        {"name": "b", "combatants": [{"id": "target", "template": "thug", "at": [3, 1],
+                                                      "decline_innate": "always", "state": {"wound": 13}}]}]}
+    env = SkirmishEnv(scenario=doomed, opponent="tactical", agent_team="b")
     obs, info = env.reset(seed=62)
     assert env.battle.state.over and env.battle.state.winner != env.agent_team
     assert info["actor"] is None and env.action_masks().sum() == 1

@@ -121,8 +121,12 @@ def test_given_dice_resolve_exactly_like_a_replay(client):
     r = client.post(f"/fights/{fid}/actions", json={"action": act, "dice": [2, 1, 9, 1, 1, 1, 1, 1, 1]})
     assert r.status_code == 422 and "not used" in r.json()["error"]
     assert snapshot(client, fid) == before
-    # a miss needs exactly attack dice (d10 d8) and the defender's (d10): 2+1 vs 9
-    r = client.post(f"/fights/{fid}/actions", json={"action": act, "dice": [2, 1, 9]})
+    # a miss needs exactly the attack dice (d10 d8) ...
+    r = client.post(f"/fights/{fid}/actions", json={"action": act, "dice": [2, 1]})
+    assert r.status_code == 200, r.text
+    assert [e["type"] for e in r.json()["events"]] == ["question"]   # how the defender meets it
+    # ... and, after the defender's choice to roll innate defence, its die (d10): 2+1 vs 9
+    r = client.post(f"/fights/{fid}/actions", json={"action": {"type": "choose", "option": "roll"}, "dice": [9]})
     assert r.status_code == 200, r.text
     att = [e for e in r.json()["events"] if e["type"] == "attack"]
     assert att and att[0]["result"] == "miss"

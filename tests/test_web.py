@@ -229,22 +229,29 @@ def test_manual_dice_are_asked_roll_by_roll(client):
     fid = new_fight(client, seed=0, dice_mode="manual")
     assert client.get(f"/fights/{fid}/view").json()["settings"]["dice_mode"] == "manual"
     action = first_attack(client, fid)
-    faces: list[int] = []
+    every: list[int] = []
+    rolled: list[int] = []
     asked = []
-    while True:
-        r = client.post(f"/fights/{fid}/dice", json={"action": action, "dice": faces})
+    while action is not None:   # the attack, then the answer to each question it asks (issue 32)
+        faces: list[int] = []
+        while True:
+            r = client.post(f"/fights/{fid}/dice", json={"action": action, "dice": faces})
+            assert r.status_code == 200, r.text
+            req = r.json()["request"]
+            if req is None:
+                break
+            assert r.json()["given"] == len(faces) and req["sides"] and req["purpose"]
+            asked.append(req)
+            faces += [1] * len(req["sides"])  # all ones: a miss, so the fight goes on predictably
+        r = client.post(f"/fights/{fid}/actions", json={"action": action, "dice": faces})
         assert r.status_code == 200, r.text
-        req = r.json()["request"]
-        if req is None:
-            break
-        assert r.json()["given"] == len(faces) and req["sides"] and req["purpose"]
-        asked.append(req)
-        faces += [1] * len(req["sides"])  # all ones: a miss, so the fight goes on predictably
+        every += faces
+        evs = r.json()["events"]
+        rolled += [r_ for e in evs if e["type"] == "roll" for _, r_ in e["dice"]]
+        q = evs[-1] if evs and evs[-1]["type"] == "question" else None
+        action = {"type": "choose", "option": q["default"]} if q else None
     assert asked[0]["roller"] and "attack" in asked[0]["purpose"] and "enter" in asked[0]["text"]
-    r = client.post(f"/fights/{fid}/actions", json={"action": action, "dice": faces})
-    assert r.status_code == 200, r.text
-    rolled = [r_ for e in r.json()["events"] if e["type"] == "roll" for _, r_ in e["dice"]]
-    assert rolled == faces
+    assert rolled == every       # each die entered once, at the step that rolled it
 
 
 @pytest.mark.parametrize("dice,words", [
