@@ -15,7 +15,7 @@ ratings with bootstrap intervals over all fights from `evaluation.elo` (`elo` in
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
