@@ -14,7 +14,8 @@ info (keys and values), cut to 16 hex digits.
 
 The recorded digests live in tests/golden/env_digests/digests.txt, one line an episode:
 `config episode digest steps`. They were written with the code of commit 031c02a, before
-the speed work.
+the speed work of issue 30, and re-recorded after the rules changes of issue 32 (the env ids
+became -v2, the rules and the answer block changed what a learner sees).
 """
 
 from __future__ import annotations
