@@ -97,7 +97,11 @@ class NumpyPolicy(Policy):
             rs = get_ruleset(fp["ruleset"])
         except TacticaError as e:
             raise e.at(src, "__meta__.fingerprint.ruleset")
-        lay = layout_for(rs, int(fp["height"]), int(fp["width"]), int(fp["n_enemy"]), int(fp["n_ally"]))
+        # a policy exported before its ruleset asked questions has no answer block: it plays
+        # on a layout without one (the answers are appended last, so every other index is
+        # the same) and answers questions with the default (Policy.choose)
+        lay = layout_for(rs, int(fp["height"]), int(fp["width"]), int(fp["n_enemy"]), int(fp["n_ally"]),
+                         answers="answers" in fp)
         advice = fp.get("advice")
         clock = "clock" in fp
         now = lay.fingerprint(advice, clock)
@@ -153,7 +157,8 @@ class NumpyPolicy(Policy):
     def check_env(self, layout: Layout, advice: str | None = None, clock: bool = False) -> None:
         """Refuse an env whose layout (or advisor, or clock) differs from the one the policy was
         trained for."""
-        if self.layout is None or layout.fingerprint(advice, clock) != self.layout.fingerprint(self.advice, self.clock):
+        if self.layout is None or _core(layout.fingerprint(advice, clock), self.layout) \
+                != _core(self.layout.fingerprint(self.advice, self.clock), self.layout):
             raise TacticaError("the policy does not match this environment's layout", field="policy",
                                expected="a policy exported for this ruleset, map size and slot counts")
 
@@ -253,3 +258,13 @@ class NumpyPolicy(Policy):
                                  if pick is not None else "")
             self._advisor.commit(state, actor, action)
         return action
+
+
+def _core(fp: dict[str, Any], mine: Layout) -> dict[str, Any]:
+    """What an env's layout must share with a policy's: all but the rules version, and, for a
+    policy without an answer block, the env's answers (appended last, they move no index)."""
+    out = {**fp, "version": None}
+    if not mine.with_answers:
+        out.pop("answers", None)
+        out["n_actions"] = fp["n_actions"] - len(fp.get("answers", ()))
+    return out

@@ -78,6 +78,9 @@ class Layout:
     width: int
     n_enemy: int
     n_ally: int
+    #: False: no answer block (a policy trained before its ruleset asked questions plays on;
+    #: the figures' choices then take the policy's default answers, agents/base.py)
+    with_answers: bool = True
     enemy_templates: list[tuple[str, int, str]] = field(default_factory=list)
     self_templates: list[tuple[str, int, str]] = field(default_factory=list)
     ally_templates: list[tuple[str, str]] = field(default_factory=list)
@@ -112,7 +115,7 @@ class Layout:
         self.off_self = self.off_enemy + self.n_enemy * len(self.enemy_templates)
         self.off_ally = self.off_self + len(self.self_templates)
         self.off_answer = self.off_ally + self.n_ally * len(self.ally_templates)
-        self.answer_templates = tuple(self.ruleset.answers)
+        self.answer_templates = tuple(self.ruleset.answers) if self.with_answers else ()
         self._answer_index = {o: i for i, o in enumerate(self.answer_templates)}
         self.n_actions = self.off_answer + len(self.answer_templates)
         self._enemy_index = {t: i for i, t in enumerate(self.enemy_templates)}
@@ -355,9 +358,10 @@ class Layout:
 _LAYOUTS: dict[tuple, Layout] = {}
 
 
-def layout_for(ruleset: Ruleset, height: int, width: int, n_enemy: int, n_ally: int) -> Layout:
-    key = (ruleset.name, ruleset.version, height, width, n_enemy, n_ally)
+def layout_for(ruleset: Ruleset, height: int, width: int, n_enemy: int, n_ally: int,
+               answers: bool = True) -> Layout:
+    key = (ruleset.name, ruleset.version, height, width, n_enemy, n_ally, answers)
     lay = _LAYOUTS.get(key)
     if lay is None:
-        lay = _LAYOUTS[key] = Layout(ruleset, height, width, n_enemy, n_ally)
+        lay = _LAYOUTS[key] = Layout(ruleset, height, width, n_enemy, n_ally, with_answers=answers)
     return lay

@@ -16,8 +16,8 @@ from tests.test_cortex_seed000 import act, atk, brawler, evs, fig, only, open_ma
 
 @pytest.fixture
 def ask_innate(monkeypatch):
-    """The innate_defence question switched on (data.yaml `questions.innate_defence`; off by
-    default until the autopilot's replay export records answers: see docs/cortex.md)."""
+    """The innate_defence question switched on (data.yaml `questions.innate_defence`, on by
+    default: a GM may switch it off for a table that does not want to be asked)."""
     from rules.ruleset import get_ruleset
     monkeypatch.setattr(get_ruleset("cortex"), "ask_innate", True)
 
@@ -80,8 +80,11 @@ def _dodge_scene() -> dict:
                       {"name": "outlaws", "combatants": [{"id": "jubal", "template": "gunslinger", "at": [0, 2]}]}]}
 
 
-def test_innate_defence_is_not_asked_unless_switched_on() -> None:
+def test_innate_defence_is_not_asked_when_switched_off(monkeypatch) -> None:
     """data.yaml `questions.innate_defence: false`: the engine's default, no question."""
+    from rules.ruleset import get_ruleset
+    assert get_ruleset("cortex").ask_innate        # on as shipped
+    monkeypatch.setattr(get_ruleset("cortex"), "ask_innate", False)
     b = play(_punch_scene("d6"), [atk("p", "t", "unarmed", dice=[2, 2, 6])], questions="ask")
     assert b.question is None and only(rolls(b, "innate defence"))["total"] == 6
 

@@ -362,17 +362,29 @@ def test_errors_are_readable_messages_and_change_nothing(live, page):
     shot(page, "07-error-message.png")
     # the right dice: asked roll by roll until the action is resolved with exactly them
     entered: list[int] = []
-    for _ in range(12):
-        if not page.locator("#dice input.die").count():
-            break
-        dice = page.locator("#dice input.die")
-        for i in range(dice.count()):
-            dice.nth(i).fill("1")
-            entered.append(1)
-        page.click("#dice-ok")
-        settle(page)
-    wait_decision(page, 1)
+
+    def enter_dice() -> None:
+        for _ in range(12):
+            if not page.locator("#dice input.die").count():
+                break
+            dice = page.locator("#dice input.die")
+            for i in range(dice.count()):
+                dice.nth(i).fill("1")
+                entered.append(1)
+            page.click("#dice-ok")
+            settle(page)
+
+    enter_dice()
+    k = 1
+    wait_decision(page, k)
     evs = c.get(f"/fights/{fid}/events", params={"since": v["total"]}).json()["events"]
+    while evs and evs[-1]["type"] == "question":   # the defender's choice (issue 32): its buttons
+        page.locator('button.act[data-type="choose"]').first.click()
+        settle(page)
+        enter_dice()                                # the dice rolled after the answer, if any
+        k += 1
+        wait_decision(page, k)
+        evs = c.get(f"/fights/{fid}/events", params={"since": v["total"]}).json()["events"]
     assert [r for e in evs if e["type"] == "roll" for _, r in e["dice"]] == entered
     assert page.locator("#banner[data-kind='error']").is_hidden()
     # a stale page: the fight moved on behind its back; its action is refused, it shows the fight
