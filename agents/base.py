@@ -37,11 +37,15 @@ class Policy:
 
     name = "policy"
 
+    #: True when `choose` is the default answer (`Battle.run` then need not ask it at all)
+    answers_by_default = True
+
     def __init_subclass__(cls, **kw) -> None:
         super().__init_subclass__(**kw)
         f = cls.__dict__.get("act")
         if f is not None and not getattr(f, "__wrapped__", None):
             cls.act = _answering(f)
+        cls.answers_by_default = cls.choose is Policy.choose
 
     def choose(self, state: BattleState, question: Question) -> str:
         """The answer to a question the rules ask one of this policy's figures. The default

@@ -251,7 +251,10 @@ class Battle:
         """Play to the end with a policy per team (objects with `act(state, actor)`)."""
         if self.state.round == 0 and not self.state.over:
             self.start()
-        self.deciders.update({t: p for t, p in policies.items() if hasattr(p, "choose")})
+        # a policy that answers every question with its default need not be asked: the rules
+        # take the default without it (rules/choices.py)
+        self.deciders.update({t: p for t, p in policies.items()
+                              if hasattr(p, "choose") and not getattr(p, "answers_by_default", False)})
         n = 0
         while not self.state.over and n < max_actions:
             s = self.state
