@@ -91,8 +91,8 @@ class SkirmishEnv(gym.Env):
       (docs/<ruleset>.md, "Changes in version 2"); roll events name their check and
       modifiers; the choices a seed gives a figure are decisions: when the rules ask one of
       the agent's figures, the decision is its answer, from the answer block at the end of
-      the action space (`Ruleset.answers`; cortex only has one so far: its layout grows by
-      the answers, the other rulesets' layouts are as in v1).
+      the action space (`Ruleset.answers`: every ruleset's layout grows by its answers; a
+      policy exported under v1 keeps its layout and answers with the defaults).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
