@@ -21,7 +21,7 @@ A state with no asker (a planner's copy, a probe of `tactical`) always takes the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from rules.errors import IllegalActionError
 
@@ -47,10 +47,6 @@ class Question:
     def from_dict(d: dict[str, Any]) -> "Question":
         return Question(str(d["figure"]), str(d["key"]), tuple(str(o) for o in d["options"]),
                         str(d["default"]), str(d.get("text", "")))
-
-
-class Decider(Protocol):
-    def choose(self, state: Any, question: Question) -> str: ...
 
 
 class NeedChoice(Exception):
@@ -120,9 +116,3 @@ def decide(state: Any, figure: Any, key: str, options: list[str] | tuple[str, ..
     if default not in options:
         raise ValueError(f"default {default!r} of {key} is not among {options}")
     return asker.answer(state, figure.team, Question(figure.id, key, tuple(options), default, text))
-
-
-def question_action(option: str):
-    """The action that answers a question with `option`."""
-    from rules.actions import Action
-    return Action("choose", option=option)

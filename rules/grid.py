@@ -63,6 +63,10 @@ DEFAULT_LEGEND: dict[str, Terrain] = {
 # half-cell movement units: orthogonal 2, diagonal 3
 _ORTHO = 2
 _DIAG = 3
+#: the 8 compass steps, clockwise from north (towards row 0): a d8's faces 1-8 in order,
+#: and their names (scatter, leaps, facings)
+COMPASS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
+COMPASS_NAMES = ("n", "ne", "e", "se", "s", "sw", "w", "nw")
 _NEIGHBOURS = ((1, 0, _ORTHO), (-1, 0, _ORTHO), (0, 1, _ORTHO), (0, -1, _ORTHO),
                (1, 1, _DIAG), (1, -1, _DIAG), (-1, 1, _DIAG), (-1, -1, _DIAG))
 
@@ -144,6 +148,17 @@ class Grid:
                 continue  # no cutting corners
             out.append((j, cost * self._enter_mult[j]))
         return out
+
+    def slide(self, cell: int, dx: int, dy: int, steps: int) -> int:
+        """The cell reached going `steps` cells in a straight line from `cell`, stopping
+        before the map's edge or a cell that blocks movement (a scattering grenade)."""
+        x, y = self.xy(cell)
+        for _ in range(steps):
+            nx, ny = x + dx, y + dy
+            if not self.in_bounds(nx, ny) or not self.passable[self.index(nx, ny)]:
+                break
+            x, y = nx, ny
+        return self.index(x, y)
 
     def neighbours(self, cell: int) -> list[tuple[int, int]]:
         """The steps out of `cell`: (next cell, cost in half-cell units: orthogonal 2,

@@ -53,8 +53,9 @@ class Ruleset(ABC):
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         for name in ("legal_actions", "legal_attacks", "check_legal"):
-            f = cls.__dict__.get(name)
-            if f is not None and not getattr(f, "__wrapped__", None):
+            f = getattr(cls, name, None)      # its own, or a mixin's: whichever the class uses
+            if f is not None and not getattr(f, "__isabstractmethod__", False) \
+                    and not getattr(f, "__wrapped__", None):
                 setattr(cls, name, _asks_first(name, f))
 
     name: str = ""

@@ -24,7 +24,6 @@ from rules.systems.cortex.model import Weapon, make_pool, skill_die
 from rules.systems.cortex.modifiers import bonus_dice, mod
 from rules.systems.cortex.traits import plot_point_die
 
-_DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ...
 UNARMED_STYLES = ("offensive_martial_arts", "defensive_martial_arts", "brawling", "wrestling",
                   "capoeira", "krav_maga")
 

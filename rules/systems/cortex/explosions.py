@@ -17,13 +17,12 @@ import math
 from rules.choices import decide
 from rules.dice import Dice, PoolRoll, Step, roll_steps
 from rules.events import Event, event
-from rules.grid import FEET, Grid
+from rules.grid import COMPASS, COMPASS_NAMES, FEET, Grid
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.model import Weapon
 from rules.systems.cortex.modifiers import bonus_dice, mod
 
-_DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ...
-DIRECTIONS = ("n", "ne", "e", "se", "s", "sw", "w", "nw")
+DIRECTIONS = COMPASS_NAMES
 
 
 def _faces(r: PoolRoll) -> list[list[int]]:
@@ -38,7 +37,7 @@ def leap_cells(g: Grid, start: int, d: int, feet: float, blocked: set[int]) -> l
     row or column; a diagonal square (7 ft) does not fit, so that direction is not open
     (data.yaml assumption harms_way_leap). It stops before a cell that blocks movement or
     holds a standing figure, or at the map's edge."""
-    dx, dy = _DIRS[d]
+    dx, dy = COMPASS[d]
     step_m = g.cell_m * (math.sqrt(2) if dx and dy else 1.0)
     k = int((feet * FEET + 1e-6) // step_m)
     if k < 1:
@@ -78,14 +77,7 @@ class ExplosionsMixin:
             k = dice.roll(8, "scatter direction")
             evs.append(event("roll", actor=a.id, purpose="scatter direction (d8: 1 = north, clockwise)",
                              check="scatter", modifiers=[], dice=[[8, k]], total=k))
-            dx, dy = _DIRS[k - 1]
-            x, y = g.xy(centre)
-            for _ in range(cells):
-                nx, ny = x + dx, y + dy
-                if not g.in_bounds(nx, ny) or not g.passable[g.index(nx, ny)]:
-                    break
-                x, y = nx, ny
-            centre = g.index(x, y)
+            centre = g.slide(centre, *COMPASS[k - 1], cells)
         evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name,
                          result="hit" if centre == t.pos else "miss", total=r.total, difficulty=diff,
                          lands=list(g.xy(centre))))

@@ -331,13 +331,6 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
             out.append(self.action("grapple", target=a.res["grappling"], option="release"))
         return out
 
-    def check_legal(self, state: BattleState, action: Action) -> None:
-        from rules.errors import IllegalActionError
-        if action not in self.legal_actions(state):
-            actor = state.actor
-            raise IllegalActionError(f"{action} is not legal for {actor.id if actor else 'nobody'} now",
-                                     field="action", expected="one of the legal actions")
-
     # -- applying -------------------------------------------------------------------
     def may_ask(self, state: BattleState, action: Action) -> bool:
         """Attacks ask: harm's way, the extraordinary hit and block choices, falling or

@@ -19,7 +19,7 @@ from typing import Any
 
 from rules.errors import ScenarioError
 from rules.state import BattleState, Combatant
-from rules.systems.cortex_common.start import StartSchema, kind, mapping_of
+from rules.systems.cortex_common.start import StartSchema, kind, link_grapples, mapping_of
 
 UNTIL = {"until": ("endurance", "medical", "surgery")}
 #: affliction condition -> (effect, the conditions it gives) as `called_shot_effect` records them
@@ -80,22 +80,7 @@ def apply_start(rs: Any, c: Combatant, conds: list[tuple[str, dict]], st: dict[s
 
 def link_start(state: BattleState) -> None:
     """Tie starting grapples together (`state.grappling` / `grappled_by` name the partner)."""
-    by_id = state.by_id
-    for c in state.combatants:
-        for key, back in (("grappling", "grappled_by"), ("grappled_by", "grappling")):
-            other = c.res.get(key)
-            if other is None:
-                continue
-            o = by_id.get(other)
-            if o is None or o.team == c.team or not state.grid.adjacent(c.pos, o.pos) or \
-                    o.res[back] not in (None, c.id):
-                raise ScenarioError(f"{c.id}: {key} {other!r}", field=f"{c.id}.state.{key}",
-                                    expected="the id of a free enemy figure next to it")
-            o.res[back] = c.id
-    for c in state.combatants:
-        for key, cond in (("grappling", "grappling"), ("grappled_by", "grappled")):
-            if c.res.get(key) is not None:
-                c.conditions.add(cond)
+    link_grapples(state)
 
 
 __all__ = ["CORTEX_START", "apply_start", "link_start"]

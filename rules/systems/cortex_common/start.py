@@ -212,4 +212,25 @@ def read_start(spec: Mapping[str, Any], schema: StartSchema, source: str | None,
     return conds, dict(st)
 
 
-__all__ = ["StartSchema", "inline_weapon", "inline_armour", "read_start", "kind", "mapping_of"]
+def link_grapples(state: Any) -> None:
+    """Tie starting grapples together: `state.grappling` / `grappled_by` name the partner, a
+    free enemy next to the figure; both sides get their `grappling` / `grappled` condition."""
+    by_id = state.by_id
+    for c in state.combatants:
+        for key, back in (("grappling", "grappled_by"), ("grappled_by", "grappling")):
+            other = c.res.get(key)
+            if other is None:
+                continue
+            o = by_id.get(other)
+            if o is None or o.team == c.team or not state.grid.adjacent(c.pos, o.pos) or \
+                    o.res[back] not in (None, c.id):
+                raise ScenarioError(f"{c.id}: {key} {other!r}", field=f"{c.id}.state.{key}",
+                                    expected="the id of a free enemy figure next to it")
+            o.res[back] = c.id
+    for c in state.combatants:
+        for key, cond in (("grappling", "grappling"), ("grappled_by", "grappled")):
+            if c.res.get(key) is not None:
+                c.conditions.add(cond)
+
+
+__all__ = ["StartSchema", "inline_weapon", "inline_armour", "read_start", "kind", "mapping_of", "link_grapples"]

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 from rules.errors import ScenarioError
 from rules.state import BattleState, Combatant
-from rules.systems.cortex_common.start import StartSchema, kind, mapping_of
+from rules.systems.cortex_common.start import StartSchema, kind, link_grapples, mapping_of
 
 #: state keys copied as they are into `res`
 PLAIN = ("stun", "wound", "pp", "ko_turns", "debt", "last_actions", "grip", "full_defence", "all_out",
@@ -125,25 +125,15 @@ def _surprise(c: Combatant, on: bool) -> None:
 
 def link_start(state: BattleState) -> None:
     """Tie the figures that name each other: a grapple's two sides (next to each other, both
-    free), a feint's author (an enemy). Sets `grappled`/`grappling`/`feinted`."""
+    free; cortex_common), a feint's author (an enemy). Sets `grappled`/`grappling`/`feinted`."""
+    link_grapples(state)
     by_id = state.by_id
     for c in state.combatants:
-        for key, back in (("grappling", "grappled_by"), ("grappled_by", "grappling")):
-            other = c.res.get(key)
-            if other is None:
-                continue
-            o = by_id.get(other)
-            if o is None or o.team == c.team or not state.grid.adjacent(c.pos, o.pos) or o.res[back] not in (None, c.id):
-                raise _fail(f"{c.id}: {key} {other!r}", None, f"{c.id}.state.{key}",
-                            "the id of a free enemy figure next to it")
-            o.res[back] = c.id
         by = c.res.get("feinted_by")
         if by is not None and (by not in by_id or by_id[by].team == c.team):
             raise _fail(f"{c.id}: feinted_by {by!r}", None, f"{c.id}.state.feinted_by", "the id of an enemy figure")
-    for c in state.combatants:
-        for key, cond in (("grappling", "grappling"), ("grappled_by", "grappled"), ("feinted_by", "feinted")):
-            if c.res.get(key) is not None:
-                c.conditions.add(cond)
+        if by is not None:
+            c.conditions.add("feinted")
 
 
 __all__ = ["apply_start", "link_start", "start_schema"]

@@ -11,7 +11,6 @@ Attempt another action"; the victim of a hold "can only attempt to escape the ho
 from __future__ import annotations
 
 from rules.actions import END_TURN, Action
-from rules.errors import IllegalActionError
 from rules.state import BattleState, Combatant
 
 
@@ -123,9 +122,3 @@ class ChoicesMixin:
             for item in sorted(set(state.objects.get(cell, ()))):
                 out.append(self.action("pick_up", cell=cell, weapon=item))
         return out
-
-    def check_legal(self, state: BattleState, action: Action) -> None:
-        if action not in self.legal_actions(state):
-            actor = state.actor
-            raise IllegalActionError(f"{action} is not legal for {actor.id if actor else 'nobody'} now",
-                                     field="action", expected="one of the legal actions")

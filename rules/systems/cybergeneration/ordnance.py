@@ -20,11 +20,11 @@ from typing import Any
 
 from rules.dice import Dice
 from rules.events import Event, event
+from rules.grid import COMPASS
 from rules.state import BattleState, Combatant
 from rules.systems.cybergeneration.checks import Check, roll_ev, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
-_DIRS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # d8: N, NE, E ... clockwise
 
 
 class OrdnanceMixin:
@@ -91,14 +91,7 @@ class OrdnanceMixin:
             k = dice.roll(8, "grenade scatter direction")
             evs.append(roll_ev(a.id, "grenade_scatter", "scatter direction (d8: 1 = north, clockwise)", [[8, k]], k))
             cells = int(round(n * float(self.data["grenades"]["scatter_m_per_point"]) / g.cell_m))
-            dx, dy = _DIRS[k - 1]
-            x, y = g.xy(centre)
-            for _ in range(cells):
-                nx, ny = x + dx, y + dy
-                if not g.in_bounds(nx, ny) or not g.passable[g.index(nx, ny)]:
-                    break
-                x, y = nx, ny
-            centre = g.index(x, y)
+            centre = g.slide(centre, *COMPASS[k - 1], cells)
             dc = w.dc - n * int(self.data["grenades"]["dc_per_point"])
         evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="hit" if centre == t.pos else "miss",
                          total=c.total, difficulty=diff, lands=list(g.xy(centre)), dc=max(0, dc)))

@@ -60,15 +60,6 @@ class CybergenerationRuleset(AsksMixin, ChoicesMixin, TimingMixin, CombatMixin, 
 
     # defined here, not only in ChoicesMixin, so that `Ruleset.__init_subclass__` puts the open
     # question's answers in front of them (rules/ruleset.py `_asks_first`, rules/choices.py)
-    def legal_actions(self, state: BattleState) -> list[Action]:
-        return ChoicesMixin.legal_actions(self, state)
-
-    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
-        return ChoicesMixin.legal_attacks(self, state, target)
-
-    def check_legal(self, state: BattleState, action: Action) -> None:
-        return ChoicesMixin.check_legal(self, state, action)
-
     def __init__(self, data_path: Path = DATA) -> None:
         self.data = load_data(data_path)
         self.version = int(self.data.get("version", 1))

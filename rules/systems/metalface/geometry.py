@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from rules.grid import Grid
+from rules.grid import COMPASS_NAMES, Grid
 
-NAMES = ("n", "ne", "e", "se", "s", "sw", "w", "nw")
+NAMES = COMPASS_NAMES
 WORDS = ("north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west")
 VECTORS = tuple((math.sin(i * math.pi / 4), -math.cos(i * math.pi / 4)) for i in range(8))
 
