@@ -155,16 +155,9 @@ class Step:
     def dice(self) -> tuple[int, ...]:
         """The dice rolled for this step, as side counts."""
         i = self.index
-        if i == 0:
-            return ()
-        if i <= 6:
-            return (_BASE[i],)
-        extra = i - 6
-        dice: list[int] = []
-        while extra > 6:
-            dice.append(12)
-            extra -= 6
-        return (12, *dice, _BASE[extra])
+        if i < _TABLED:
+            return _DICE[i]  # the same tuple `_dice_of` gives (tabled below)
+        return _dice_of(i)
 
     @property
     def maximum(self) -> int:
@@ -172,13 +165,22 @@ class Step:
 
     @property
     def mean(self) -> float:
+        i = self.index
+        if i < _TABLED:
+            return _MEAN[i]  # the same float, summed in the same order (tabled below)
         return sum((s + 1) / 2 for s in self.dice)
 
     def __add__(self, n: int) -> "Step":
-        return Step(max(0, self.index + int(n)))
+        i = self.index + int(n)
+        if i < _TABLED:
+            return _STEPS[i] if i > 0 else _STEPS[0]  # equal to Step(max(0, i)): a value type
+        return Step(i)
 
     def __sub__(self, n: int) -> "Step":
-        return Step(max(0, self.index - int(n)))
+        i = self.index - int(n)
+        if i < _TABLED:
+            return _STEPS[i] if i > 0 else _STEPS[0]  # equal to Step(max(0, i))
+        return Step(i)
 
     def __bool__(self) -> bool:
         return self.index > 0
@@ -192,7 +194,27 @@ class Step:
         return f"Step({str(self)})"
 
 
-D0, D2, D4, D6, D8, D10, D12 = (Step(i) for i in range(7))
+def _dice_of(i: int) -> tuple[int, ...]:
+    """The dice rolled for step `i`, as side counts."""
+    if i == 0:
+        return ()
+    if i <= 6:
+        return (_BASE[i],)
+    extra = i - 6
+    dice: list[int] = []
+    while extra > 6:
+        dice.append(12)
+        extra -= 6
+    return (12, *dice, _BASE[extra])
+
+
+#: steps below this index are made once and shared (a frozen value type), with their dice and means
+_TABLED = 64
+_STEPS = tuple(Step(i) for i in range(_TABLED))
+_DICE = tuple(_dice_of(i) for i in range(_TABLED))
+_MEAN = tuple(sum((s + 1) / 2 for s in d) for d in _DICE)
+
+D0, D2, D4, D6, D8, D10, D12 = _STEPS[:7]
 
 
 @dataclass(frozen=True, slots=True)

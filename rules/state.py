@@ -61,13 +61,15 @@ class Combatant:
 
 _new = object.__new__
 _MUTABLE = (dict, list, set)
+#: value types that are never a dict, list or set (no subclass either): no isinstance check needed
+_PLAIN = frozenset({int, str, bool, float, type(None), tuple, frozenset})
 
 
-def _copy_values(d: dict[str, Any]) -> dict[str, Any]:
+def _copy_values(d: dict[str, Any], _plain: frozenset = _PLAIN, _mutable: tuple = _MUTABLE) -> dict[str, Any]:
     """A copy of d in which dict, list and set values are copied too (one level)."""
     out = d.copy()
-    for k, v in out.items():
-        if isinstance(v, _MUTABLE):
+    for k, v in d.items():
+        if type(v) not in _plain and isinstance(v, _mutable):
             out[k] = v.copy()
     return out
 
@@ -133,8 +135,9 @@ class BattleState:
         figures): what a figure of `team` may not pass through, and may not end on."""
         blockers: list[int] = []
         occ: set[int] = set()
+        down = DOWN_CONDITIONS
         for c in self.combatants:
-            if not c.down:
+            if down.isdisjoint(c.conditions):  # `not c.down`, without the property call
                 occ.add(c.pos)
                 if c.team != team:
                     blockers.append(c.pos)

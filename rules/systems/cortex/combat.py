@@ -20,6 +20,7 @@ from rules.dice import D0, Dice, PoolRoll, Step, roll_steps
 from rules.events import Event, event
 from rules.grid import FEET
 from rules.state import BattleState, Combatant
+from rules.systems.cortex.listing import attack_actions
 from rules.systems.cortex.model import Weapon, make_pool, skill_die
 from rules.systems.cortex.modifiers import bonus_dice, mod
 from rules.systems.cortex.traits import plot_point_die
@@ -70,7 +71,10 @@ class CombatMixin:
     def _ranged_band(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon,
                      range_ft: float | None = None) -> int | None:
         d_ft = state.grid.distance_m(a.pos, t.pos) / FEET
-        rng = w.range_ft if range_ft is None else range_ft
+        return self.band_at(d_ft, w.range_ft if range_ft is None else range_ft)
+
+    def band_at(self, d_ft: float, rng: float) -> int | None:
+        """The range band's skill steps at `d_ft` feet for a weapon of range `rng` feet (None: out of range)."""
         for b in self.bands:
             if d_ft <= rng * b["upto"] + 1e-9:
                 return int(b["steps"])
@@ -86,6 +90,11 @@ class CombatMixin:
             band = self._ranged_band(state, a, t, w)
         if band is None:
             return None
+        return self.attack_pool(state, a, w, option, band)
+
+    def attack_pool(self, state: BattleState, a: Combatant, w: Weapon, option: str, band: int
+                    ) -> tuple[str, Step, str, Step] | None:
+        """`attack_dice` at a known range band (its skill steps)."""
         e = state.economy
         key = (a.id, w.name, option, band, e["actions"], e["rise_penalty"])
         cache = self._pool_cache
@@ -141,61 +150,8 @@ class CombatMixin:
         return self.attack_dice(state, a, t, w, option) is not None
 
     def attack_actions(self, state: BattleState, a: Combatant, only: str | None = None) -> list[Action]:
-        """The actor's legal attacks (`only`: on that figure alone)."""
-        e = state.economy
-        A = self.action
-        out: list[Action] = []
-        ws = self.usable_weapons(a)
-        if not ws:
-            return out
-        first = e["actions"] == 0
-        holder = a.res["grappled_by"]
-        called = self.called_options
-        g = state.grid
-        sight = g.los_row(a.pos)
-        can = self._can_attack
-        for t in state.combatants if only is None else [state.by_id[only]]:
-            if t.team == a.team or t.down:
-                continue
-            if holder is not None and t.id != holder:
-                continue
-            seen = sight[t.pos]
-            adj = g.adjacent(a.pos, t.pos)
-            for w in ws:
-                if not can(state, a, t, w, "", seen, adj):
-                    if w.x("throwable") and can(state, a, t, w, "throw", seen, adj):
-                        out.append(A("attack", target=t.id, weapon=w.name, option="throw"))
-                    continue
-                out.append(A("attack", target=t.id, weapon=w.name))
-                if w.kind == "explosive":
-                    continue
-                if first:
-                    key = ("called", t.id, w.name)  # the called shots, interned with the other actions
-                    shots = self._actions.get(key)
-                    if shots is None:
-                        shots = self._actions[key] = tuple(A("attack", target=t.id, weapon=w.name, option=o)
-                                                           for o in called)
-                    out.extend(shots)
-                if w.ranged:
-                    for mode in ("burst", "autofire"):
-                        if w.x(mode) and can(state, a, t, w, mode, seen, adj):
-                            out.append(A("attack", target=t.id, weapon=w.name, option=mode))
-                    continue
-                extra: list[str] = []
-                if w.name == "unarmed" or w.x("trip"):
-                    extra.append("trip")
-                if w.name == "unarmed":
-                    if self.has_style(a, "offensive_martial_arts") or self.has_style(a, "wrestling"):
-                        extra.append("double")
-                    if self.has_style(a, "wrestling") and a.res["grappling"] == t.id:
-                        if self.held_weapon(t) is not None:
-                            extra.append("disarm")
-                        if "prone" not in t.conditions:
-                            extra.append("takedown")
-                # an option rolls its own pool (a trip rolls Agility): legal only if that pool has dice
-                out.extend(A("attack", target=t.id, weapon=w.name, option=o) for o in extra
-                           if self.attack_dice(state, a, t, w, o) is not None)
-        return out
+        """The actor's legal attacks (`only`: on that figure alone); see listing.py."""
+        return attack_actions(self, state, a, only)
 
     # -- attacking ------------------------------------------------------------------
     def take_pp_bonus(self, state: BattleState, a: Combatant, context: set[str]) -> list[Step]:
