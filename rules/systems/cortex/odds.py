@@ -38,14 +38,46 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
         dfn, add, floor = _defence(rs, state, a, t, False, False)
         p_hit, e_margin, p_x = hit_stats(steps_sizes(d[:2]), dfn, add, floor, 0, rs.xmargin)
         return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
-    option = action.option or ""
-    w = shared.get(action.weapon)
-    if w is None:
-        w = shared[action.weapon] = rs.weapon_named(a, action.weapon)
+    wi = shared.get(action.weapon)
+    if wi is None:
+        w = rs.weapon_named(a, action.weapon)
+        wi = shared[action.weapon] = (w, bool(w.x("improvised")))
+    return _option_odds(rs, state, a, t, wi, action.option or "", shared)
+
+
+def attack_odds_many(rs: Any, state: BattleState, a: Combatant, actions: list[Action]
+                     ) -> list[dict[str, float] | None]:
+    """`attack_odds` of each action (one state, one attacker): the target and weapon are
+    looked up once for a run of actions on the same pair (as `legal_attacks` lists them)."""
+    shared: dict = {}
+    out: list[dict[str, float] | None] = []
+    last = None
+    t = wi = None
+    for act in actions:
+        if act.kind != "attack" or act.target is None:
+            out.append(attack_odds(rs, state, a, act, shared))
+            continue
+        pair = (act.target, act.weapon)
+        if pair != last:  # the same lookups `attack_odds` makes, once for the run
+            last = pair
+            t = state.by_id[act.target]
+            wi = shared.get(act.weapon)
+            if wi is None:
+                w = rs.weapon_named(a, act.weapon)
+                wi = shared[act.weapon] = (w, bool(w.x("improvised")))
+        out.append(_option_odds(rs, state, a, t, wi, act.option or "", shared))
+    return out
+
+
+def _option_odds(rs: Any, state: BattleState, a: Combatant, t: Combatant, wi: tuple, option: str,
+                 shared: dict) -> dict[str, float] | None:
+    """`attack_odds` of an attack on `t` with weapon `wi` (the weapon, whether improvised)
+    and `option`."""
+    w, improvised = wi
     called = option.startswith("called:")
     # a called shot rolls the plain attack's pool (its Difficulty and damage are what
     # change), unless an improvised weapon suits one option better than another
-    pool_opt = "" if called and not w.x("improvised") else option
+    pool_opt = "" if called and not improvised else option
     key = (t.id, w.name, pool_opt)
     ent = shared.get(key)
     if ent is None:

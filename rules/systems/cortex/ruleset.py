@@ -288,7 +288,10 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
             return acts
         g = state.grid
         mv = g.move_actions
-        acts.extend(map(mv.__getitem__, self.move_options(state, a)))
+        found = self._reach_now(state, a)
+        if found is not None:  # `move_options`, in its order, without building the dict
+            occ = found[1]
+            acts.extend([mv[c] for c in found[0] if c not in occ])
         prone = "prone" in a.conditions
         can_act = e["actions"] < self.max_actions and not e["called"] and not e["all_out"]
         A = self.action
@@ -467,10 +470,9 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
 
     def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
                          ) -> list[dict[str, float] | None]:
-        from rules.systems.cortex.odds import attack_odds
+        from rules.systems.cortex.odds import attack_odds_many
         self._pool_cache.clear()  # one state and attacker: the pools found for one action hold for the next
-        shared: dict = {}
-        return [attack_odds(self, state, actor, a, shared) for a in actions]
+        return attack_odds_many(self, state, actor, actions)
 
     def reach_m(self, c: Combatant) -> float:
         best = 0.0
