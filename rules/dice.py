@@ -186,9 +186,10 @@ class Step:
         return self.index > 0
 
     def __str__(self) -> str:
-        if self.index == 0:
-            return "d0"
-        return "+".join(f"d{s}" for s in self.dice)
+        i = self.index
+        if i < _TABLED:
+            return _NAMES[i]  # the same text `_name_of` gives (tabled below)
+        return _name_of(i)
 
     def __repr__(self) -> str:
         return f"Step({str(self)})"
@@ -208,11 +209,19 @@ def _dice_of(i: int) -> tuple[int, ...]:
     return (12, *dice, _BASE[extra])
 
 
+def _name_of(i: int) -> str:
+    """A step's text: 'd0', 'd8', 'd12+d2' ..."""
+    if i == 0:
+        return "d0"
+    return "+".join(f"d{s}" for s in _dice_of(i))
+
+
 #: steps below this index are made once and shared (a frozen value type), with their dice and means
 _TABLED = 64
 _STEPS = tuple(Step(i) for i in range(_TABLED))
 _DICE = tuple(_dice_of(i) for i in range(_TABLED))
 _MEAN = tuple(sum((s + 1) / 2 for s in d) for d in _DICE)
+_NAMES = tuple(_name_of(i) for i in range(_TABLED))
 
 D0, D2, D4, D6, D8, D10, D12 = _STEPS[:7]
 

@@ -36,6 +36,13 @@ class DefenceMixin:
         self._pool_cache[key] = res
         return res
 
+    def has_defence(self, state: BattleState, d: Combatant, mode: str, steps: int) -> bool:
+        """Whether `defence_pool(state, d, mode, steps)` has dice; found without the pool when
+        no penalty applies (`make_pool` empties a pool only under a penalty)."""
+        if steps + (int(self.called["impaired_steps"]) if "impaired" in d.conditions else 0) >= 0:
+            return mode == "dodge" or self.arms_usable(d) > 0
+        return self.defence_pool(state, d, mode, steps) is not None
+
     def _defence_pool(self, state: BattleState, d: Combatant, mode: str, steps: int
                       ) -> tuple[Step, Step, str] | None:
         if "impaired" in d.conditions:

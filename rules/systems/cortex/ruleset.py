@@ -17,7 +17,6 @@ armour, dying, innate defence, initiative order) is `rules/systems/cortex_common
 
 from __future__ import annotations
 
-import math
 import threading
 from pathlib import Path
 from typing import Any, Mapping
@@ -298,8 +297,9 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
         if can_act:
             acts.extend(self.attack_actions(state, a))
             if a.res["stance"] is None:
+                steps = -e.get("actions", 0)  # what `defence_pool` works out for the actor
                 for mode in ("block", "dodge"):
-                    if self.defence_pool(state, a, mode) is not None:
+                    if self.has_defence(state, a, mode, steps):
                         acts.append(A("defend", option=mode))
                         if e["actions"] == 0:
                             acts.append(A("defend", option=f"all_out_{mode}"))
@@ -328,8 +328,8 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
         out: list[Action] = []
         if e["actions"] < self.max_actions and not e["called"] and not e["all_out"]:
             out.extend(self.attack_actions(state, a, target))
-            out.extend(x for x in self.special_actions(state, a)
-                       if x.kind == "grapple" and (target is None or x.target == target))
+            # the grapples among `special_actions` (its other actions are never grapples)
+            out.extend(x for x in self.grapple_actions(state, a) if target is None or x.target == target)
         if a.res["grappling"] is not None and (target is None or a.res["grappling"] == target):
             out.append(self.action("grapple", target=a.res["grappling"], option="release"))
         return out
@@ -428,7 +428,8 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
             return {k: 0.0 for k in self.economy_features}
         walk, *_ = self.units(state, a)
         st = a.res["stance"]
-        opts = self.move_options(state, a)
+        found = self._reach_now(state, a)  # `move_options`' costs, without building its dict
+        move_left = 0 if found is None else max((v for c, v in found[0].items() if c not in found[1]), default=0)
         best_shots = 0.0
         ammo_frac = 1.0
         ranged = [w for w in self.weapons_of(a) if w.ranged and w.magazine]
@@ -442,7 +443,7 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
             "actions_left": float(max(0, self.max_actions - e["actions"])),
             "move_used_m": g.units_to_m(e["move_units"]),
             "walk_left_m": g.units_to_m(max(0, walk - e["move_units"])),
-            "move_left_m": g.units_to_m(max(opts.values(), default=0)),
+            "move_left_m": g.units_to_m(move_left),
             "can_run": float(e["actions"] == 0 and not e["stood"]),
             "ran": float(e["ran"]),
             "stance_block": float(bool(st and st["mode"] == "block")),
@@ -508,10 +509,6 @@ class CortexRuleset(AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceM
                 c.conditions.add(name)
             else:
                 c.conditions.discard(name)
-
-
-def ceil_half_again(n: int, factor: float) -> int:
-    return int(math.ceil(n * factor))
 
 
 __all__ = ["CortexRuleset", "skill_die"]

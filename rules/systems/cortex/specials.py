@@ -35,22 +35,31 @@ class SpecialsMixin:
         p = make_pool(a, "agility", sk, steps, self.attr_steps(a, "agility", {"attack"}))
         return None if p is None else (p[0], p[1], sname)
 
-    def special_actions(self, state: BattleState, a: Combatant) -> list[Action]:
+    def grapple_actions(self, state: BattleState, a: Combatant) -> list[Action]:
+        """The grapple actions among `special_actions` (escape, or grapple a figure next to it)."""
         A = self.action
-        out: list[Action] = []
-        g = state.grid
         if a.res["grappled_by"] is not None:
-            out.append(A("grapple", target=a.res["grappled_by"], option="escape"))
-        elif a.res["grappling"] is None and self.arms_usable(a) > 0:
+            return [A("grapple", target=a.res["grappled_by"], option="escape")]
+        if a.res["grappling"] is None and self.arms_usable(a) > 0:
+            g = state.grid
             near = [t for t in state.combatants
                     if (t.team != a.team and not t.down and t.res["grappled_by"] is None
                         and t.res["grappling"] is None and g.adjacent(a.pos, t.pos))]
             if near and self.grapple_dice(state, a) is not None:  # the dice only matter with someone near
-                out.extend(A("grapple", target=t.id) for t in near)
-        if state.objects and self.arms_usable(a) > 0:
+                return [A("grapple", target=t.id) for t in near]
+        return []
+
+    def special_actions(self, state: BattleState, a: Combatant) -> list[Action]:
+        A = self.action
+        out = self.grapple_actions(state, a)
+        g = state.grid
+        objects = state.objects
+        if objects and self.arms_usable(a) > 0:
             for cell in (a.pos, *g._ring[a.pos]):
-                for item in sorted(set(state.objects.get(cell, ()))):
-                    out.append(A("pick_up", cell=cell, weapon=item))
+                items = objects.get(cell)
+                if items:  # an empty cell lists nothing either way
+                    for item in sorted(set(items)):
+                        out.append(A("pick_up", cell=cell, weapon=item))
         if self.can_second_wind(state, a):
             out.append(A("use", option="second_wind"))
         if "vehicle" in a.res:
