@@ -15,9 +15,11 @@ import pytest
 
 from agents import assess as AS
 from agents.base import make_policy
+from rules.actions import Action
 from rules.dice import Dice, Step, _dice_of
 from rules.scenario import load_scenario, new_battle
 from rules.state import BattleState, Combatant
+from rules.systems.cortex.odds import _defence, hit_stats, steps_sizes
 
 SCENARIOS = ["cortex/warehouse", "cortex/ambush", "cortex/duel", "cortex/saloon"]
 
@@ -73,6 +75,75 @@ def old_attack_actions(rs, state: BattleState, a: Combatant, only: str | None = 
     return out
 
 
+def old_attack_odds(rs, state: BattleState, a: Combatant, action: Action,
+                    shared: dict | None = None):
+    """`odds.attack_odds` before issue #30 (the long way).
+
+    `shared`: a dict kept over several actions of the same figure on the same state
+    (`attack_odds_many`): each target's attack pool, defence and armour per weapon, and
+    each damage die, are worked out once."""
+    if action.kind not in ("attack", "grapple") or action.target is None:
+        return None
+    if shared is None:
+        shared = {}
+    t = state.by_id[action.target]
+    if action.kind == "grapple":
+        if action.option:
+            return None
+        d = rs.grapple_dice(state, a)
+        if d is None:
+            return None
+        w = rs.weapons["unarmed"]
+        dfn, add, floor = _defence(rs, state, a, t, False, False)
+        p_hit, e_margin, p_x = hit_stats(steps_sizes(d[:2]), dfn, add, floor, 0, rs.xmargin)
+        return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
+    option = action.option or ""
+    w = shared.get(action.weapon)
+    if w is None:
+        w = shared[action.weapon] = rs.weapon_named(a, action.weapon)
+    called = option.startswith("called:")
+    # a called shot rolls the plain attack's pool (its Difficulty and damage are what
+    # change), unless an improvised weapon suits one option better than another
+    pool_opt = "" if called and not w.x("improvised") else option
+    key = (t.id, w.name, pool_opt)
+    ent = shared.get(key)
+    if ent is None:
+        dd = rs.attack_dice(state, a, t, w, pool_opt)
+        if dd is None:
+            ent = shared[key] = ()
+        else:
+            ranged = w.ranged or pool_opt == "throw"
+            ent = shared[key] = (steps_sizes((dd[1], dd[3])),
+                                 *_defence(rs, state, a, t, w.kind == "explosive", ranged),
+                                 sum(x.W for x in t.armour), sum(x.S for x in t.armour))
+    if not ent:
+        return None
+    att, dfn, add, floor, aw, as_ = ent
+    extra = int(rs.called["areas"][option[7:]]["difficulty"]) if called else 0
+    p_hit, e_margin, p_x = hit_stats(att, dfn, add, floor, extra, rs.xmargin)
+    if option in ("trip", "disarm", "takedown"):
+        return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
+    if w.kind == "explosive":
+        n = max(0, int(w.x("blast_dice", 1)) - state.grid.cover(t.pos, t.pos))
+        e_total = n * w.damage.mean
+        return {"p_hit": p_hit, "p_extraordinary": 0.0, "exp_damage": e_total, "exp_margin": 0.0}
+    mkey = (w.name, option)
+    die_total = shared.get(mkey)
+    if die_total is None:
+        die = w.damage
+        if option in ("burst", "autofire"):
+            die = die + int(rs.modes[option]["damage_steps"])
+        if called:
+            col = rs.called["areas"][option[7:]]["wound" if w.dtype == "W" else "stun_basic"]
+            die = die + int(col.get("damage_steps", 0))
+        die_total = shared[mkey] = int(round(die.mean))
+    stun, wound = rs.split(int(round(e_margin)), w.dtype, die_total)
+    dmg = max(0.0, wound - aw) + max(0.0, stun - as_)
+    strikes = 2 if option == "double" else 1
+    return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": strikes * p_hit * dmg, "exp_margin": e_margin,
+            "damage_if_hit": dmg}
+
+
 def states(scenario: str, policy: str, seed: int, n: int = 60) -> Iterator[tuple[object, BattleState]]:
     """(ruleset, state) before each of the first `n` decisions, and each foe acting there."""
     spec, src = load_scenario(scenario)
@@ -117,5 +188,41 @@ def test_tabled_steps_are_the_computed_ones() -> None:
         s = Step(i)
         assert s.dice == _dice_of(i)
         assert s.mean == sum((x + 1) / 2 for x in _dice_of(i))
+        assert str(s) == ("d0" if i == 0 else "+".join(f"d{x}" for x in _dice_of(i)))
         for n in range(-15, 15):
             assert s + n == Step(max(0, i + n)) and s - n == Step(max(0, i - n))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_has_defence_is_whether_the_pool_has_dice(scenario: str) -> None:
+    checked = 0
+    for policy in ("random", "tactical"):
+        for rs, s0 in states(scenario, policy, 3):
+            s = s0.clone()  # also as if impaired, or with no arms left
+            s.combatants[0].conditions.add("impaired")
+            s.combatants[-1].res["afflictions"].append({"effect": "lose_arm"})
+            s.combatants[-1].res["afflictions"].append({"effect": "lose_hand"})
+            for d in s0.combatants + s.combatants:
+                st = s0 if d is s0.by_id[d.id] else s
+                for mode in ("block", "dodge"):
+                    for steps in range(-5, 3):
+                        rs._pool_cache.clear()
+                        assert rs.has_defence(st, d, mode, steps) == (rs.defence_pool(st, d, mode, steps) is not None)
+                        checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_attack_odds_many_is_the_long_way(scenario: str) -> None:
+    seen = 0
+    for policy in ("random", "tactical"):
+        for rs, s in states(scenario, policy, 4):
+            if s.pending is not None or s.actor is None or not s.economy:
+                continue
+            acts = rs.legal_attacks(s)
+            rs._pool_cache.clear()
+            shared: dict = {}
+            want = [old_attack_odds(rs, s, s.actor, x, shared) for x in acts]
+            assert rs.attack_odds_many(s, s.actor, acts) == want
+            seen += len(acts)
+    assert seen > 0

@@ -73,11 +73,12 @@ def _option_odds(rs: Any, state: BattleState, a: Combatant, t: Combatant, wi: tu
                  shared: dict) -> dict[str, float] | None:
     """`attack_odds` of an attack on `t` with weapon `wi` (the weapon, whether improvised)
     and `option`."""
-    w, improvised = wi
-    called = option.startswith("called:")
-    # a called shot rolls the plain attack's pool (its Difficulty and damage are what
-    # change), unless an improvised weapon suits one option better than another
-    pool_opt = "" if called and not improvised else option
+    w = wi[0]
+    okey = (w.name, option)
+    spec = shared.get(okey)
+    if spec is None:  # what the option changes, whoever the target (once per weapon and option)
+        spec = shared[okey] = _option_spec(rs, w, wi[1], option)
+    pool_opt, extra, damage, die_total = spec
     key = (t.id, w.name, pool_opt)
     ent = shared.get(key)
     if ent is None:
@@ -92,29 +93,42 @@ def _option_odds(rs: Any, state: BattleState, a: Combatant, t: Combatant, wi: tu
     if not ent:
         return None
     att, dfn, add, floor, aw, as_ = ent
-    extra = int(rs.called["areas"][option[7:]]["difficulty"]) if called else 0
     p_hit, e_margin, p_x = hit_stats(att, dfn, add, floor, extra, rs.xmargin)
-    if option in ("trip", "disarm", "takedown"):
+    if damage == _NO_DAMAGE:
         return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": 0.0, "exp_margin": e_margin}
-    if w.kind == "explosive":
+    if damage == _BLAST:
         n = max(0, int(w.x("blast_dice", 1)) - state.grid.cover(t.pos, t.pos))
         e_total = n * w.damage.mean
         return {"p_hit": p_hit, "p_extraordinary": 0.0, "exp_damage": e_total, "exp_margin": 0.0}
-    mkey = (w.name, option)
-    die_total = shared.get(mkey)
-    if die_total is None:
-        die = w.damage
-        if option in ("burst", "autofire"):
-            die = die + int(rs.modes[option]["damage_steps"])
-        if called:
-            col = rs.called["areas"][option[7:]]["wound" if w.dtype == "W" else "stun_basic"]
-            die = die + int(col.get("damage_steps", 0))
-        die_total = shared[mkey] = int(round(die.mean))
     stun, wound = rs.split(int(round(e_margin)), w.dtype, die_total)
     dmg = max(0.0, wound - aw) + max(0.0, stun - as_)
     strikes = 2 if option == "double" else 1
     return {"p_hit": p_hit, "p_extraordinary": p_x, "exp_damage": strikes * p_hit * dmg, "exp_margin": e_margin,
             "damage_if_hit": dmg}
+
+
+_NO_DAMAGE, _BLAST, _STRIKE = 0, 1, 2
+
+
+def _option_spec(rs: Any, w: Any, improvised: bool, option: str) -> tuple[str, int, int, int]:
+    """(the option whose pool the attack rolls, the Difficulty it adds, how it does damage,
+    the damage die's rounded mean) of an attack option with weapon `w`."""
+    called = option.startswith("called:")
+    # a called shot rolls the plain attack's pool (its Difficulty and damage are what
+    # change), unless an improvised weapon suits one option better than another
+    pool_opt = "" if called and not improvised else option
+    extra = int(rs.called["areas"][option[7:]]["difficulty"]) if called else 0
+    if option in ("trip", "disarm", "takedown"):
+        return pool_opt, extra, _NO_DAMAGE, 0
+    if w.kind == "explosive":
+        return pool_opt, extra, _BLAST, 0
+    die = w.damage
+    if option in ("burst", "autofire"):
+        die = die + int(rs.modes[option]["damage_steps"])
+    if called:
+        col = rs.called["areas"][option[7:]]["wound" if w.dtype == "W" else "stun_basic"]
+        die = die + int(col.get("damage_steps", 0))
+    return pool_opt, extra, _STRIKE, int(round(die.mean))
 
 
 def _defence(rs: Any, state: BattleState, a: Combatant, t: Combatant, explosive: bool, ranged: bool
