@@ -24,6 +24,8 @@ from rules.grid import COVER_NAMES
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
+from agents.acting import acting_view
+
 #: how much of the incoming fire each cover level (0-4) is assumed to stop, for quick
 #: geometric scores; exact numbers come from `attack_odds` where it matters
 COVER_PROTECTION = (0.0, 0.3, 0.6, 0.85, 1.0)
@@ -186,7 +188,7 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
         if hit is not None and hit[0] is state:
             return hit[1]
         rolls = _rolls(dice)
-    s2 = as_acting(rs, state, enemy.id, dice)
+    s2 = acting_view(rs, state, enemy.id, dice)
     best = 0.0
     if s2 is not None:
         e2 = s2.by_id[enemy.id]
@@ -204,7 +206,7 @@ def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, m
 
     `memo` as for `incoming`, which it fills for every figure the enemy could attack."""
     rolls = _rolls(dice)
-    s2 = as_acting(rs, state, enemy.id, dice)
+    s2 = acting_view(rs, state, enemy.id, dice)
     if s2 is None:
         return 0.0
     e2 = s2.by_id[enemy.id]

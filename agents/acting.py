@@ -1,0 +1,63 @@
+"""A cheap look at a fight as if another figure started its turn now (for its threat).
+
+`assess.as_acting` copies the whole fight (`BattleState.clone`: every figure) and starts
+the figure's turn on the copy. To ask "what could that enemy do to me?" the policies only
+read the copy (`legal_attacks`, `attack_odds_many`), and for most rulesets `start_turn`
+changes only the figure whose turn starts and the turn economy. So `acting_view` copies
+only that figure (and the state's own lists and dicts, as `clone` does); every other figure
+is the original's own object, shared, and must not be changed by whoever reads the view.
+
+Exact: `start_turn`, `legal_attacks` and `attack_odds_many` see figures equal to those of a
+full copy and the same dice, so they give the same answers and roll the same dice
+(tests/test_tactical_acting.py plays fights checking that, and that no change reaches the
+original state).
+"""
+
+from __future__ import annotations
+
+from rules.dice import Dice
+from rules.ruleset import Ruleset
+from rules.state import BattleState
+
+#: rulesets whose `start_turn` changes only the figure starting its turn and `state.economy`
+#: (read in rules/systems/*/ruleset.py): cortex (stance, reaction debt, the called-shot
+#: recovery roll and the shift off a taken cell: the actor only), cortex_hu (surprise, feint,
+#: prepared defences, reaction debt), metalface (movement status, charged weapons, shield).
+#: Not cybergeneration: its upkeep ends the actor's suppression, which changes the figures
+#: it suppressed.
+ACTOR_ONLY_START = frozenset({"cortex", "cortex_hu", "metalface"})
+
+_new = object.__new__
+_MUTABLE = (dict, list, set)  # copied one level deep, as `BattleState.clone` copies the economy
+_SLOTS = BattleState.__slots__
+
+
+def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleState | None:
+    """`assess.as_acting(rs, state, who, dice)` for reading only: the same answers, the same
+    dice rolled, but only figure `who` copied where the ruleset allows (`ACTOR_ONLY_START`)."""
+    if state.by_id[who].down:
+        return None
+    s2 = _copy_one(state, who) if rs.name in ACTOR_ONLY_START else state.clone()
+    c = s2.by_id[who]
+    s2.order = [who]
+    s2.turn_index = 0
+    can, _ = rs.start_turn(s2, c, dice)
+    if not can or c.down:
+        return None
+    return s2
+
+
+def _copy_one(state: BattleState, who: str) -> BattleState:
+    """`state.clone()` in which only figure `who` is copied; the others are shared."""
+    c0 = state.by_id[who]
+    c = c0.clone()
+    s2 = _new(BattleState)
+    for f in _SLOTS:  # every field shared, as `clone` shares the static ones; then the copied ones
+        setattr(s2, f, getattr(state, f))
+    s2.combatants = cs = [c if x is c0 else x for x in state.combatants]
+    s2.by_id = {x.id: x for x in cs}
+    s2.economy = {k: v.copy() if isinstance(v, _MUTABLE) else v for k, v in state.economy.items()}
+    s2.objects = {k: list(v) for k, v in state.objects.items()}
+    s2.order = list(state.order)
+    s2.asking = None
+    return s2
