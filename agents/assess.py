@@ -177,18 +177,21 @@ def _rolls(dice: Dice | None) -> int:
 
 
 def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice,
-             memo: dict | None = None) -> float:
+             memo: dict | None = None, price: bool = True) -> float:
     """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still.
 
     `memo`: a dict the caller keeps for one decision (states it holds are not changed);
     answers found without rolling the probe dice are kept there and reused, so the dice
-    draw the same numbers as without it."""
+    draw the same numbers as without it. `price=False`: only start the enemy's turn (rolling
+    what it rolls) and answer 0.0, for a caller that no longer needs the number."""
     if memo is not None:
         hit = memo.get((id(state), enemy.id, victim_id))
         if hit is not None and hit[0] is state:
             return hit[1]
         rolls = _rolls(dice)
     s2 = acting_view(rs, state, enemy.id, dice)
+    if not price:
+        return 0.0
     best = 0.0
     if s2 is not None:
         e2 = s2.by_id[enemy.id]
