@@ -29,7 +29,6 @@ ACTOR_ONLY_START = frozenset({"cortex", "cortex_hu", "metalface"})
 
 _new = object.__new__
 _MUTABLE = (dict, list, set)  # copied one level deep, as `BattleState.clone` copies the economy
-_SLOTS = BattleState.__slots__
 
 
 def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleState | None:
@@ -48,16 +47,29 @@ def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> Battle
 
 
 def _copy_one(state: BattleState, who: str) -> BattleState:
-    """`state.clone()` in which only figure `who` is copied; the others are shared."""
+    """`state.clone()` in which only figure `who` is copied; the others are shared. Field by
+    field as `BattleState.clone` (a field added there must be added here: the test of every
+    field fails until it is)."""
     c0 = state.by_id[who]
     c = c0.clone()
-    s2 = _new(BattleState)
-    for f in _SLOTS:  # every field shared, as `clone` shares the static ones; then the copied ones
-        setattr(s2, f, getattr(state, f))
-    s2.combatants = cs = [c if x is c0 else x for x in state.combatants]
-    s2.by_id = {x.id: x for x in cs}
-    s2.economy = {k: v.copy() if isinstance(v, _MUTABLE) else v for k, v in state.economy.items()}
-    s2.objects = {k: list(v) for k, v in state.objects.items()}
-    s2.order = list(state.order)
-    s2.asking = None
-    return s2
+    cs = [c if x is c0 else x for x in state.combatants]
+    s = _new(BattleState)
+    s.ruleset = state.ruleset
+    s.scenario = state.scenario
+    s.grid = state.grid
+    s.combatants = cs
+    s.teams = state.teams
+    s.round = state.round
+    s.round_limit = state.round_limit
+    s.order = list(state.order)
+    s.turn_index = state.turn_index
+    s.economy = {k: v.copy() if isinstance(v, _MUTABLE) else v for k, v in state.economy.items()}
+    s.settings = state.settings
+    s.objects = {k: list(v) for k, v in state.objects.items()} if state.objects else {}
+    s.over = state.over
+    s.winner = state.winner
+    s.end_reason = state.end_reason
+    s.by_id = {x.id: x for x in cs}
+    s.pending = state.pending
+    s.asking = None
+    return s
