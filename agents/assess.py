@@ -24,6 +24,8 @@ from rules.grid import COVER_NAMES
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
+from agents.acting import acting_view
+
 #: how much of the incoming fire each cover level (0-4) is assumed to stop, for quick
 #: geometric scores; exact numbers come from `attack_odds` where it matters
 COVER_PROTECTION = (0.0, 0.3, 0.6, 0.85, 1.0)
@@ -175,18 +177,21 @@ def _rolls(dice: Dice | None) -> int:
 
 
 def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice,
-             memo: dict | None = None) -> float:
+             memo: dict | None = None, price: bool = True) -> float:
     """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still.
 
     `memo`: a dict the caller keeps for one decision (states it holds are not changed);
     answers found without rolling the probe dice are kept there and reused, so the dice
-    draw the same numbers as without it."""
+    draw the same numbers as without it. `price=False`: only start the enemy's turn (rolling
+    what it rolls) and answer 0.0, for a caller that no longer needs the number."""
     if memo is not None:
         hit = memo.get((id(state), enemy.id, victim_id))
         if hit is not None and hit[0] is state:
             return hit[1]
         rolls = _rolls(dice)
-    s2 = as_acting(rs, state, enemy.id, dice)
+    s2 = acting_view(rs, state, enemy.id, dice)
+    if not price:
+        return 0.0
     best = 0.0
     if s2 is not None:
         e2 = s2.by_id[enemy.id]
@@ -204,7 +209,7 @@ def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, m
 
     `memo` as for `incoming`, which it fills for every figure the enemy could attack."""
     rolls = _rolls(dice)
-    s2 = as_acting(rs, state, enemy.id, dice)
+    s2 = acting_view(rs, state, enemy.id, dice)
     if s2 is None:
         return 0.0
     e2 = s2.by_id[enemy.id]

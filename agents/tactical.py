@@ -32,11 +32,10 @@ from rules.state import BattleState, Combatant
 
 from agents import assess as A
 from agents import positions as P
+from agents import refine as R
+from agents.refine import ATTACKS_PER_TURN
 from agents.base import Policy
 
-#: expected number of attacks a figure gets in a turn (the first at full strength, later
-#: ones at the multiple-action penalty): scales one attack's value to a turn's
-ATTACKS_PER_TURN = 1.6
 
 
 @dataclass(slots=True)
@@ -379,7 +378,7 @@ class TacticalPolicy(Policy):
             if g.distance_m(pos, cell) > reach:
                 continue
             total += d * (1.0 - A.COVER_PROTECTION[g.cover(cell, pos)])
-        return (total + _charge_sum(charging)) * ATTACKS_PER_TURN, seen
+        return (total + R.charge_sum(charging)) * ATTACKS_PER_TURN, seen
 
     def offence_at(self, ctx: Ctx, cell: int) -> tuple[float, Combatant | None]:
         """Quick estimate of a turn's attack value from `cell` and the best target from there."""
@@ -440,46 +439,11 @@ class TacticalPolicy(Policy):
             v = ctx.memo[cell] = off - ctx.def_weight * expo
         return v
 
-    def exact_value(self, ctx: Ctx, cell: int, move: Action | None) -> tuple[float, float, float]:
-        """(value, offence, exposure) of standing at `cell`, from the rules' odds on a copy."""
-        rs = ctx.rs
-        s2 = ctx.state if move is None else A.after(rs, ctx.state, move, self.dice)
-        me2 = s2.by_id[ctx.me.id]
-        off = 0.0
-        if not A.turn_over(s2) and s2.actor is me2:
-            sub = ctx.sub(s2, me2)
-            if move is None and not self.lite:  # this decision's own odds (all of them when not lite)
-                opts = [o for o in ctx.odds if not o.action.option] if self.plain_only else ctx.odds
-            else:
-                opts = A.attack_options(rs, s2, me2, plain_only=self.plain_only)
-            scored = sorted(((self.attack_value(sub, o), o) for o in opts if o.p_hit >= self.p_min),
-                            key=lambda x: -x[0])
-            vals = [v for v, _ in scored]
-            if scored:
-                ctx.shots[cell] = scored[0][1]
-                off = vals[0] + (ATTACKS_PER_TURN - 1.0) * (vals[1] if len(vals) > 1 else vals[0])
-                off *= ctx.aggression
-        if off <= 0:
-            q, tgt = self.offence_at(ctx, cell)
-            off = ctx.later * q if tgt is not None else q  # attackable from there, but not this turn
-        expo = self._exact_exposure(ctx, s2, cell) if self.odds_exposure else self.exposure(ctx, cell)[0]
-        return off - ctx.def_weight * expo, off, expo
-
-    def _exact_exposure(self, ctx: Ctx, s2: BattleState, cell: int) -> float:
-        g = ctx.state.grid
-        total = 0.0
-        charging: list[float] = []
-        for e in ctx.enemies:
-            reach = ctx.ereach[e.id]
-            if reach <= A.MELEE_REACH_M:
-                cheb = g.chebyshev(cell, e.pos)
-                if cheb > 1:
-                    charging.append(ctx.danger[e.id] * self.melee_threat(cheb))
-                    continue
-            elif not g.los(e.pos, cell):
-                continue
-            total += A.incoming(ctx.rs, s2, e, ctx.me.id, self.dice, self.threats) / ctx.hp
-        return (total + _charge_sum(charging)) * ATTACKS_PER_TURN
+    def exact_value(self, ctx: Ctx, cell: int, move: Action | None, bar: float | None = None,
+                    bonus: float = 0.0) -> tuple[float, float, float]:
+        """(value, offence, exposure) of standing at `cell`, from the rules' odds on a copy
+        (agents/refine.py; `bar`, `bonus`: where an upper bound will do)."""
+        return R.exact_value(self, ctx, cell, move, bar, bonus)
 
     def _move_choices(self, ctx: Ctx, mem: TurnMemory, moves: list[Action], best_atk: float,
                       worth: bool) -> list[Choice]:
@@ -512,11 +476,13 @@ class TacticalPolicy(Policy):
                 cand.append((q + progress.get(m.cell, 0.0), m))
             cand.sort(key=lambda x: (-x[0], x[1].cell))
             base = self.exact_value(ctx, me.pos, None)[0] if self.refine else self.quick_value(ctx, me.pos)
-            scored = []
+            scored: list[tuple[float, Action]] = []
             for q, m in cand[:max(self.refine, 1)]:
                 used, ends = tiers.get(m.cell, (0.0, False))
                 if self.refine and not ends:
-                    v = self.exact_value(ctx, m.cell, m)[0] + progress.get(m.cell, 0.0)
+                    # only the best three are kept: below the third so far, an upper bound will do
+                    bonus = progress.get(m.cell, 0.0)
+                    v = self.exact_value(ctx, m.cell, m, R.third_best(scored), bonus)[0] + bonus
                 else:
                     v = q
                 scored.append((v, m))
@@ -733,13 +699,6 @@ class BoldPolicy(TacticalPolicy):
 
     name = "bold"
     caution = 0.1
-
-
-def _charge_sum(threats: list[float]) -> float:
-    """Hand-to-hand enemies that could close in next turn: only the two worst count (the
-    others will be busy with the figure's friends, or get in each other's way)."""
-    threats.sort(reverse=True)
-    return sum(threats[:2])
 
 
 def describe(state: BattleState, action: Action) -> str:

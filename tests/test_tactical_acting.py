@@ -1,0 +1,137 @@
+"""`agents.acting.acting_view` (issue 30) answers as `assess.as_acting`, the full copy, and never
+changes the fight it looks at.
+
+The view copies only the figure whose turn it starts, where the ruleset's `start_turn` changes
+nothing else (`ACTOR_ONLY_START`); the other figures are the original's own objects. These
+checks play seeded fights of every rule system, with `tactical` against `bold` and the other
+scripted policies, and at each decision start every standing figure's turn both ways: the
+same turn start, attacks, odds and dice, and the original state unchanged to the last value.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from agents import assess as A
+from agents.acting import ACTOR_ONLY_START, _copy_one, acting_view
+from agents.base import make_policy
+from rules.dice import Dice
+from rules.scenario import build_state, bundled_scenarios, load_scenario, new_battle
+from rules.state import BattleState, Combatant
+
+RULESETS = ["cortex", "cortex_hu", "metalface", "cybergeneration"]
+PAIRS = [("tactical", "bold"), ("random", "tactical"), ("bold", "cautious"), ("random", "aggressive")]
+
+
+def decisions(scenario: str, pair: tuple[str, str], seed: int, n: int = 60) -> Iterator[tuple[object, BattleState]]:
+    """(ruleset, state) before each of the first `n` decisions of a seeded fight."""
+    spec, src = load_scenario(scenario)
+    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
+    pols = {tm.name: make_policy(pair[i % 2], seed) for i, tm in enumerate(spec.teams)}
+    b.start()
+    for _ in range(n):
+        if b.state.over:
+            return
+        yield b.ruleset, b.state
+        b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+
+
+def snapshot(s: BattleState) -> tuple:
+    """Everything a fight can change, deep-copied, for comparing before and after a look."""
+    figs = tuple((c.id, c.pos, copy.deepcopy(c.conditions), copy.deepcopy(c.res)) for c in s.combatants)
+    return (figs, copy.deepcopy(s.economy), copy.deepcopy(s.objects), list(s.order), s.turn_index, s.round,
+            s.over, s.winner, s.pending, s.asking, s.grid)
+
+
+def look(rs, s: BattleState, who: str, view) -> tuple:
+    """What `incoming` and `best_threat` read from a fresh turn of `who`, and the dice it rolled."""
+    dice = Dice(np.random.default_rng(7))
+    s2 = view(rs, s, who, dice)
+    if s2 is None:
+        return None, len(dice.record)
+    acts = rs.legal_attacks(s2)
+    odds = rs.attack_odds_many(s2, s2.by_id[who], acts) if acts else []
+    return (acts, odds, snapshot(s2)[1:], s2.by_id[who].res, s2.by_id[who].conditions), dice.record
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_view_answers_as_the_full_copy_and_changes_nothing(ruleset: str) -> None:
+    scenarios = [s for s in bundled_scenarios() if s.split("/")[0] == ruleset]
+    looked = 0
+    for k, scen in enumerate(scenarios[:3]):
+        for seed, pair in enumerate(PAIRS):
+            for rs, s in decisions(scen, pair, 10 * k + seed):
+                for c in s.combatants:
+                    before = snapshot(s)
+                    full = look(rs, s, c.id, A.as_acting)
+                    light = look(rs, s, c.id, acting_view)
+                    assert light == full, (scen, c.id)
+                    assert snapshot(s) == before, (scen, c.id)
+                    looked += 1
+    assert looked > 100
+
+
+def test_the_rulesets_that_share_figures_are_named() -> None:
+    assert ACTOR_ONLY_START <= set(RULESETS)
+    assert "cybergeneration" not in ACTOR_ONLY_START  # its turn start ends suppression of others
+
+
+def test_cybergeneration_needs_the_full_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A suppressing figure's turn start frees the figures it suppressed: a view sharing them
+    would change the fight. Found in a random fight on a generated map; the check above catches it."""
+    from envs.generators import generate_scenario
+    spec, src = load_scenario(generate_scenario("cybergeneration", 1039))
+    b = new_battle(spec, Dice(np.random.default_rng(39)), src, record=False)
+    pols = {tm.name: make_policy("random", 39) for tm in spec.teams}
+    b.start()
+    leaks = 0
+    for _ in range(40):
+        s = b.state
+        for c in s.combatants:
+            if c.res["zone"] is None:
+                continue
+            before = snapshot(s)
+            look(b.ruleset, s, c.id, acting_view)
+            assert snapshot(s) == before
+            with monkeypatch.context() as m:
+                m.setattr("agents.acting.ACTOR_ONLY_START", ACTOR_ONLY_START | {"cybergeneration"})
+                look(b.ruleset, s, c.id, acting_view)
+            leaks += snapshot(s) != before
+            s.restore(_restored(s, before))
+        b.step(pols[s.actor.team].act(s, s.actor), check=False)
+    assert leaks > 0
+
+
+def _restored(s: BattleState, snap: tuple) -> BattleState:
+    """A clone of `s` with its figures' positions, conditions and resources as in `snap`."""
+    c = s.clone()
+    for (id_, pos, conds, res) in snap[0]:
+        f = c.by_id[id_]
+        f.pos, f.conditions, f.res = pos, copy.deepcopy(conds), copy.deepcopy(res)
+    return c
+
+
+def test_copy_one_sets_every_field_as_clone_does() -> None:
+    spec, src = load_scenario("cortex/warehouse")
+    s = build_state(spec, src)
+    s.objects[3] = ["knife"]
+    s.economy = {"actions": 1, "shots": {"pistol": 1}}
+    who = s.combatants[1].id
+    full, light = s.clone(), _copy_one(s, who)
+    for f in dataclasses.fields(BattleState):
+        if f.name not in ("combatants", "by_id"):
+            assert getattr(light, f.name) == getattr(full, f.name), f.name
+    for a, b in zip(full.combatants, light.combatants):
+        for f in dataclasses.fields(Combatant):
+            assert getattr(a, f.name) == getattr(b, f.name), f.name
+    assert all(light.by_id[x.id] is x for x in light.combatants)
+    # its own: the figure `who`, the economy, objects and order; shared: the other figures
+    assert light.by_id[who] is not s.by_id[who] and light.by_id[who].res is not s.by_id[who].res
+    assert all(light.by_id[c.id] is c for c in s.combatants if c.id != who)
+    assert light.economy["shots"] is not s.economy["shots"] and light.objects[3] is not s.objects[3]
+    assert light.order is not s.order
