@@ -65,6 +65,30 @@ ALLY_KINDS = tuple(k for k in KINDS if target_of(k) == "ally")
 NON_SELF = ("end_turn",) + tuple(k for k in KINDS if target_of(k) != "self")
 
 
+#: how `Layout.legal_map` indexes an action of each kind (the order of its former if-chain)
+_MOVE, _END, _CHOOSE, _ENEMY, _ALLY, _PICK_UP, _SELF = range(7)
+
+
+def _category(kind: str) -> int:
+    """The index block of an action kind, tested in the order the layout gives it."""
+    if kind == "move":
+        return _MOVE
+    if kind == "end_turn":
+        return _END
+    if kind == "choose":
+        return _CHOOSE
+    if kind in ENEMY_KINDS:
+        return _ENEMY
+    if kind in ALLY_KINDS:
+        return _ALLY
+    if kind == "pick_up":
+        return _PICK_UP
+    return _SELF
+
+
+_KIND_CATEGORY = {k: _category(k) for k in (*KINDS, "move", "end_turn", "choose", "pick_up")}
+
+
 def _opt(o: str | None) -> str:
     return o or ""
 
@@ -265,30 +289,33 @@ class Layout:
         out: dict[int, Action] = {}
         for a in legal:
             k = a.kind
+            cat = _KIND_CATEGORY.get(k)
+            if cat is None:
+                cat = _category(k)
             i = None
-            if k == "move":
+            if cat == _MOVE:
                 p = pos[a.cell]
                 if p >= 0:
                     i = p + 1
-            elif k == "end_turn":
+            elif cat == _END:
                 i = 0
-            elif k == "choose":
+            elif cat == _CHOOSE:
                 t = self._answer_index.get(a.option)
                 if t is not None:
                     i = self.off_answer + t
-            elif k in ENEMY_KINDS:
+            elif cat == _ENEMY:
                 e = eslot.get(a.target)
                 if e is not None:
                     ws = wslot.get(a.weapon, -2) if k in WEAPON_KINDS else -1
                     t = eidx.get((k, ws, a.option or ""))
                     if t is not None:
                         i = off_enemy + e * ne + t
-            elif k in ALLY_KINDS:
+            elif cat == _ALLY:
                 s_ = aslot.get(a.target)
                 t = aidx.get((k, a.option or ""))
                 if s_ is not None and t is not None:
                     i = off_ally + s_ * na + t
-            elif k == "pick_up":
+            elif cat == _PICK_UP:
                 cx, cy = g.xy(a.cell)
                 d = (cx - ax, cy - ay)
                 if d in RING:
@@ -332,26 +359,31 @@ class Layout:
         return map_tables(state.grid, self.height, self.width)
 
     def observe(self, state: BattleState, actor: Combatant | None, team: str,
-                reachable: Iterable[int] | None = None, moves: np.ndarray | None = None) -> dict[str, np.ndarray]:
+                reachable: Iterable[int] | None = None, moves: np.ndarray | None = None,
+                health: dict[str, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
         """The observation of `team` with `actor` acting (actor None: a neutral view).
 
         `reachable`: the map cells the actor can move to; or `moves`, the move block of the
-        decision's mask (`move_block`), which says the same without a conversion."""
+        decision's mask (`move_block`), which says the same without a conversion. `health`:
+        figure id -> `Ruleset.health` on this state, when the caller has it already."""
         rs = self.ruleset
         tb = self.tables(state)
         if moves is None and actor is not None and reachable:
             moves = np.zeros(self.n_move, dtype=np.int8)
             moves[move_positions(tb, reachable)] = 1
-        grid = np.zeros((len(GRID_CHANNELS), self.height, self.width), dtype=np.float32)
+        grid = tb.blank.copy()
         allies, enemies = self.slots(state, team)
-        health = {c.id: rs.health(c) for c in state.combatants}
+        if health is None:
+            health = {c.id: rs.health(c) for c in state.combatants}
         write_grid(grid, tb, state, actor, team, enemies, health, moves)
         units, cover = unit_rows(self, state, actor, team, allies, enemies, health, _CONDITION_COLUMN)
         econ = np.zeros(ECON_LEN, dtype=np.float32)
         if actor is not None and state.actor is actor:
             ev = rs.economy(state)
             econ[:len(self.econ_names)] = [ev.get(name, 0.0) for name in self.econ_names]
-            np.clip(econ, -100.0, 100.0, out=econ)
+            # np.clip(econ, -100, 100) as two ufuncs (the same values, NaN kept; without clip's dispatch)
+            np.minimum(econ, 100.0, out=econ)
+            np.maximum(econ, -100.0, out=econ)
         return {"grid": grid, "cover": cover, "economy": econ, "units": units}
 
 

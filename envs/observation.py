@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from rules.grid import Grid
-from rules.state import BattleState, Combatant
+from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 
 if TYPE_CHECKING:
     from envs.encoding import Layout
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 #: grid channel indices (envs.encoding.GRID_CHANNELS, in that order)
 (IN_MAP, IMPASSABLE, BLOCKS_SIGHT, COVER, DIFFICULT, ACTOR, ALLIES, ENEMIES, ALLY_HEALTH, ENEMY_HEALTH,
  PRONE, DOWN, REACHABLE, LINE_OF_SIGHT, THREAT, OBJECTS) = range(16)
+N_CHANNELS = 16
 N_STATIC = 5
 #: unit features before the condition flags (envs.encoding.UNIT_FEATURES)
 N_UNIT_BASE = 14
@@ -32,7 +33,7 @@ N_UNIT_BASE = 14
 class MapTables:
     """One map at one padded size: the static layers and each cell's padded position."""
 
-    __slots__ = ("static", "pos", "pos_list", "full", "ch", "cw", "gh", "gw")
+    __slots__ = ("static", "blank", "pos", "pos_list", "full", "ch", "cw", "gh", "gw")
 
     def __init__(self, g: Grid, height: int, width: int) -> None:
         gh, gw = g.height, g.width
@@ -51,6 +52,11 @@ class MapTables:
         st[DIFFICULT, :ch, :cw] = layer([float(t.difficult) for t in terr])
         st.flags.writeable = False
         self.static = st
+        blank = np.zeros((N_CHANNELS, height, width), dtype=np.float32)
+        blank[:N_STATIC] = st
+        blank.flags.writeable = False
+        #: a grid observation before anything of a state is written: the static layers, zeros elsewhere
+        self.blank = blank
         cells = np.arange(g.n)
         xs, ys = cells % gw, cells // gw
         pos = np.where((xs < width) & (ys < height), ys * width + xs, -1)
@@ -83,30 +89,30 @@ def map_tables(g: Grid, height: int, width: int) -> MapTables:
 def write_grid(grid: np.ndarray, tb: MapTables, state: BattleState, actor: Combatant | None, team: str,
                enemies: Sequence[Combatant], health: dict[str, tuple[float, float]],
                moves: np.ndarray | None) -> None:
-    """Fill the (C, H, W) `grid` (zeros) for `team` with `actor` acting (`moves`: the flat
-    H x W 0/1 block of the cells it can move to)."""
+    """Fill the (C, H, W) `grid`, a copy of `tb.blank` (the static layers, zeros elsewhere), for
+    `team` with `actor` acting (`moves`: the flat H x W 0/1 block of the cells it can move to)."""
     g = state.grid
     C, H, W = grid.shape
-    grid[:N_STATIC] = tb.static
-    gf = grid.reshape(C, H * W)   # a view: one flat position per padded cell
+    HW = H * W
+    flat = grid.reshape(C * HW)   # a view: channel ch of padded position p is flat[ch * HW + p]
+    gf = flat.reshape(C, HW)
     pos = tb.pos_list
+    o_actor, o_allies, o_enemies = ACTOR * HW, ALLIES * HW, ENEMIES * HW
+    o_ahealth, o_ehealth, o_prone, o_down = ALLY_HEALTH * HW, ENEMY_HEALTH * HW, PRONE * HW, DOWN * HW
     for c in state.combatants:
         p = pos[c.pos]
         if p < 0:
             continue
         hp, mx = health[c.id]
         own = c.team == team
-        if c is actor:
-            gf[ACTOR, p] = 1.0
-        elif own:
-            gf[ALLIES, p] = 1.0
-        else:
-            gf[ENEMIES, p] = 1.0
-        gf[ALLY_HEALTH if own else ENEMY_HEALTH, p] = hp / mx if mx else 0.0
-        if "prone" in c.conditions:
-            gf[PRONE, p] = 1.0
-        if c.down:
-            gf[DOWN, p] = 1.0
+        flat[(o_actor if c is actor else o_allies if own else o_enemies) + p] = 1.0
+        flat[(o_ahealth if own else o_ehealth) + p] = hp / mx if mx else 0.0
+        conds = c.conditions
+        if conds:   # no condition: neither prone nor down
+            if "prone" in conds:
+                flat[o_prone + p] = 1.0
+            if not DOWN_CONDITIONS.isdisjoint(conds):   # `c.down`, without the property call
+                flat[o_down + p] = 1.0
     if actor is not None:
         if moves is not None:
             gf[REACHABLE] = moves
@@ -115,23 +121,25 @@ def write_grid(grid: np.ndarray, tb: MapTables, state: BattleState, actor: Comba
             gf[LINE_OF_SIGHT] = vis
         else:
             grid[LINE_OF_SIGHT, :tb.ch, :tb.cw] = tb.crop(vis)
-    live = [c for c in enemies if not c.down]
+    live = [c for c in enemies if DOWN_CONDITIONS.isdisjoint(c.conditions)]
     if live:   # the share of live enemies that see each cell, summed in float32 as 0/1 counts
         if tb.full:
             threat = gf[THREAT]   # a view: summed in place
         else:
             threat = np.zeros(g.n, dtype=np.float32)
         for c in live:
-            threat += g.visible_row(c.pos)
+            np.add(threat, g.visible_row(c.pos), out=threat)
         if len(live) > 1:
             threat /= len(live)
         if not tb.full:
             grid[THREAT, :tb.ch, :tb.cw] = tb.crop(threat)
-    for cell, items in state.objects.items():
-        if items:
-            p = pos[cell]
-            if p >= 0:
-                gf[OBJECTS, p] = 1.0
+    if state.objects:
+        o_objects = OBJECTS * HW
+        for cell, items in state.objects.items():
+            if items:
+                p = pos[cell]
+                if p >= 0:
+                    flat[o_objects + p] = 1.0
 
 
 def move_positions(tb: MapTables, cells: Iterable[int]) -> np.ndarray:
