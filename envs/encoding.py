@@ -65,30 +65,6 @@ ALLY_KINDS = tuple(k for k in KINDS if target_of(k) == "ally")
 NON_SELF = ("end_turn",) + tuple(k for k in KINDS if target_of(k) != "self")
 
 
-#: how `Layout.legal_map` indexes an action of each kind (the order of its former if-chain)
-_MOVE, _END, _CHOOSE, _ENEMY, _ALLY, _PICK_UP, _SELF = range(7)
-
-
-def _category(kind: str) -> int:
-    """The index block of an action kind, tested in the order the layout gives it."""
-    if kind == "move":
-        return _MOVE
-    if kind == "end_turn":
-        return _END
-    if kind == "choose":
-        return _CHOOSE
-    if kind in ENEMY_KINDS:
-        return _ENEMY
-    if kind in ALLY_KINDS:
-        return _ALLY
-    if kind == "pick_up":
-        return _PICK_UP
-    return _SELF
-
-
-_KIND_CATEGORY = {k: _category(k) for k in (*KINDS, "move", "end_turn", "choose", "pick_up")}
-
-
 def _opt(o: str | None) -> str:
     return o or ""
 
@@ -289,33 +265,30 @@ class Layout:
         out: dict[int, Action] = {}
         for a in legal:
             k = a.kind
-            cat = _KIND_CATEGORY.get(k)
-            if cat is None:
-                cat = _category(k)
             i = None
-            if cat == _MOVE:
+            if k == "move":
                 p = pos[a.cell]
                 if p >= 0:
                     i = p + 1
-            elif cat == _END:
+            elif k == "end_turn":
                 i = 0
-            elif cat == _CHOOSE:
+            elif k == "choose":
                 t = self._answer_index.get(a.option)
                 if t is not None:
                     i = self.off_answer + t
-            elif cat == _ENEMY:
+            elif k in ENEMY_KINDS:
                 e = eslot.get(a.target)
                 if e is not None:
                     ws = wslot.get(a.weapon, -2) if k in WEAPON_KINDS else -1
                     t = eidx.get((k, ws, a.option or ""))
                     if t is not None:
                         i = off_enemy + e * ne + t
-            elif cat == _ALLY:
+            elif k in ALLY_KINDS:
                 s_ = aslot.get(a.target)
                 t = aidx.get((k, a.option or ""))
                 if s_ is not None and t is not None:
                     i = off_ally + s_ * na + t
-            elif cat == _PICK_UP:
+            elif k == "pick_up":
                 cx, cy = g.xy(a.cell)
                 d = (cx - ax, cy - ay)
                 if d in RING:

@@ -154,8 +154,8 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
     """(units, cover) arrays: slot 0 the acting figure, then allies, then enemies.
 
     `conditions`: condition name -> its feature column. Rows are written into one flat list
-    of Python floats and converted once (the same float32 roundings as row by row)."""
-    rs = lay.ruleset
+    of Python floats and converted once (the same float32 roundings as row by row). The
+    ruleset's reach and ammunition of the standing figures come from one `unit_numbers` call."""
     g = state.grid
     H, W = lay.height, lay.width
     n_ally, n_enemy = lay.n_ally, lay.n_enemy
@@ -175,6 +175,7 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
         apos = actor.pos
         rx, ry = apos % gw, apos // gw
         vis = g.visible_row(apos)
+    standing: list[tuple[int, Combatant]] = []
     for row, c in slots:
         b = row * nf
         hp, mx = health[c.id]
@@ -201,14 +202,22 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
         else:
             flat[b + 4], flat[b + 5] = cx / W, cy / H
         flat[b + 7] = hp / mx if mx else 0.0
-        if c.down:
-            flat[b + 8] = 1.0
+        conds = c.conditions
+        if conds:
+            if not DOWN_CONDITIONS.isdisjoint(conds):   # `c.down`
+                flat[b + 8] = 1.0
+            else:
+                standing.append((b, c))
+            for name in conds:
+                j = conditions.get(name)
+                if j is not None:
+                    flat[b + j] = 1.0
         else:
-            flat[b + 9] = min(1.0, rs.reach_m(c) / span)
-            flat[b + 10] = rs.ammo_frac(c)
-        for name in c.conditions:
-            j = conditions.get(name)
-            if j is not None:
-                flat[b + j] = 1.0
+            standing.append((b, c))
+    if standing:
+        numbers = lay.ruleset.unit_numbers([c for _, c in standing])
+        for (b, _), (reach, ammo) in zip(standing, numbers):
+            flat[b + 9] = min(1.0, reach / span)
+            flat[b + 10] = ammo
     units = np.array(flat, dtype=np.float32).reshape(lay.n_units, nf)
     return units, np.array(cov, dtype=np.float32).reshape(n_enemy, 2)
