@@ -124,6 +124,7 @@ class Layout:
         self.n_units = 1 + self.n_ally + self.n_enemy
         self.diag = max(1.0, float(np.hypot(self.width, self.height)))
         self.econ_names = tuple(self.ruleset.economy_features)[:CLOCK_SLOT]
+        self._econ_pad = [0.0] * (ECON_LEN - len(self.econ_names))
         if len(self.ruleset.economy_features) > CLOCK_SLOT:
             raise ValueError(f"{self.ruleset.name} declares {len(self.ruleset.economy_features)} economy "
                              f"features; the observation has room for {CLOCK_SLOT} (the last slot is the clock's)")
@@ -350,13 +351,17 @@ class Layout:
             health = {c.id: rs.health(c) for c in state.combatants}
         write_grid(grid, tb, state, actor, team, enemies, health, moves)
         units, cover = unit_rows(self, state, actor, team, allies, enemies, health, _CONDITION_COLUMN)
-        econ = np.zeros(ECON_LEN, dtype=np.float32)
         if actor is not None and state.actor is actor:
             ev = rs.economy(state)
-            econ[:len(self.econ_names)] = [ev.get(name, 0.0) for name in self.econ_names]
-            # np.clip(econ, -100, 100) as two ufuncs (the same values, NaN kept; without clip's dispatch)
-            np.minimum(econ, 100.0, out=econ)
-            np.maximum(econ, -100.0, out=econ)
+            vals = [ev.get(name, 0.0) for name in self.econ_names]
+            if all(-100.0 <= v <= 100.0 for v in vals):   # nothing to clip (NaN fails the test)
+                econ = np.array(vals + self._econ_pad, dtype=np.float32)
+            else:
+                econ = np.zeros(ECON_LEN, dtype=np.float32)
+                econ[:len(vals)] = vals
+                np.clip(econ, -100.0, 100.0, out=econ)
+        else:
+            econ = np.zeros(ECON_LEN, dtype=np.float32)
         return {"grid": grid, "cover": cover, "economy": econ, "units": units}
 
 
