@@ -128,7 +128,7 @@ def write_grid(grid: np.ndarray, tb: MapTables, state: BattleState, actor: Comba
         else:
             threat = np.zeros(g.n, dtype=np.float32)
         for c in live:
-            np.add(threat, g.visible_row(c.pos), out=threat)
+            threat += g.visible_row(c.pos)
         if len(live) > 1:
             threat /= len(live)
         if not tb.full:
