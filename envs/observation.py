@@ -153,15 +153,18 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
               conditions: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """(units, cover) arrays: slot 0 the acting figure, then allies, then enemies.
 
-    `conditions`: condition name -> its feature column. Rows are written into one flat list
-    of Python floats and converted once (the same float32 roundings as row by row). The
-    ruleset's reach and ammunition of the standing figures come from one `unit_numbers` call."""
+    `conditions`: condition name -> its feature column. Each Python float is written into the
+    float32 array as it is found (one rounding from double, as converting a list of them would
+    do, without building the mostly-zero list). The ruleset's reach and ammunition of the
+    standing figures come from one `unit_numbers` call."""
     g = state.grid
     H, W = lay.height, lay.width
     n_ally, n_enemy = lay.n_ally, lay.n_enemy
     nf = N_UNIT_BASE + len(conditions)
-    flat = [0.0] * (lay.n_units * nf)
-    cov = [0.0] * (2 * n_enemy)
+    units = np.zeros((lay.n_units, nf), dtype=np.float32)
+    flat = units.reshape(lay.n_units * nf)   # a view
+    cover = np.zeros((n_enemy, 2), dtype=np.float32)
+    cov = cover.reshape(2 * n_enemy)         # a view
     diag = lay.diag
     slots: list[tuple[int, Combatant]] = []
     if actor is not None:
@@ -219,5 +222,4 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
         for (b, _), (reach, ammo) in zip(standing, numbers):
             flat[b + 9] = min(1.0, reach / span)
             flat[b + 10] = ammo
-    units = np.array(flat, dtype=np.float32).reshape(lay.n_units, nf)
-    return units, np.array(cov, dtype=np.float32).reshape(n_enemy, 2)
+    return units, cover
