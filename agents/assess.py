@@ -195,10 +195,14 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
     best = 0.0
     if s2 is not None:
         e2 = s2.by_id[enemy.id]
-        acts = [a for a in rs.legal_attacks(s2, victim_id) if not (a.option and a.kind == "grapple")]
-        for o in rs.attack_odds_many(s2, e2, acts) if acts else ():
-            if o:
-                best = max(best, float(o.get("exp_damage", 0.0)))
+        quick = rs.best_expected_damage(s2, e2, (victim_id,))  # the same number, if the ruleset has it
+        if quick is not None:
+            best = quick[victim_id]
+        else:
+            acts = [a for a in rs.legal_attacks(s2, victim_id) if not (a.option and a.kind == "grapple")]
+            for o in rs.attack_odds_many(s2, e2, acts) if acts else ():
+                if o:
+                    best = max(best, float(o.get("exp_damage", 0.0)))
     if memo is not None and _rolls(dice) == rolls:
         memo[(id(state), enemy.id, victim_id)] = (state, best)
     return best
@@ -214,13 +218,20 @@ def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, m
         return 0.0
     e2 = s2.by_id[enemy.id]
     best = 0.0
-    per: dict[str, float] = {}
-    acts = [a for a in rs.legal_attacks(s2) if a.target is not None and not (a.option and a.kind == "grapple")]
-    for a, o in zip(acts, rs.attack_odds_many(s2, e2, acts) if acts else ()):
-        if o:
-            ed = float(o.get("exp_damage", 0.0))
-            best = max(best, ed / hp_left(rs, s2.by_id[a.target]))
-            per[a.target] = max(per.get(a.target, 0.0), ed)
+    per = rs.best_expected_damage(s2, e2, [c.id for c in s2.combatants])
+    if per is not None:
+        # max(ed / hp) over one target's attacks is max(ed) / hp: dividing by hp > 0 keeps order
+        for c in s2.combatants:
+            if per[c.id]:
+                best = max(best, per[c.id] / hp_left(rs, c))
+    else:
+        per = {}
+        acts = [a for a in rs.legal_attacks(s2) if a.target is not None and not (a.option and a.kind == "grapple")]
+        for a, o in zip(acts, rs.attack_odds_many(s2, e2, acts) if acts else ()):
+            if o:
+                ed = float(o.get("exp_damage", 0.0))
+                best = max(best, ed / hp_left(rs, s2.by_id[a.target]))
+                per[a.target] = max(per.get(a.target, 0.0), ed)
     if memo is not None and _rolls(dice) == rolls:
         for c in state.combatants:
             memo[(id(state), enemy.id, c.id)] = (state, per.get(c.id, 0.0))

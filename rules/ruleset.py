@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from rules.actions import Action
 from rules.dice import Dice
@@ -176,6 +176,16 @@ class Ruleset(ABC):
                          ) -> list[dict[str, float] | None]:
         """`attack_odds` of each action, in order (a ruleset may share work between them)."""
         return [self.attack_odds(state, actor, a) for a in actions]
+
+    def best_expected_damage(self, state: BattleState, actor: Combatant, victims: Iterable[str]
+                             ) -> dict[str, float] | None:
+        """The threat query: for each figure id in `victims`, max(0.0, the `exp_damage` of each
+        attack the acting figure `actor` could make on it now), i.e. of the `attack` and plain
+        `grapple` actions `legal_attacks(state, victim)` lists, priced by `attack_odds_many`
+        (grapple options such as escape and release left out), bit for bit the same float.
+        None (this default): not provided, and callers list and price the attacks themselves.
+        A ruleset that provides it must answer without changing the state and without dice."""
+        return None
 
     def reach_m(self, c: Combatant) -> float:
         """The longest distance (metres) at which the figure can attack now (0 if it cannot)."""

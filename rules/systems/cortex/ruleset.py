@@ -476,6 +476,10 @@ class CortexRuleset(UnitNumbersMixin, AskedMixin, PilotingMixin, CombatMixin, Me
         self._pool_cache.clear()  # one state and attacker: the pools found for one action hold for the next
         return attack_odds_many(self, state, actor, actions)
 
+    def best_expected_damage(self, state: BattleState, actor: Combatant, victims) -> dict[str, float] | None:
+        from rules.systems.cortex.threat import best_expected_damage
+        return best_expected_damage(self, state, actor, victims)
+
     def reach_m(self, c: Combatant) -> float:
         best = 0.0
         for w in self.usable_weapons(c):

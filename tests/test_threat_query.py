@@ -1,0 +1,93 @@
+"""`Ruleset.best_expected_damage` (the threat query, issue 30) gives the long way's number.
+
+The long way is what `assess.incoming` did before the query: list the attacks of the acting
+figure on the victim (`legal_attacks`, grapple options left out), price them with
+`attack_odds_many` and keep the largest `exp_damage` (0.0 when none). Seeded fights of each
+ruleset that provides the query, on bundled and generated maps, with random, aggressive and
+tactical teams, are walked decision by decision; at each, every standing figure is started
+on a fresh turn (as `incoming` asks) and the query is compared, bit for bit, with the long
+way for every figure as the victim. The acting figure's own mid-turn state is checked too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from agents import assess as A
+from agents.base import make_policy
+from rules.dice import Dice
+from rules.ruleset import get_ruleset
+from rules.scenario import bundled_scenarios, load_scenario, new_battle
+from rules.state import BattleState
+
+PROVIDERS = ["cortex"]
+POLICIES = ("random", "aggressive", "tactical")
+
+
+def long_way(rs, state: BattleState, victim: str) -> float:
+    """The largest `exp_damage` of the listed attacks on `victim`, priced (0.0 when none)."""
+    acts = [a for a in rs.legal_attacks(state, victim) if not (a.option and a.kind == "grapple")]
+    best = 0.0
+    for o in rs.attack_odds_many(state, state.actor, acts) if acts else ():
+        if o:
+            best = max(best, float(o.get("exp_damage", 0.0)))
+    return best
+
+
+def fights(ruleset: str, n: int) -> Iterator[tuple[str | dict, str, int]]:
+    """(scenario, policy, seed) of n fights: bundled and generated maps in turn."""
+    from envs.generators import generate_scenario
+    bundled = [s for s in bundled_scenarios() if s.split("/")[0] == ruleset]
+    for k in range(n):
+        scen = bundled[(k // 2) % len(bundled)] if k % 2 == 0 else generate_scenario(ruleset, 300 + k)
+        yield scen, POLICIES[k % len(POLICIES)], k
+
+
+def states(ruleset: str, n_fights: int, n_decisions: int) -> Iterator[tuple[object, BattleState]]:
+    """(ruleset, state) at each decision of the fights, and each figure's fresh turn there."""
+    for scen, policy, seed in fights(ruleset, n_fights):
+        spec, src = load_scenario(scen)
+        b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
+        pols = {tm.name: make_policy(policy, seed) for tm in spec.teams}
+        b.start()
+        for _ in range(n_decisions):
+            s = b.state
+            if s.over:
+                break
+            if s.pending is None:
+                yield b.ruleset, s
+                for c in s.combatants:
+                    s2 = A.as_acting(b.ruleset, s, c.id, Dice(np.random.default_rng(seed)))
+                    if s2 is not None:
+                        yield b.ruleset, s2
+            b.step(pols[s.actor.team].act(s, s.actor), check=False)
+
+
+@pytest.mark.parametrize("ruleset", PROVIDERS)
+def test_threat_query_is_the_largest_priced_attack(ruleset: str) -> None:
+    checked = nonzero = 0
+    for rs, s in states(ruleset, 24, 60):
+        ids = [c.id for c in s.combatants]
+        got = rs.best_expected_damage(s, s.actor, ids)
+        assert got is not None and list(got) == ids
+        for vid in ids:
+            want = long_way(rs, s, vid)
+            assert got[vid].hex() == want.hex(), (s.round, s.actor.id, vid, got[vid], want)
+            # asked for one victim alone: the same number
+            assert rs.best_expected_damage(s, s.actor, (vid,))[vid].hex() == want.hex()
+            checked += 1
+            nonzero += want > 0
+    assert nonzero > 200 and checked > 2 * nonzero
+
+
+def test_threat_query_is_optional() -> None:
+    """A ruleset without the query answers None, and `incoming` lists and prices instead."""
+    for name in ("metalface", "cybergeneration"):
+        rs = get_ruleset(name)
+        spec, src = load_scenario([s for s in bundled_scenarios() if s.startswith(name)][0])
+        b = new_battle(spec, Dice(np.random.default_rng(0)), src, record=False)
+        b.start()
+        assert rs.best_expected_damage(b.state, b.state.actor, [c.id for c in b.state.combatants]) is None
