@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from rules.dice import Step
 from rules.grid import FEET
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 from rules.systems.cortex.listing import _EXPLOSIVE, _MELEE, _RANGED, _plan
@@ -44,6 +45,21 @@ def _best_strike(att: tuple[int, ...], dfn: tuple[int, ...], add: int, floor: in
         if ed > best:
             best = ed
     return best
+
+
+@lru_cache(maxsize=4096)
+def _plain_pool_specs(steps: tuple[tuple[int, int, int], ...], damage: Step, dtype: str
+                      ) -> tuple[tuple[int, int, int], ...]:
+    """(Difficulty added, damage die's rounded mean, strikes) of the plain attack and of each
+    called shot (`steps`: see `best_expected_damage`) of a weapon that is not improvised, as
+    `odds._option_spec` works them out; repeats left out (the same numbers, the same float)."""
+    out = [(0, int(round(damage.mean)), 1)]
+    for extra, wound_steps, stun_steps in steps:
+        die = damage + (wound_steps if dtype == "W" else stun_steps)
+        spec = (extra, int(round(die.mean)), 1)
+        if spec not in out:
+            out.append(spec)
+    return tuple(out)
 
 
 def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Iterable[str]
@@ -82,21 +98,29 @@ def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Ite
             res = pools[key] = pool(state, a, w, option, band)
         return res
 
+    # what the called shots change, as `_option_spec` reads it: (Difficulty, the damage steps
+    # of a Wound weapon, of any other), in `called_options` order
+    areas = rs.called["areas"]
+    steps = tuple([(int(v["difficulty"]), int(v["wound"].get("damage_steps", 0)),
+                    int(v["stun_basic"].get("damage_steps", 0))) for v in [areas[o[7:]] for o in called]])
     # per weapon, once: the plan, the weapon `attack_odds_many` prices (looked up by name)
-    # and the specs of the options priced with the plain pool
+    # and the specs of the plain attack and the called shots, by the pool they roll
     weapons = []
     for plan in (_plan(rs, state, a, w) for w in ws):
         w = plan[0]
         pw = rs.weapon_named(a, w.name)
         improvised = bool(pw.x("improvised"))
-        groups: dict[str, list[tuple[int, int, int]]] = {}
-        for option in ("", *(called if plan[1] != _EXPLOSIVE else ())):
-            pool_opt, extra, damage, die_total = _option_spec(rs, pw, improvised, option)
-            spec = (extra, die_total, 1)
-            lst = groups.setdefault(pool_opt, [])
-            if spec not in lst:  # the same numbers give the same float
-                lst.append(spec)
-        weapons.append((plan, pw, improvised, tuple((k, tuple(v)) for k, v in groups.items())))
+        if plan[1] == _EXPLOSIVE:
+            groups: tuple = ()  # priced as a blast, below
+        elif not improvised:  # every called shot rolls the plain attack's pool
+            groups = (("", _plain_pool_specs(steps, pw.damage, pw.dtype)),)
+        else:  # an improvised weapon may roll another pool for a called shot: option by option
+            by_pool: dict[str, list[tuple[int, int, int]]] = {}
+            for option in ("", *called):
+                pool_opt, extra, _, die_total = _option_spec(rs, pw, improvised, option)
+                by_pool.setdefault(pool_opt, []).append((extra, die_total, 1))
+            groups = tuple((k, tuple(v)) for k, v in by_pool.items())
+        weapons.append((plan, pw, improvised, groups))
 
     for vid in out:
         t = state.by_id[vid]
