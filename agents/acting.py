@@ -19,13 +19,9 @@ from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState
 
-#: rulesets whose `start_turn` changes only the figure starting its turn and `state.economy`
-#: (read in rules/systems/*/ruleset.py): cortex (stance, reaction debt, the called-shot
-#: recovery roll and the shift off a taken cell: the actor only), cortex_hu (surprise, feint,
-#: prepared defences, reaction debt), metalface (movement status, charged weapons, shield).
-#: Not cybergeneration: its upkeep ends the actor's suppression, which changes the figures
-#: it suppressed.
-ACTOR_ONLY_START = frozenset({"cortex", "cortex_hu", "metalface"})
+# Which rulesets allow it is the ruleset's own declaration (`Ruleset.start_turn_changes_only_actor`):
+# cybergeneration does not: its upkeep ends the actor's suppression, which changes the figures it
+# suppressed.
 
 _new = object.__new__
 _MUTABLE = (dict, list, set)  # copied one level deep, as `BattleState.clone` copies the economy
@@ -33,10 +29,10 @@ _MUTABLE = (dict, list, set)  # copied one level deep, as `BattleState.clone` co
 
 def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleState | None:
     """`assess.as_acting(rs, state, who, dice)` for reading only: the same answers, the same
-    dice rolled, but only figure `who` copied where the ruleset allows (`ACTOR_ONLY_START`)."""
+    dice rolled, but only figure `who` copied where the ruleset allows (`Ruleset.start_turn_changes_only_actor`)."""
     if state.by_id[who].down:
         return None
-    s2 = _copy_one(state, who) if rs.name in ACTOR_ONLY_START else state.clone()
+    s2 = _copy_one(state, who) if rs.start_turn_changes_only_actor else state.clone()
     c = s2.by_id[who]
     s2.order = [who]
     s2.turn_index = 0

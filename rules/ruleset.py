@@ -72,6 +72,10 @@ class Ruleset(ABC):
     #: every answer any question of the ruleset can take (rules/choices.py), in a fixed
     #: order: the environments' answer block
     answers: tuple[str, ...] = ()
+    #: whether `start_turn` changes nothing but the figure whose turn starts and
+    #: `state.economy`: then a policy may read another figure's threat from a copy of that
+    #: figure alone (agents/acting.py; tests/test_tactical_acting.py checks it in play)
+    start_turn_changes_only_actor: bool = False
 
     # -- building -------------------------------------------------------------------
     @abstractmethod

@@ -2,7 +2,7 @@
 changes the fight it looks at.
 
 The view copies only the figure whose turn it starts, where the ruleset's `start_turn` changes
-nothing else (`ACTOR_ONLY_START`); the other figures are the original's own objects. These
+nothing else (`Ruleset.start_turn_changes_only_actor`); the other figures are the original's own objects. These
 checks play seeded fights of every rule system, with `tactical` against `bold` and the other
 scripted policies, and at each decision start every standing figure's turn both ways: the
 same turn start, attacks, odds and dice, and the original state unchanged to the last value.
@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from agents import assess as A
-from agents.acting import ACTOR_ONLY_START, _copy_one, acting_view
+from agents.acting import _copy_one, acting_view
+from rules.ruleset import get_ruleset
 from agents.base import make_policy
 from rules.dice import Dice
 from rules.scenario import build_state, bundled_scenarios, load_scenario, new_battle
@@ -76,9 +77,9 @@ def test_the_view_answers_as_the_full_copy_and_changes_nothing(ruleset: str) -> 
     assert looked > 100
 
 
-def test_the_rulesets_that_share_figures_are_named() -> None:
-    assert ACTOR_ONLY_START <= set(RULESETS)
-    assert "cybergeneration" not in ACTOR_ONLY_START  # its turn start ends suppression of others
+def test_the_rulesets_that_share_figures_say_so() -> None:
+    shared = {r for r in RULESETS if get_ruleset(r).start_turn_changes_only_actor}
+    assert shared == {"cortex", "cortex_hu", "metalface"}  # cybergeneration's turn start ends suppression of others
 
 
 def test_cybergeneration_needs_the_full_copy(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -99,7 +100,7 @@ def test_cybergeneration_needs_the_full_copy(monkeypatch: pytest.MonkeyPatch) ->
             look(b.ruleset, s, c.id, acting_view)
             assert snapshot(s) == before
             with monkeypatch.context() as m:
-                m.setattr("agents.acting.ACTOR_ONLY_START", ACTOR_ONLY_START | {"cybergeneration"})
+                m.setattr(type(b.ruleset), "start_turn_changes_only_actor", True)
                 look(b.ruleset, s, c.id, acting_view)
             leaks += snapshot(s) != before
             s.restore(_restored(s, before))

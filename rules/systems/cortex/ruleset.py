@@ -54,6 +54,8 @@ class CortexRuleset(UnitNumbersMixin, AskedMixin, PilotingMixin, CombatMixin, Me
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"
+    #: start_turn: stance, reaction debt, the called-shot recovery roll, the shift off a taken cell: the actor's own
+    start_turn_changes_only_actor = True
     description = "Serenity RPG house rules (seed 000) on Cortex Classic"
     #: answers to the choices seed 000 gives a figure (docs/cortex.md, Choices)
     answers = ("leap", "stay") + DIRECTIONS + ("prone", "stand", "bypass_armour", "special_effect",

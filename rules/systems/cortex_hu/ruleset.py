@@ -50,6 +50,8 @@ class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, Tra
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"
+    #: start_turn: surprise, feint, prepared defences, reaction debt: the actor's own
+    start_turn_changes_only_actor = True
     description = "Hungarian Cortex combat summary (seed 002) on Cortex Classic"
     economy_features = ("actions_used", "next_action_steps", "actions_left", "move_used_m", "walk_left_m",
                         "move_left_m", "jogged", "ran", "run_penalty", "prepared_parries", "prepared_dodges",

@@ -50,6 +50,8 @@ class MetalfaceRuleset(UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin,
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"
+    #: start_turn: movement status, charged weapons, shield: the actor's own
+    start_turn_changes_only_actor = True
     description = ("METALFACE: RPG combat chapter (seed 003): d6 keep-the-highest, two half turns, "
                    "facing and posture, charged/clip/projectile weapons, Status levels, repairs")
     default_cell_m = 1.0
