@@ -17,7 +17,10 @@ actions or result dicts. It is exact because:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable
+
+from rules.dice import Step
 
 from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.odds import hit_stats
@@ -37,30 +40,51 @@ def _weapon_plans(rs: Any, state: BattleState, a: Combatant) -> list[tuple] | No
     all_out_now = bool(e["all_out"])
     all_out_ok = not (e["acted"] or e["carried"] or e["full_defence"] or e["all_out"])
     aim = a.res["aim"] * int(rs.aim_rules["steps_per_round"])
-    areas = rs.called["areas"]
+    rows = _option_rows(rs)
+    ao_steps = rs.all_out_steps
     plans = []
     for w in rs.usable_weapons(a):
         if rs.weapon_named(a, w.name) is not w:  # as `attack_odds` looks the weapon up
             return None
         shoots = not w.ranged or (not held and e["shots"].get(w.name, 0) < w.rof
                                   and not (w.magazine and a.res["ammo"].get(w.name, 0) <= 0))
-        opts = []
-        for opt in rs.attack_options:
-            if opt == "disarm" or (opt == "all_out" and not all_out_ok):
-                continue
-            if opt == "throw" and (held or w.kind != "melee" or w.name == "unarmed"):
-                continue
-            if opt == "choke" and w.name != "unarmed":
-                continue
-            # `attack_actions`' sum less the band: whole numbers, so any order gives the same
-            add = (base + rs.option_steps(w, opt) + (rs.all_out_steps if opt == "all_out" or all_out_now else 0)
-                   + (aim if w.ranged or opt == "throw" else 0))
-            die = w.damage  # `attack_odds`' die: stepped up by a called shot unless waived
-            if opt.startswith("called:") and not opt.endswith("_waive"):
-                die = die + int(areas[rs.area_of(opt)]["damage_steps"])
-            opts.append((opt, add, die.mean, opt == "choke"))
+        # `attack_actions`' sum less the band: whole numbers, so any order gives the same
+        opts = [(opt, base + st + (ao_steps if ao or all_out_now else 0) + (aim if aimed else 0), mean, choke)
+                for opt, st, mean, choke, ao, aimed, throw in _weapon_options(
+                    w.damage, w.ranged, w.kind == "melee" and w.name != "unarmed", w.name == "unarmed", rows)
+                if not (ao and not all_out_ok) and not (throw and held)]
         plans.append((w, shoots, opts))
     return plans
+
+
+def _option_rows(rs: Any) -> tuple[tuple[str, int, int | None], ...]:
+    """(option, `option_steps`, damage steps a hit adds or None) of each attack option but
+    disarm, in `attack_options` order (a called shot's steps do not depend on the weapon)."""
+    areas = rs.called["areas"]
+    out = []
+    for opt in rs.attack_options:
+        if opt.startswith("called:"):
+            spec = areas[rs.area_of(opt)]
+            waived = opt.endswith("_waive")
+            out.append((opt, int(spec["attack_steps"]), None if waived else int(spec["damage_steps"])))
+        elif opt != "disarm":
+            out.append((opt, 0, None))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def _weapon_options(damage: Step, ranged: bool, throwable: bool, unarmed: bool,
+                    rows: tuple[tuple[str, int, int | None], ...]) -> tuple[tuple, ...]:
+    """(option, `option_steps`, damage die mean as `attack_odds` steps it, choke, all-out,
+    aimed, thrown) of each option of `rows` a weapon like this has: a pure function of its
+    arguments (immutable values), so a module-level memo is safe."""
+    out = []
+    for opt, st, dsteps in rows:
+        if (opt == "throw" and not throwable) or (opt == "choke" and not unarmed):
+            continue
+        die = damage if dsteps is None else damage + dsteps
+        out.append((opt, st, die.mean, opt == "choke", opt == "all_out", ranged or opt == "throw", opt == "throw"))
+    return tuple(out)
 
 
 def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Iterable[str]
