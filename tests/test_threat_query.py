@@ -91,3 +91,67 @@ def test_threat_query_is_optional() -> None:
         b = new_battle(spec, Dice(np.random.default_rng(0)), src, record=False)
         b.start()
         assert rs.best_expected_damage(b.state, b.state.actor, [c.id for c in b.state.combatants]) is None
+
+
+# -- cortex_hu (issue 30, wave 3): its own block, the same walk ---------------------------
+HU_FIGHTS, HU_DECISIONS = 24, 60
+
+
+def test_threat_query_cortex_hu_is_the_largest_priced_attack() -> None:
+    checked = nonzero = 0
+    for rs, s in states("cortex_hu", HU_FIGHTS, HU_DECISIONS):
+        ids = [c.id for c in s.combatants]
+        got = rs.best_expected_damage(s, s.actor, ids)
+        assert got is not None and list(got) == ids
+        for vid in ids:
+            want = long_way(rs, s, vid)
+            assert got[vid].hex() == want.hex(), (s.round, s.actor.id, vid, got[vid], want)
+            assert rs.best_expected_damage(s, s.actor, (vid,))[vid].hex() == want.hex()
+            checked += 1
+            nonzero += want > 0
+    assert nonzero > 200 and checked > 2 * nonzero
+
+
+def _hu_variants(s: BattleState) -> Iterator[BattleState]:
+    """Copies of `s` with what the fights seldom show: every enemy feinted by the actor, the
+    actor held by an adjacent enemy (or holding it), the actor aiming (the numbers are set by
+    hand; both ways read the same copy)."""
+    a = s.actor
+    foes = [c for c in s.combatants if c.team != a.team and not c.down]
+    s2 = s.clone()
+    for c in s2.combatants:
+        if c.team != a.team:
+            c.res["feinted_by"] = a.id
+    yield s2
+    for c in foes:
+        if s.grid.adjacent(a.pos, c.pos) and a.res["grappled_by"] is None and a.res["grappling"] is None:
+            for held in (True, False):
+                s2 = s.clone()
+                a2, c2 = s2.actor, s2.by_id[c.id]
+                if held:
+                    a2.res["grappled_by"], c2.res["grappling"] = c.id, a.id
+                else:
+                    a2.res["grappling"], c2.res["grappled_by"] = c.id, a.id
+                yield s2
+            break
+    for n in (1, 2):
+        s2 = s.clone()
+        s2.actor.res["aim"] = n
+        yield s2
+
+
+def test_threat_query_cortex_hu_on_staged_states() -> None:
+    """Feints, holds and aim set on copies of the fights' states: the same number."""
+    checked = nonzero = 0
+    for k, (rs, s) in enumerate(states("cortex_hu", 8, 40)):
+        if k % 3:
+            continue
+        for s2 in _hu_variants(s):
+            ids = [c.id for c in s2.combatants]
+            got = rs.best_expected_damage(s2, s2.actor, ids)
+            for vid in ids:
+                want = long_way(rs, s2, vid)
+                assert got[vid].hex() == want.hex(), (s2.round, s2.actor.id, vid, got[vid], want)
+                checked += 1
+                nonzero += want > 0
+    assert nonzero > 100 and checked > 2 * nonzero

@@ -434,6 +434,10 @@ class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, Tra
         shared: dict = {}
         return [attack_odds(self, state, actor, a, shared) for a in actions]
 
+    def best_expected_damage(self, state: BattleState, actor: Combatant, victims) -> dict[str, float] | None:
+        from rules.systems.cortex_hu.threat import best_expected_damage
+        return best_expected_damage(self, state, actor, victims)
+
     def reach_m(self, c: Combatant) -> float:
         """Ranged weapons with ammunition reach their long band; hand to hand reaches the next cell."""
         best = 0.0
