@@ -124,6 +124,7 @@ class Layout:
         self.n_units = 1 + self.n_ally + self.n_enemy
         self.diag = max(1.0, float(np.hypot(self.width, self.height)))
         self.econ_names = tuple(self.ruleset.economy_features)[:CLOCK_SLOT]
+        self._econ_pad = [0.0] * (ECON_LEN - len(self.econ_names))
         if len(self.ruleset.economy_features) > CLOCK_SLOT:
             raise ValueError(f"{self.ruleset.name} declares {len(self.ruleset.economy_features)} economy "
                              f"features; the observation has room for {CLOCK_SLOT} (the last slot is the clock's)")
@@ -332,26 +333,35 @@ class Layout:
         return map_tables(state.grid, self.height, self.width)
 
     def observe(self, state: BattleState, actor: Combatant | None, team: str,
-                reachable: Iterable[int] | None = None, moves: np.ndarray | None = None) -> dict[str, np.ndarray]:
+                reachable: Iterable[int] | None = None, moves: np.ndarray | None = None,
+                health: dict[str, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
         """The observation of `team` with `actor` acting (actor None: a neutral view).
 
         `reachable`: the map cells the actor can move to; or `moves`, the move block of the
-        decision's mask (`move_block`), which says the same without a conversion."""
+        decision's mask (`move_block`), which says the same without a conversion. `health`:
+        figure id -> `Ruleset.health` on this state, when the caller has it already."""
         rs = self.ruleset
         tb = self.tables(state)
         if moves is None and actor is not None and reachable:
             moves = np.zeros(self.n_move, dtype=np.int8)
             moves[move_positions(tb, reachable)] = 1
-        grid = np.zeros((len(GRID_CHANNELS), self.height, self.width), dtype=np.float32)
+        grid = tb.blank.copy()
         allies, enemies = self.slots(state, team)
-        health = {c.id: rs.health(c) for c in state.combatants}
+        if health is None:
+            health = {c.id: rs.health(c) for c in state.combatants}
         write_grid(grid, tb, state, actor, team, enemies, health, moves)
         units, cover = unit_rows(self, state, actor, team, allies, enemies, health, _CONDITION_COLUMN)
-        econ = np.zeros(ECON_LEN, dtype=np.float32)
         if actor is not None and state.actor is actor:
             ev = rs.economy(state)
-            econ[:len(self.econ_names)] = [ev.get(name, 0.0) for name in self.econ_names]
-            np.clip(econ, -100.0, 100.0, out=econ)
+            vals = [ev.get(name, 0.0) for name in self.econ_names]
+            if all(-100.0 <= v <= 100.0 for v in vals):   # nothing to clip (NaN fails the test)
+                econ = np.array(vals + self._econ_pad, dtype=np.float32)
+            else:
+                econ = np.zeros(ECON_LEN, dtype=np.float32)
+                econ[:len(vals)] = vals
+                np.clip(econ, -100.0, 100.0, out=econ)
+        else:
+            econ = np.zeros(ECON_LEN, dtype=np.float32)
         return {"grid": grid, "cover": cover, "economy": econ, "units": units}
 
 

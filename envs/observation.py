@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from rules.grid import Grid
-from rules.state import BattleState, Combatant
+from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 
 if TYPE_CHECKING:
     from envs.encoding import Layout
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 #: grid channel indices (envs.encoding.GRID_CHANNELS, in that order)
 (IN_MAP, IMPASSABLE, BLOCKS_SIGHT, COVER, DIFFICULT, ACTOR, ALLIES, ENEMIES, ALLY_HEALTH, ENEMY_HEALTH,
  PRONE, DOWN, REACHABLE, LINE_OF_SIGHT, THREAT, OBJECTS) = range(16)
+N_CHANNELS = 16
 N_STATIC = 5
 #: unit features before the condition flags (envs.encoding.UNIT_FEATURES)
 N_UNIT_BASE = 14
@@ -32,7 +33,7 @@ N_UNIT_BASE = 14
 class MapTables:
     """One map at one padded size: the static layers and each cell's padded position."""
 
-    __slots__ = ("static", "pos", "pos_list", "full", "ch", "cw", "gh", "gw")
+    __slots__ = ("static", "blank", "pos", "pos_list", "full", "ch", "cw", "gh", "gw")
 
     def __init__(self, g: Grid, height: int, width: int) -> None:
         gh, gw = g.height, g.width
@@ -51,6 +52,11 @@ class MapTables:
         st[DIFFICULT, :ch, :cw] = layer([float(t.difficult) for t in terr])
         st.flags.writeable = False
         self.static = st
+        blank = np.zeros((N_CHANNELS, height, width), dtype=np.float32)
+        blank[:N_STATIC] = st
+        blank.flags.writeable = False
+        #: a grid observation before anything of a state is written: the static layers, zeros elsewhere
+        self.blank = blank
         cells = np.arange(g.n)
         xs, ys = cells % gw, cells // gw
         pos = np.where((xs < width) & (ys < height), ys * width + xs, -1)
@@ -83,30 +89,30 @@ def map_tables(g: Grid, height: int, width: int) -> MapTables:
 def write_grid(grid: np.ndarray, tb: MapTables, state: BattleState, actor: Combatant | None, team: str,
                enemies: Sequence[Combatant], health: dict[str, tuple[float, float]],
                moves: np.ndarray | None) -> None:
-    """Fill the (C, H, W) `grid` (zeros) for `team` with `actor` acting (`moves`: the flat
-    H x W 0/1 block of the cells it can move to)."""
+    """Fill the (C, H, W) `grid`, a copy of `tb.blank` (the static layers, zeros elsewhere), for
+    `team` with `actor` acting (`moves`: the flat H x W 0/1 block of the cells it can move to)."""
     g = state.grid
     C, H, W = grid.shape
-    grid[:N_STATIC] = tb.static
-    gf = grid.reshape(C, H * W)   # a view: one flat position per padded cell
+    HW = H * W
+    flat = grid.reshape(C * HW)   # a view: channel ch of padded position p is flat[ch * HW + p]
+    gf = flat.reshape(C, HW)
     pos = tb.pos_list
+    o_actor, o_allies, o_enemies = ACTOR * HW, ALLIES * HW, ENEMIES * HW
+    o_ahealth, o_ehealth, o_prone, o_down = ALLY_HEALTH * HW, ENEMY_HEALTH * HW, PRONE * HW, DOWN * HW
     for c in state.combatants:
         p = pos[c.pos]
         if p < 0:
             continue
         hp, mx = health[c.id]
         own = c.team == team
-        if c is actor:
-            gf[ACTOR, p] = 1.0
-        elif own:
-            gf[ALLIES, p] = 1.0
-        else:
-            gf[ENEMIES, p] = 1.0
-        gf[ALLY_HEALTH if own else ENEMY_HEALTH, p] = hp / mx if mx else 0.0
-        if "prone" in c.conditions:
-            gf[PRONE, p] = 1.0
-        if c.down:
-            gf[DOWN, p] = 1.0
+        flat[(o_actor if c is actor else o_allies if own else o_enemies) + p] = 1.0
+        flat[(o_ahealth if own else o_ehealth) + p] = hp / mx if mx else 0.0
+        conds = c.conditions
+        if conds:   # no condition: neither prone nor down
+            if "prone" in conds:
+                flat[o_prone + p] = 1.0
+            if not DOWN_CONDITIONS.isdisjoint(conds):   # `c.down`, without the property call
+                flat[o_down + p] = 1.0
     if actor is not None:
         if moves is not None:
             gf[REACHABLE] = moves
@@ -115,7 +121,7 @@ def write_grid(grid: np.ndarray, tb: MapTables, state: BattleState, actor: Comba
             gf[LINE_OF_SIGHT] = vis
         else:
             grid[LINE_OF_SIGHT, :tb.ch, :tb.cw] = tb.crop(vis)
-    live = [c for c in enemies if not c.down]
+    live = [c for c in enemies if DOWN_CONDITIONS.isdisjoint(c.conditions)]
     if live:   # the share of live enemies that see each cell, summed in float32 as 0/1 counts
         if tb.full:
             threat = gf[THREAT]   # a view: summed in place
@@ -127,11 +133,13 @@ def write_grid(grid: np.ndarray, tb: MapTables, state: BattleState, actor: Comba
             threat /= len(live)
         if not tb.full:
             grid[THREAT, :tb.ch, :tb.cw] = tb.crop(threat)
-    for cell, items in state.objects.items():
-        if items:
-            p = pos[cell]
-            if p >= 0:
-                gf[OBJECTS, p] = 1.0
+    if state.objects:
+        o_objects = OBJECTS * HW
+        for cell, items in state.objects.items():
+            if items:
+                p = pos[cell]
+                if p >= 0:
+                    flat[o_objects + p] = 1.0
 
 
 def move_positions(tb: MapTables, cells: Iterable[int]) -> np.ndarray:
@@ -145,15 +153,18 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
               conditions: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """(units, cover) arrays: slot 0 the acting figure, then allies, then enemies.
 
-    `conditions`: condition name -> its feature column. Rows are written into one flat list
-    of Python floats and converted once (the same float32 roundings as row by row)."""
-    rs = lay.ruleset
+    `conditions`: condition name -> its feature column. Each Python float is written into the
+    float32 array as it is found (one rounding from double, as converting a list of them would
+    do, without building the mostly-zero list). The ruleset's reach and ammunition of the
+    standing figures come from one `unit_numbers` call."""
     g = state.grid
     H, W = lay.height, lay.width
     n_ally, n_enemy = lay.n_ally, lay.n_enemy
     nf = N_UNIT_BASE + len(conditions)
-    flat = [0.0] * (lay.n_units * nf)
-    cov = [0.0] * (2 * n_enemy)
+    units = np.zeros((lay.n_units, nf), dtype=np.float32)
+    flat = units.reshape(lay.n_units * nf)   # a view
+    cover = np.zeros((n_enemy, 2), dtype=np.float32)
+    cov = cover.reshape(2 * n_enemy)         # a view
     diag = lay.diag
     slots: list[tuple[int, Combatant]] = []
     if actor is not None:
@@ -167,6 +178,7 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
         apos = actor.pos
         rx, ry = apos % gw, apos // gw
         vis = g.visible_row(apos)
+    standing: list[tuple[int, Combatant]] = []
     for row, c in slots:
         b = row * nf
         hp, mx = health[c.id]
@@ -193,14 +205,21 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
         else:
             flat[b + 4], flat[b + 5] = cx / W, cy / H
         flat[b + 7] = hp / mx if mx else 0.0
-        if c.down:
-            flat[b + 8] = 1.0
+        conds = c.conditions
+        if conds:
+            if not DOWN_CONDITIONS.isdisjoint(conds):   # `c.down`
+                flat[b + 8] = 1.0
+            else:
+                standing.append((b, c))
+            for name in conds:
+                j = conditions.get(name)
+                if j is not None:
+                    flat[b + j] = 1.0
         else:
-            flat[b + 9] = min(1.0, rs.reach_m(c) / span)
-            flat[b + 10] = rs.ammo_frac(c)
-        for name in c.conditions:
-            j = conditions.get(name)
-            if j is not None:
-                flat[b + j] = 1.0
-    units = np.array(flat, dtype=np.float32).reshape(lay.n_units, nf)
-    return units, np.array(cov, dtype=np.float32).reshape(n_enemy, 2)
+            standing.append((b, c))
+    if standing:
+        numbers = lay.ruleset.unit_numbers([c for _, c in standing])
+        for (b, _), (reach, ammo) in zip(standing, numbers):
+            flat[b + 9] = min(1.0, reach / span)
+            flat[b + 10] = ammo
+    return units, cover

@@ -204,12 +204,21 @@ class SkirmishEnv(gym.Env):
         spec, _ = load_scenario(generate_scenario(seed=seed, **{k: v for k, v in args.items() if v is not None}))
         return spec
 
-    def _team_health(self, state: BattleState, full: bool = False) -> tuple[float, float]:
-        """(agent team's health, the others'): what is left, or with `full` the most there is."""
+    def _healths(self, state: BattleState) -> dict[str, tuple[float, float]]:
+        """figure id -> `Ruleset.health`: read once a decision, by the reward and the observation."""
+        health = self.rs.health
+        return {c.id: health(c) for c in state.combatants}
+
+    def _team_health(self, state: BattleState, full: bool = False,
+                     health: dict[str, tuple[float, float]] | None = None) -> tuple[float, float]:
+        """(agent team's health, the others'): what is left, or with `full` the most there is
+        (`health`: `_healths(state)`, when the caller has it)."""
+        if health is None:
+            health = self._healths(state)
         own = other = 0.0
         k = 1 if full else 0
-        for c in state.combatants:
-            h = self.rs.health(c)[k]
+        for c in state.combatants:   # summed in figure order, as always
+            h = health[c.id][k]
             if c.team == self.agent_team:
                 own += h
             else:
@@ -222,19 +231,20 @@ class SkirmishEnv(gym.Env):
         while not s.over and s.actor is not None and s.actor.team != self.agent_team:
             b.step(self._opponent.act(s, s.actor), check=False)
 
-    def _observe(self) -> dict[str, np.ndarray]:
-        """The observation of the current decision; sets its legal map and mask (once a decision)."""
+    def _observe(self, health: dict[str, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
+        """The observation of the current decision; sets its legal map and mask (once a decision).
+        `health`: `_healths` of the current state, when the caller has it."""
         s = self.battle.state
         lay = self.layout
         actor = s.actor if (not s.over and s.actor is not None and s.actor.team == self.agent_team) else None
         if actor is not None:
             self._legal = lay.legal_map(s, actor, self.rs.legal_actions(s))
             self._mask = lay.mask(self._legal)
-            obs = lay.observe(s, actor, self.agent_team, moves=lay.move_block(self._mask))
+            obs = lay.observe(s, actor, self.agent_team, moves=lay.move_block(self._mask), health=health)
         else:
             self._legal = {0: END_TURN}
             self._mask = lay.mask(self._legal)
-            obs = lay.observe(s, None, self.agent_team)
+            obs = lay.observe(s, None, self.agent_team, health=health)
         if self.clock:
             lay.set_clock(obs, s)
         if self.advice is not None:
@@ -282,10 +292,11 @@ class SkirmishEnv(gym.Env):
         s = self.battle.state
         # damage rewards are shares of each side's full health: a stable scale (the health
         # left after the opponents' opening turns can be 0, and recovery can raise it later)
-        self._start_health = self._team_health(s, full=True)
-        self._last_health = self._team_health(s)
+        health = self._healths(s)
+        self._start_health = self._team_health(s, full=True, health=health)
+        self._last_health = self._team_health(s, health=health)
         self._done = False
-        obs = self._observe()
+        obs = self._observe(health)
         return obs, self._info()
 
     def step(self, action):
@@ -309,7 +320,8 @@ class SkirmishEnv(gym.Env):
                 self._advisor.commit(s, s.actor, self._legal[a])
             self.battle.step(self._legal[a], check=False)
             self._advance_opponents()
-        own, other = self._team_health(s)
+        health = self._healths(s)   # this state's, for the reward and the observation below
+        own, other = self._team_health(s, health=health)
         lo, lt = self._last_health
         so, st = self._start_health
         reward = 0.0
@@ -333,7 +345,7 @@ class SkirmishEnv(gym.Env):
             else:
                 reward += self.reward_cfg["loss"]
                 terminated = True
-        obs = self._observe()
+        obs = self._observe(health)
         info = self._info()
         if s.over:
             info["winner"] = s.winner

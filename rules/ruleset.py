@@ -189,6 +189,13 @@ class Ruleset(ABC):
         """Fraction of ammunition left in the figure's main ranged weapon (1 when none is needed)."""
         return 1.0
 
+    def unit_numbers(self, figures: list[Combatant]) -> list[tuple[float, float]]:
+        """(`reach_m`, `ammo_frac`) of each figure, in order: what an observation reads of the
+        standing figures, in one call (a ruleset may answer from one look at each figure's
+        weapons; tests/test_env_shortcuts.py checks each against the two calls)."""
+        reach, ammo = self.reach_m, self.ammo_frac
+        return [(reach(c), ammo(c)) for c in figures]
+
     def describe(self, c: Combatant) -> str:
         """A one-line summary of a figure for GMs."""
         hp, mx = self.health(c)

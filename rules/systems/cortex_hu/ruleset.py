@@ -444,6 +444,27 @@ class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, Tra
                 best = max(best, 1.5 * 1.5)  # the next cell, diagonals included
         return best
 
+    def unit_numbers(self, figures: list[Combatant]) -> list[tuple[float, float]]:
+        """(`reach_m(c)`, `ammo_frac(c)`) of each figure from one look at its weapons: the same
+        loops, fused (tests/test_env_shortcuts.py checks them against the two calls)."""
+        out = []
+        for c in figures:
+            ammo = c.res["ammo"]
+            one_arm = "arm_useless" in c.conditions
+            best = 0.0
+            frac = None
+            for w in self.weapons_of(c):
+                if w.ranged:
+                    if frac is None and w.magazine:            # ammo_frac: the first ranged magazine
+                        frac = ammo.get(w.name, 0) / max(1, w.magazine)
+                    if (one_arm and w.hands > 1) or (w.magazine and ammo.get(w.name, 0) <= 0):
+                        continue                               # reach_m: usable and loaded
+                    best = max(best, float(w.x("range_m")[-1]))
+                elif not (one_arm and w.hands > 1):
+                    best = max(best, 1.5 * 1.5)
+            out.append((best, 1.0 if frac is None else frac))
+        return out
+
     def weapon_slots(self, c: Combatant) -> list[str]:
         return [w.name for w in self.weapons_of(c)]
 

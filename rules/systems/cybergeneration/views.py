@@ -76,6 +76,31 @@ class ViewsMixin:
                 best = max(best, 2.2)
         return best
 
+    def unit_numbers(self, figures: list[Combatant]) -> list[tuple[float, float]]:
+        """(`reach_m(c)`, `ammo_frac(c)`) of each figure from one look at its weapons: the same
+        loops, fused (tests/test_env_shortcuts.py checks them against the two calls)."""
+        out = []
+        for c in figures:
+            down = c.down
+            best = 0.0
+            frac = None
+            for w in self.weapons_of(c):
+                kind = w.kind
+                if frac is None and kind in ("ranged", "genius") and w.magazine:   # ammo_frac
+                    frac = c.res["ammo"].get(w.name, 0) / max(1, w.magazine)
+                if down or w.grapple_only:                                         # reach_m
+                    continue
+                if kind in ("ranged", "genius"):
+                    if self.loaded(c, w):
+                        best = max(best, self.ranges[w.range][-1][0])
+                elif kind == "grenade":
+                    if self.loaded(c, w):
+                        best = max(best, self.throw_range(c, w))
+                else:
+                    best = max(best, 2.2)
+            out.append((best, 1.0 if frac is None else frac))
+        return out
+
     def weapon_slots(self, c: Combatant) -> list[str]:
         return [w.name for w in self.weapons_of(c)]
 

@@ -1,0 +1,62 @@
+"""The shortcuts that make the env's observation cheap (issue 30) give the numbers of the long way.
+
+`Ruleset.unit_numbers` answers `reach_m` and `ammo_frac` of many figures from one look at
+each figure's weapons (each rule system fuses the two loops). Checked at every decision of
+seeded fights on every bundled scenario and on generated maps, for every figure, standing or
+down, against the two calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from agents.base import make_policy
+from envs.generators import generate_scenario
+from rules.dice import Dice
+from rules.ruleset import Ruleset
+from rules.scenario import load_scenario, new_battle
+from rules.state import BattleState
+
+SCENARIOS = {
+    "cortex": ["cortex/warehouse", "cortex/ambush", "cortex/duel", "cortex/saloon"],
+    "cortex_hu": ["cortex_hu/csarda", "cortex_hu/les", "cortex_hu/magtar"],
+    "metalface": ["metalface/foundry", "metalface/rooftop", "metalface/scrapyard"],
+    "cybergeneration": ["cybergeneration/alley_brawl", "cybergeneration/mall_raid",
+                        "cybergeneration/rooftop_standoff"],
+}
+
+
+def states(scenario, seed: int, policies: tuple[str, str], n: int = 150) -> Iterator[tuple[Ruleset, BattleState]]:
+    """(ruleset, state) before each of the first `n` decisions of a seeded fight."""
+    spec, src = load_scenario(scenario)
+    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
+    pols = {tm.name: make_policy(policies[i % 2], seed + i) for i, tm in enumerate(spec.teams)}
+    b.start()
+    for _ in range(n):
+        if b.state.over:
+            return
+        yield b.ruleset, b.state
+        b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+
+
+@pytest.mark.parametrize("ruleset", sorted(SCENARIOS))
+def test_unit_numbers_are_reach_and_ammo_one_by_one(ruleset: str) -> None:
+    fights = [(sc, seed, pols) for sc in SCENARIOS[ruleset] for seed, pols in
+              ((1, ("random", "random")), (2, ("aggressive", "random")))]
+    fights += [(generate_scenario(seed=seed, ruleset=ruleset), seed, ("random", "aggressive")) for seed in (3, 4)]
+    seen = {"figures": 0, "down": 0, "no reach": 0, "ammo spent": 0}
+    for scenario, seed, pols in fights:
+        for rs, s in states(scenario, seed, pols):
+            figures = list(s.combatants)
+            want = [(rs.reach_m(c), rs.ammo_frac(c)) for c in figures]
+            assert rs.unit_numbers(figures) == want
+            assert Ruleset.unit_numbers(rs, figures) == want     # the default is the long way
+            seen["figures"] += len(figures)
+            seen["down"] += sum(c.down for c in figures)
+            seen["no reach"] += sum(r == 0 for r, _ in want)
+            seen["ammo spent"] += sum(a < 1 for _, a in want)
+    # the states cover what the fused loops branch on
+    assert seen["figures"] > 1000 and seen["down"] > 0 and seen["ammo spent"] > 0, seen
