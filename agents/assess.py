@@ -252,7 +252,8 @@ def move_costs(state: BattleState, actor: Combatant, cells: Iterable[int]) -> di
 
 def move_tiers(rs: Ruleset, state: BattleState, moves: list[Action], dice: Dice,
                cache: dict | None = None) -> dict[int, tuple[float, bool]]:
-    """cell -> (actions the move uses up, whether it ends the turn), found by trying moves on copies.
+    """cell -> (actions the move uses up, whether it ends the turn), found by trying moves on copies
+    (or from the ruleset's `move_price`, which gives what trying would).
 
     The price of a move grows with its path cost, so two binary searches over the distinct
     costs find where moving starts to cost an action and where it ends the turn. The
@@ -297,12 +298,19 @@ def _tier_thresholds(rs: Ruleset, state: BattleState, moves: list[Action], costs
     def probe(i: int) -> tuple[float, bool]:
         lvl = levels[i]
         if lvl not in memo:
-            s2 = after(rs, state, rep[lvl], dice)
+            # the ruleset's price is what trying the move gives, and it declines any move that
+            # could roll the probe dice, so the dice draw as before (tests/test_move_price.py)
+            price = rs.move_price(state, rep[lvl])
+            if price is None:
+                s2 = after(rs, state, rep[lvl], dice)
+                over = turn_over(s2)
+                left1 = rs.economy(s2).get("actions_left", left0) if left0 is not None else None
+            else:
+                left1, over = price
             used = 0.0
             if left0 is not None:
-                left1 = rs.economy(s2).get("actions_left", left0)
                 used = max(0.0, float(left0) - float(left1))
-            memo[lvl] = (used, turn_over(s2))
+            memo[lvl] = (used, over)
         return memo[lvl]
 
     def first(pred) -> int:

@@ -141,6 +141,15 @@ class Ruleset(ABC):
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
         """Resolve a legal action. Set `state.economy['turn_over']` when the turn must end."""
 
+    def move_price(self, state: BattleState, action: Action) -> tuple[float, bool] | None:
+        """What applying `action`, a move of the acting figure, on a copy of the state would
+        leave: (`economy()['actions_left']`, whether `economy['turn_over']` is set), read off
+        the rules' own movement economy without applying it; None when only trying the move
+        says (it could roll dice or ask a question, or the ruleset gives no price: the
+        default). Policies price many moves with it (agents/assess.py move_tiers);
+        tests/test_move_price.py checks each ruleset's answer against trying the move."""
+        return None
+
     # -- views ----------------------------------------------------------------------
     def may_ask(self, state: BattleState, action: Action) -> bool:
         """Whether resolving `action` can ask a figure a question (rules/choices.py). The

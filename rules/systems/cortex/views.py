@@ -1,4 +1,5 @@
-"""What an observation reads of many figures at once (issue 30): their reach and ammunition.
+"""What an observation reads of many figures at once (issue 30): their reach and ammunition;
+and what a move costs the turn, for policies pricing many moves (`move_price`).
 
 `unit_numbers` answers `reach_m` and `ammo_frac` (ruleset.py) for each figure from one look
 at its weapons: one `weapons_of` and one `arms_usable` per figure instead of three and one.
@@ -8,7 +9,8 @@ tests/test_env_shortcuts.py checks it against the two calls on many states.
 from __future__ import annotations
 
 from rules.grid import FEET
-from rules.state import Combatant
+from rules.actions import Action
+from rules.state import BattleState, Combatant
 
 
 class UnitNumbersMixin:
@@ -43,3 +45,25 @@ class UnitNumbersMixin:
                 best = max(best, r)
             out.append((best, 1.0 if frac is None else frac))
         return out
+
+
+class MovePriceMixin:
+    """`move_price` for `CortexRuleset`."""
+
+    def move_price(self, state: BattleState, action: Action) -> tuple[float, bool] | None:
+        """(`actions_left`, `turn_over`) after the move, as `_move` then `economy` give them.
+
+        Exact: `_move` rolls no die and asks nothing (`may_ask` is False for moves); its cost
+        is `_reach_now`'s, its tiers and action count are `_move`'s own lines below."""
+        self._pool_cache.clear()     # as `apply` does, so the per-call memo is left as trying leaves it
+        a = state.actor
+        e = state.economy
+        found = self._reach_now(state, a)
+        if found is None or action.cell in found[1] or action.cell not in found[0]:
+            return None              # `_move` raises on it: try it
+        walk, hustle, run, cfree, caction, crun = self.units(state, a)
+        tiers = (cfree, caction, crun) if "prone" in a.conditions else (walk, hustle, run)
+        total = e["move_units"] + found[0][action.cell]
+        mode = "walk" if total <= tiers[0] else ("hustle" if total <= tiers[1] else "run")
+        actions = e["actions"] + (1 if mode != "walk" and e["mode"] == "walk" else 0)
+        return float(max(0, self.max_actions - actions)), mode == "run" or bool(e.get("turn_over"))

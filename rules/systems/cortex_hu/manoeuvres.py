@@ -14,6 +14,7 @@ seed 002 rules implemented here:
 
 from __future__ import annotations
 
+from rules.actions import Action
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
@@ -140,6 +141,27 @@ class ManoeuvresHu:
         if a.res["grappling"] is not None and dest != frm:
             evs += self.let_go(state, a)
         return evs
+
+    def move_price(self, state: BattleState, action: Action) -> tuple[float, bool] | None:
+        """(`actions_left`, `turn_over`) after the move, as `move` then `economy` give them;
+        None for a run (it rolls the run pool, and how far it gets depends on the roll).
+
+        Exact: short of a run `move` rolls no die and asks nothing (`may_ask` is False for
+        moves); its cost and modes are its own lines below, and it sets no `turn_over`."""
+        a = state.actor
+        e = state.economy
+        cost = self.move_options(state, a).get(action.cell)
+        if cost is None:
+            return None              # `move` raises on it: try it
+        walk, jog, _ = self.units(state)
+        total = e["move_units"] + cost
+        if "prone" in a.conditions or total <= walk:
+            spent = 0                # a crawl or a walk
+        elif total <= jog:
+            spent = 1 if e["mode"] != "jog" else 0
+        else:
+            return None
+        return float(max(0, self.max_actions - (e["actions"] + spent))), bool(e.get("turn_over"))
 
     # -- aiming ---------------------------------------------------------------------------
     def can_aim(self, state: BattleState, a: Combatant) -> bool:

@@ -2,11 +2,13 @@
 
 `economy()` gives the acting figure's turn as the named numbers of `economy_features`
 (docs/cybergeneration.md, For policies and environments); `reach_m` the longest distance it
-can attack at; `ammo_frac` its main gun's magazine; `describe` a GM's one-line summary.
+can attack at; `ammo_frac` its main gun's magazine; `describe` a GM's one-line summary;
+`move_price` what a move costs the turn (policies price many moves with it).
 """
 
 from __future__ import annotations
 
+from rules.actions import Action
 from rules.state import BattleState, Combatant
 
 
@@ -56,6 +58,26 @@ class ViewsMixin:
             "ammo_frac": float(self.ammo_frac(a)),
             "woke": float(e["woke"]),
         }
+
+    def move_price(self, state: BattleState, action: Action) -> tuple[float, bool] | None:
+        """(`actions_left`, `turn_over`) after the move, as `do_move` then `economy` give them;
+        None where the move could roll or ask (`may_ask`): on a map with drops (a fall), or
+        while a held action (a shot at the mover) or a suppression zone (the line's shot) is
+        in play.
+
+        Exact: otherwise `do_move` fires nothing, rolls no die and asks nothing; its cost is
+        `move_options`', and running spends the action as its own lines below say."""
+        a = state.actor
+        e = state.economy
+        if self.may_ask(state, action):
+            return None              # drops, a held action or a suppression zone in play
+        cost = self.move_options(state, a).get(action.cell)
+        if cost is None:
+            return None              # `do_move` raises on it: try it
+        walk, _ = self.units(state, a)
+        ran = e["move_units"] + cost > walk
+        actions = e["max_actions"] if ran and not e["ran"] else e["actions"]
+        return float(max(0, e["max_actions"] - actions)), bool(e.get("turn_over"))
 
     def reach_m(self, c: Combatant) -> float:
         """The longest distance the figure can attack at (drawing a weapon first counts)."""

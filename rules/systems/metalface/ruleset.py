@@ -36,7 +36,7 @@ from rules.systems.metalface.model import Weapon, build_stat_block, build_weapon
 from rules.systems.metalface.repair import RepairMixin
 from rules.systems.metalface.start import apply_start
 from rules.systems.metalface.tracked import TrackedMixin
-from rules.systems.metalface.views import UnitNumbersMixin
+from rules.systems.metalface.views import MovePriceMixin, UnitNumbersMixin
 
 DATA = Path(__file__).with_name("data.yaml")
 EPS = 1e-6
@@ -46,7 +46,7 @@ LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.
 SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
 
 
-class MetalfaceRuleset(UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin, TrackedMixin, Ruleset):
+class MetalfaceRuleset(MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin, TrackedMixin, Ruleset):
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"

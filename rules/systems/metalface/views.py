@@ -1,4 +1,5 @@
-"""What an observation reads of many figures at once (issue 30): their reach and ammunition.
+"""What an observation reads of many figures at once (issue 30): their reach and ammunition;
+and what a move costs the turn, for policies pricing many moves (`move_price`).
 
 `unit_numbers` answers `reach_m` and `ammo_frac` (ruleset.py) for each figure from one look
 at its weapons, with the long range's factor read once. tests/test_env_shortcuts.py checks
@@ -7,7 +8,8 @@ it against the two calls on many states.
 
 from __future__ import annotations
 
-from rules.state import Combatant
+from rules.actions import Action
+from rules.state import BattleState, Combatant
 
 
 class UnitNumbersMixin:
@@ -33,3 +35,24 @@ class UnitNumbersMixin:
             else:
                 out.append((best, c.res["ammo"].get(main.name, 0) / main.capacity))
         return out
+
+
+class MovePriceMixin:
+    """`move_price` for `MetalfaceRuleset`."""
+
+    def move_price(self, state: BattleState, action: Action) -> tuple[float, bool] | None:
+        """(`actions_left`, `turn_over`) after the move, as `_move` then `economy` give them.
+
+        Exact: `_move` rolls no die; its one question (end_facing) is answered by default on
+        a copy (no asker) and picks among equally cheap paths, so it changes no metres. Its
+        metres are `path_to`'s, the same search as `_move_entry`'s reach (same budget,
+        blockers and cap); the move sets no `turn_over`."""
+        a = state.actor
+        e = state.economy
+        entry = self._move_entry(state, a)
+        got = entry[0].get(action.cell) if entry is not None else None
+        if got is None:
+            return None              # not a move `_move` prices this way: try it
+        move_m = round(e["move_m"] + got[0], 6)            # `_spend_move`
+        used = int(e["halves"]) + self.move_halves(a, move_m)  # `halves_used`
+        return float(max(0, 2 - used)), bool(e.get("turn_over"))
