@@ -7,7 +7,8 @@ the expected Wounds after armour, in the health units of `health()` (Wounds).
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import Any, Callable
 
 from rules.actions import Action
 from rules.state import BattleState, Combatant
@@ -21,13 +22,43 @@ def after_armour(rs: Any, t: Combatant, raw: int, ap: bool, head: bool = False, 
 
 def _through(rs: Any, piece: Any, raw: int, ap: bool) -> int:
     """Wounds of a hit of `raw` through armour `piece` (None: no armour)."""
+    return _through_sp(rs.stop_all_sp, piece, raw, ap)
+
+
+def _through_sp(stop_all_sp: int, piece: Any, raw: int, ap: bool) -> int:
+    """`_through` with the ruleset's `stop_all_sp` given."""
     sp = piece.sp if piece is not None else 0
     if ap:
         sp //= 2
     after = max(0, raw - sp)
-    if raw > 0 and after == 0 and piece is not None and piece.sp < rs.stop_all_sp:
+    if raw > 0 and after == 0 and piece is not None and piece.sp < stop_all_sp:
         after = 1
     return after
+
+
+@lru_cache(maxsize=8192)
+def burst(wounds: Callable[[int, int], int], stop_all_sp: int, piece: Any, dc: int, ap: bool, k: int
+          ) -> tuple[float, float]:
+    """(P(hit), expected Wounds) of a full-auto burst of DC `dc` through armour `piece` (None:
+    none) by an attack whose base exceeds the difficulty by `k`, before the preliminary factor:
+    the loop `attack_odds` ran, in the same order (a pure function of immutable inputs, so a
+    module-level memo is safe: the table's `wounds` is fixed once the ruleset is built)."""
+    p = 0.0
+    total_d = 0.0
+    for v, q in crit_pmf():
+        margin = k + v
+        if margin < 0:
+            continue
+        p += q
+        for f in range(1, 11):
+            val = f + margin
+            hits = []
+            while val > 10:
+                hits.append(10)
+                val -= 10
+            hits.append(val)
+            total_d += q * 0.1 * sum(_through_sp(stop_all_sp, piece, wounds(dc, h), ap) for h in hits)
+    return p, total_d
 
 
 def mean_hit(rs: Any, t: Combatant, dc: int, mod: int, ap: bool, head: bool = False, no_armour: bool = False) -> float:
@@ -63,6 +94,13 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
     w = rs.has_weapon(a, action.weapon)
     if w is None:
         return None
+    return weapon_odds(rs, state, a, t, w, option, turn, shared)
+
+
+def weapon_odds(rs: Any, state: BattleState, a: Combatant, t: Combatant, w: Any, option: str, turn: dict,
+                shared: dict | None = None) -> dict[str, float] | None:
+    """`attack_odds` of an attack with weapon `w` (option `option`) on the figure `t`, which is not
+    dead; `turn`: `rs.turn_mods` of the acting figure `a` ({} for another)."""
     pre = 1.0
     if rs.in_grapple(a) and rs.needs_preliminary(state, a, t, w, option):
         p = rs.partners(state, a)
@@ -127,21 +165,8 @@ def attack_odds(rs: Any, state: BattleState, a: Combatant, action: Action,
     base = rs.stat(a, "ref") + sk + (0 if throw else w.accuracy) + sum(v for _, v in parts)
     head = option == "called:head"
     if option == "full_auto":
-        p = 0.0
-        total_d = 0.0
-        for v, q in crit_pmf():
-            margin = base + v - diff
-            if margin < 0:
-                continue
-            p += q
-            for f in range(1, 11):
-                val = f + margin
-                hits = []
-                while val > 10:
-                    hits.append(10)
-                    val -= 10
-                hits.append(val)
-                total_d += q * 0.1 * sum(after_armour(rs, t, rs.table.wounds(w.dc, h), w.ap, head) for h in hits)
+        piece = rs.head_armour(t) if head else rs.body_armour(t)
+        p, total_d = burst(rs.table.wounds, rs.stop_all_sp, piece, w.dc, w.ap, base - diff)
         p *= pre
         return {"p_hit": p, "exp_damage": pre * total_d, "damage_if_hit": total_d * pre / p if p > 0 else 0.0}
     p = p_at_least(base, diff)

@@ -15,7 +15,7 @@ gap is an `assumptions` entry of data.yaml, see docs/cybergeneration.md):
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from rules.actions import Action
 from rules.dice import Dice
@@ -35,6 +35,7 @@ from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, bu
                                                  build_weapons, load_data)
 from rules.systems.cybergeneration.ordnance import OrdnanceMixin
 from rules.systems.cybergeneration.start import apply_start, check_links
+from rules.systems.cybergeneration.threat import best_expected_damage
 from rules.systems.cybergeneration.timing import TimingMixin
 from rules.systems.cybergeneration.views import ViewsMixin
 
@@ -444,6 +445,10 @@ class CybergenerationRuleset(AsksMixin, ChoicesMixin, TimingMixin, CombatMixin, 
     def attack_odds(self, state: BattleState, actor: Combatant, action: Action) -> dict[str, float] | None:
         from rules.systems.cybergeneration.odds import attack_odds
         return attack_odds(self, state, actor, action)
+
+    def best_expected_damage(self, state: BattleState, actor: Combatant, victims: Iterable[str]
+                             ) -> dict[str, float] | None:
+        return best_expected_damage(self, state, actor, victims)  # threat.py
 
     def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
                          ) -> list[dict[str, float] | None]:
