@@ -4,8 +4,9 @@
 each standing enemy and usable weapon, in the same order, but works out once per call
 what does not depend on the target (each weapon's shots, ammunition and options), once
 per target what does not depend on the weapon (sight, adjacency, distance), and each
-attack pool once per (weapon, option, range band). It is exact because within one call
-the state does not change: a pool depends on the target only through its range band.
+attack pool once per (weapon, option, range band) by step arithmetic (`AttackPools`). It is
+exact because within one call the state does not change: a pool depends on the target only
+through its range band.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from rules.actions import Action
 from rules.grid import FEET
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
+from rules.systems.cortex.pools import AttackPools
 
 _FIRE_MODES = ("burst", "autofire")
 _EXPLOSIVE, _RANGED, _MELEE = 0, 1, 2
@@ -59,18 +61,8 @@ def attack_actions(rs: Any, state: BattleState, a: Combatant, only: str | None =
     sight = g.los_row(a.pos)
     apos = a.pos
     band_at = rs.band_at
-    pool = rs.attack_pool
     plans = [_plan(rs, state, a, w) for w in ws]
-    pools: dict[tuple, Any] = {}  # (weapon, option, band) -> attack dice, for this call
-
-    def dice(w: Any, option: str, band: int | None) -> Any:
-        if band is None:
-            return None  # out of range: `attack_dice` gives None
-        key = (w.name, option, band)
-        res = pools.get(key, pools)
-        if res is pools:
-            res = pools[key] = pool(state, a, w, option, band)
-        return res
+    dice = AttackPools(rs, state, a)  # each pool once per (weapon, option, band), for this call
 
     for t in state.combatants if only is None else [state.by_id[only]]:
         if t.team == a.team or not DOWN_CONDITIONS.isdisjoint(t.conditions):

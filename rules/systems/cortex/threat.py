@@ -26,6 +26,7 @@ from rules.grid import FEET
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 from rules.systems.cortex.listing import _EXPLOSIVE, _MELEE, _RANGED, _plan
 from rules.systems.cortex.odds import _BLAST, _NO_DAMAGE, _defence, _option_spec
+from rules.systems.cortex.pools import AttackPools
 from rules.systems.cortex_common.odds import hit_stats, steps_sizes
 
 
@@ -84,19 +85,9 @@ def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Ite
     sight = g.los_row(a.pos)
     apos = a.pos
     band_at = rs.band_at
-    pool = rs.attack_pool
     xmargin = rs.xmargin
     split = rs.split
-    pools: dict[tuple, Any] = {}
-
-    def dice(w: Any, option: str, band: int | None) -> Any:
-        if band is None:
-            return None
-        key = (w.name, option, band)
-        res = pools.get(key, pools)
-        if res is pools:
-            res = pools[key] = pool(state, a, w, option, band)
-        return res
+    dice = AttackPools(rs, state, a)  # `attack_pool`, each once per (weapon, option, band)
 
     # what the called shots change, as `_option_spec` reads it: (Difficulty, the damage steps
     # of a Wound weapon, of any other), in `called_options` order
