@@ -2,10 +2,12 @@
 
 `assess.as_acting` copies the whole fight (`BattleState.clone`: every figure) and starts
 the figure's turn on the copy. To ask "what could that enemy do to me?" the policies only
-read the copy (`legal_attacks`, `attack_odds_many`), and for most rulesets `start_turn`
-changes only the figure whose turn starts and the turn economy. So `acting_view` copies
-only that figure (and the state's own lists and dicts, as `clone` does); every other figure
-is the original's own object, shared, and must not be changed by whoever reads the view.
+read the copy (`legal_attacks`, `attack_odds_many`), and `start_turn` changes only the
+turn economy and the figures the ruleset names (`Ruleset.start_turn_touches`: the figure
+whose turn starts; in cybergeneration also those its ending suppression frees). So
+`acting_view` copies only those figures (and the state's own lists and dicts, as `clone`
+does); every other figure is the original's own object, shared, and must not be changed by
+whoever reads the view.
 
 Exact: `start_turn`, `legal_attacks` and `attack_odds_many` see figures equal to those of a
 full copy and the same dice, so they give the same answers and roll the same dice
@@ -19,20 +21,19 @@ from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState
 
-# Which rulesets allow it is the ruleset's own declaration (`Ruleset.start_turn_changes_only_actor`):
-# cybergeneration does not: its upkeep ends the actor's suppression, which changes the figures it
-# suppressed.
-
 _new = object.__new__
 _MUTABLE = (dict, list, set)  # copied one level deep, as `BattleState.clone` copies the economy
 
 
 def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleState | None:
     """`assess.as_acting(rs, state, who, dice)` for reading only: the same answers, the same
-    dice rolled, but only figure `who` copied where the ruleset allows (`Ruleset.start_turn_changes_only_actor`)."""
-    if state.by_id[who].down:
+    dice rolled, but only the figures its turn start may change copied where the ruleset
+    names them (`Ruleset.start_turn_touches`; a full copy where it does not)."""
+    c0 = state.by_id[who]
+    if c0.down:
         return None
-    s2 = _copy_one(state, who) if rs.start_turn_changes_only_actor else state.clone()
+    ids = rs.start_turn_touches(state, c0)
+    s2 = state.clone() if ids is None else _copy_some(state, ids)
     c = s2.by_id[who]
     s2.order = [who]
     s2.turn_index = 0
@@ -42,13 +43,11 @@ def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> Battle
     return s2
 
 
-def _copy_one(state: BattleState, who: str) -> BattleState:
-    """`state.clone()` in which only figure `who` is copied; the others are shared. Field by
-    field as `BattleState.clone` (a field added there must be added here: the test of every
+def _copy_some(state: BattleState, ids: set[str]) -> BattleState:
+    """`state.clone()` in which only the figures `ids` are copied; the others are shared. Field
+    by field as `BattleState.clone` (a field added there must be added here: the test of every
     field fails until it is)."""
-    c0 = state.by_id[who]
-    c = c0.clone()
-    cs = [c if x is c0 else x for x in state.combatants]
+    cs = [x.clone() if x.id in ids else x for x in state.combatants]
     s = _new(BattleState)
     s.ruleset = state.ruleset
     s.scenario = state.scenario

@@ -72,10 +72,6 @@ class Ruleset(ABC):
     #: every answer any question of the ruleset can take (rules/choices.py), in a fixed
     #: order: the environments' answer block
     answers: tuple[str, ...] = ()
-    #: whether `start_turn` changes nothing but the figure whose turn starts and
-    #: `state.economy`: then a policy may read another figure's threat from a copy of that
-    #: figure alone (agents/acting.py; tests/test_tactical_acting.py checks it in play)
-    start_turn_changes_only_actor: bool = False
 
     # -- building -------------------------------------------------------------------
     @abstractmethod
@@ -99,6 +95,13 @@ class Ruleset(ABC):
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Anything done once when a fight starts (after the figures are placed)."""
         return []
+
+    def start_turn_touches(self, state: BattleState, actor: Combatant) -> set[str] | None:
+        """The ids of the figures `start_turn(state, actor, dice)` may change (besides
+        `state.economy`), read off the ruleset's own turn start; `None` (the default) when not
+        known. A policy then reads an enemy's threat from a copy of just those figures
+        (agents/acting.py; tests/test_tactical_acting.py checks it in play)."""
+        return None
 
     # -- turn structure -------------------------------------------------------------
     @abstractmethod

@@ -54,8 +54,6 @@ class CortexRuleset(UnitNumbersMixin, AskedMixin, PilotingMixin, CombatMixin, Me
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"
-    #: start_turn: stance, reaction debt, the called-shot recovery roll, the shift off a taken cell: the actor's own
-    start_turn_changes_only_actor = True
     description = "Serenity RPG house rules (seed 000) on Cortex Classic"
     #: answers to the choices seed 000 gives a figure (docs/cortex.md, Choices)
     answers = ("leap", "stay") + DIRECTIONS + ("prone", "stand", "bypass_armour", "special_effect",
@@ -230,6 +228,10 @@ class CortexRuleset(UnitNumbersMixin, AskedMixin, PilotingMixin, CombatMixin, Me
                          "rise_penalty": False, "stood": False, "pp_bonus": 0, "called": False,
                          "no_move": actor.res["no_move_round"] == state.round, "turn_over": False,
                          "all_out": False}
+
+    def start_turn_touches(self, state: BattleState, actor: Combatant) -> set[str]:
+        """start_turn: stance, reaction debt, the called-shot recovery roll, the shift off a taken cell: the actor's own."""
+        return {actor.id}
 
     def start_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
         actor.res["stance"] = None

@@ -50,8 +50,6 @@ class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, Tra
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"
-    #: start_turn: surprise, feint, prepared defences, reaction debt: the actor's own
-    start_turn_changes_only_actor = True
     description = "Hungarian Cortex combat summary (seed 002) on Cortex Classic"
     economy_features = ("actions_used", "next_action_steps", "actions_left", "move_used_m", "walk_left_m",
                         "move_left_m", "jogged", "ran", "run_penalty", "prepared_parries", "prepared_dodges",
@@ -205,6 +203,10 @@ class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, Tra
             return [event("effect", target=actor.id, effect=f"carries over {debt} reaction{'s' if debt > 1 else ''}: "
                           f"its first action is {debt} step{'s' if debt > 1 else ''} lower", carried=debt)]
         return []
+
+    def start_turn_touches(self, state: BattleState, actor: Combatant) -> set[str]:
+        """start_turn: surprise, feint, prepared defences, reaction debt: the actor's own."""
+        return {actor.id}
 
     def start_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
         evs: list[Event] = []

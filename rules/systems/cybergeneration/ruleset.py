@@ -255,6 +255,13 @@ class CybergenerationRuleset(AsksMixin, ChoicesMixin, TimingMixin, CombatMixin, 
             e["actions"] = e["max_actions"]  # seed 004: 'they may move, but not perform an action'
         return not actor.down, evs
 
+    def start_turn_touches(self, state: BattleState, actor: Combatant) -> set[str]:
+        """start_turn changes the actor and, where its suppression ends (start_of_turn_upkeep ->
+        end_suppression), the figures it suppressed; the suppression check only reads the zones."""
+        if actor.res["zone"] is None:
+            return {actor.id}
+        return {actor.id} | {o.id for o in state.combatants if actor.id in o.res["suppressed_by"]}
+
     def start_of_turn_upkeep(self, state: BattleState, a: Combatant) -> list[Event]:
         """Effects that last 'until the figure's next turn' end now: dodging, aiming, its suppression."""
         evs: list[Event] = []

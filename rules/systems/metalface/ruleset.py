@@ -50,8 +50,6 @@ class MetalfaceRuleset(MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMix
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"
-    #: start_turn: movement status, charged weapons, shield: the actor's own
-    start_turn_changes_only_actor = True
     description = ("METALFACE: RPG combat chapter (seed 003): d6 keep-the-highest, two half turns, "
                    "facing and posture, charged/clip/projectile weapons, Status levels, repairs")
     default_cell_m = 1.0
@@ -245,6 +243,10 @@ class MetalfaceRuleset(MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMix
     def _fresh(self, state: BattleState) -> None:
         state.economy = {"halves": 0, "move_m": 0.0, "flew": False, "activated": False, "acted": False,
                          "turn_over": False}
+
+    def start_turn_touches(self, state: BattleState, actor: Combatant) -> set[str]:
+        """start_turn: movement status, charged weapons, shield: the actor's own."""
+        return {actor.id}
 
     def start_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
         """A fresh turn: movement status resets; activations of the last turn take effect."""
