@@ -106,9 +106,11 @@ class CombatMixin:
         turn_m, _ = self.face_plan(g, a, t.pos)
         return self.can_spend_half(a, state.economy, turn_m)
 
-    def attack_actions(self, state: BattleState, a: Combatant, ws: list[Weapon]) -> list[Action]:
-        """Every legal attack of `a`: the same tests as `can_attack` for each enemy and weapon,
-        with the per-target geometry shared (the hot path of `legal_actions`)."""
+    def attack_actions(self, state: BattleState, a: Combatant, ws: list[Weapon], target: str | None = None
+                       ) -> list[Action]:
+        """Every legal attack of `a` (on `target` only, when given): the same tests as
+        `can_attack` for each enemy and weapon, with the per-target geometry shared (the hot
+        path of `legal_actions`)."""
         e = state.economy
         h = e["halves"]
         if h >= 2:
@@ -127,7 +129,9 @@ class CombatMixin:
         gw = g.width
         ax, ay = a.pos % gw, a.pos // gw
         team = a.team
-        for t in state.combatants:
+        # exact: each enemy's attacks are tested on their own, so skipping the others keeps its list
+        ts = state.combatants if target is None else [t for t in state.combatants if t.id == target]
+        for t in ts:
             if t.team == team or t.down:
                 continue
             tx, ty = t.pos % gw, t.pos // gw

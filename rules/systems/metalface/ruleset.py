@@ -404,7 +404,7 @@ class MetalfaceRuleset(MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMix
         e = state.economy
         if a is None or a.down or not e or e.get("turn_over"):
             return []
-        return [x for x in self.attack_actions(state, a, list(a.weapons.values()))
+        return [x for x in self.attack_actions(state, a, list(a.weapons.values()), target)
                 if x.kind in ("attack", "grapple") and (target is None or x.target == target)]
 
     # -- applying -------------------------------------------------------------------
