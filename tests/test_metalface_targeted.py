@@ -1,6 +1,10 @@
-"""metalface `legal_attacks(state, target)` tests only that target (issue 30): the same
-list as the full listing filtered to it, for every figure as target at every decision of
-seeded fights (and for every enemy acting, as `assess.incoming` asks it on a copy)."""
+"""metalface shortcuts for `tactical`'s pricing (issue 30), against the long way at every
+decision of seeded fights, for the acting figure and for every figure made to act on a copy
+(as `assess.incoming` asks):
+
+- `legal_attacks(state, target)` tests only that target: the full listing filtered to it;
+- `attack_odds_many` (odds.py): bit for bit `attack_odds` of each action, legal or not
+  (every figure x weapon, ranged and body attacks, and non-attacks)."""
 
 from __future__ import annotations
 
@@ -25,3 +29,26 @@ def test_targeted_attacks_are_the_filtered_listing() -> None:
                     assert got == [x for x in full if x.target == t.id], (scen, seed, v.actor.id, t.id)
                     found += len(got)
     assert found > 500, found
+
+
+def hexed(odds):
+    return None if odds is None else {k: float.hex(float(v)) for k, v in odds.items()}
+
+
+def test_attack_odds_many_is_attack_odds() -> None:
+    ranged = 0
+    fights = [("metalface/scrapyard", ("tactical", "bold"), 3), ("metalface/foundry", ("random", "tactical"), 4),
+              ("metalface/rooftop", ("aggressive", "cautious"), 6),
+              (generate_scenario("metalface", 3200), ("tactical", "bold"), 9)]
+    for scen, pols, seed in fights:
+        for rs, s in decisions(scen, pols, seed, n=60):
+            states = [s] + [v for v in (A.as_acting(rs, s, c.id, A.probe_dice(s, c)) for c in s.combatants)
+                            if v is not None]
+            for v in states:
+                a = v.actor
+                acts = [rs.action("attack", target=t.id, weapon=w) for t in v.combatants for w in a.weapons]
+                acts += rs.legal_actions(v)
+                got = rs.attack_odds_many(v, a, acts)
+                assert [hexed(x) for x in got] == [hexed(rs.attack_odds(v, a, x)) for x in acts], (scen, seed)
+                ranged += sum(1 for x in acts if x.kind == "attack" and a.weapons[x.weapon].ranged)
+    assert ranged > 2000, ranged

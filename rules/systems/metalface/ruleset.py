@@ -32,6 +32,7 @@ from rules.systems.metalface.choices import ChoicesMixin
 from rules.systems.metalface.combat import CombatMixin, roll_event
 from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, turn_steps
 from rules.systems.metalface.moving import move_path
+from rules.systems.metalface.odds import OddsMixin
 from rules.systems.metalface.paths import moves as path_moves, walked_m
 from rules.systems.metalface.model import Weapon, build_stat_block, build_weapons, load_data, roll_value
 from rules.systems.metalface.repair import RepairMixin
@@ -47,7 +48,8 @@ LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.
 SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
 
 
-class MetalfaceRuleset(MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin, TrackedMixin, Ruleset):
+class MetalfaceRuleset(OddsMixin, MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin,
+                       TrackedMixin, Ruleset):
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"
