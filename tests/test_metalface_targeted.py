@@ -52,3 +52,24 @@ def test_attack_odds_many_is_attack_odds() -> None:
                 assert [hexed(x) for x in got] == [hexed(rs.attack_odds(v, a, x)) for x in acts], (scen, seed)
                 ranged += sum(1 for x in acts if x.kind == "attack" and a.weapons[x.weapon].ranged)
     assert ranged > 2000, ranged
+
+
+def test_attack_listing_is_can_attack() -> None:
+    """`legal_attacks` lists exactly what the rule `can_attack` allows, target by target in
+    scenario order, weapon by weapon in the figure's order."""
+    listed = 0
+    for scen, pols, seed in [("metalface/scrapyard", ("tactical", "bold"), 3),
+                             ("metalface/foundry", ("random", "tactical"), 4),
+                             (generate_scenario("metalface", 3300), ("aggressive", "cautious"), 10)]:
+        for rs, s in decisions(scen, pols, seed, n=60):
+            states = [s] + [v for v in (A.as_acting(rs, s, c.id, A.probe_dice(s, c)) for c in s.combatants)
+                            if v is not None]
+            for v in states:
+                a = v.actor
+                if v.economy.get("turn_over"):
+                    continue
+                want = [rs.action("attack", target=t.id, weapon=w.name) for t in v.combatants
+                        for w in a.weapons.values() if rs.can_attack(v, a, t, w)]
+                assert rs.legal_attacks(v) == want, (scen, seed, a.id)
+                listed += len(want)
+    assert listed > 500, listed
