@@ -54,25 +54,31 @@ class ChoicesMixin:
             t = state.by_id.get(action.target or "")
             return t is not None and self.face_plan(state.grid, a, t.pos)[0] > 0
         if k == "move":
-            return len(self._end_headings(state, a, action.cell)) > 1
+            return len(self._end_headings(state, a, action.cell, 2)) > 1
         return k == "heal" or (k == "use" and action.option == "heal_self")
 
     # -- end_facing --------------------------------------------------------------------
-    def _end_headings(self, state: BattleState, a: Combatant, cell: int) -> tuple[int, ...]:
+    def _end_headings(self, state: BattleState, a: Combatant, cell: int, enough: int = 8) -> tuple[int, ...]:
         blockers, _ = state.blockers_and_occupied(a.team)
         return end_headings(state.grid, a.pos, a.res["facing"], cell, self.move_left(a, state.economy),
-                            self.turn_m_per_45, blockers, cap=2 * self.walk_m(a))
+                            self.turn_m_per_45, blockers, cap=2 * self.walk_m(a), enough=enough)
 
-    def choose_end_facing(self, state: BattleState, a: Combatant, cell: int) -> tuple[int | None, list[Event]]:
+    def choose_end_facing(self, state: BattleState, a: Combatant, cell: int,
+                          hs: tuple[int, ...] | None = None) -> tuple[int | None, list[Event]]:
         """(the heading of the last step the mover picks, None for the engine's; the choice
-        event) among the cheapest paths to `cell` (seed 003, Move)."""
-        hs = self._end_headings(state, a, cell)
+        event) among the cheapest paths to `cell` (seed 003, Move). `hs`: `_end_headings`'
+        answer when the caller has it (with no asker its first two are enough)."""
+        if hs is None:
+            hs = self._end_headings(state, a, cell)
         if len(hs) < 2:
             return None, []
-        x, y = state.grid.xy(cell)
-        way = decide(state, a, "end_facing", tuple(NAMES[h] for h in hs), NAMES[hs[0]],
-                     f"{a.id} moves to ({x}, {y}): equally cheap paths end facing "
-                     + ", ".join(NAMES[h] for h in hs) + "; which?")
+        if state.asking is None:
+            way = NAMES[hs[0]]       # decide's answer with no asker, without the question's text
+        else:
+            x, y = state.grid.xy(cell)
+            way = decide(state, a, "end_facing", tuple(NAMES[h] for h in hs), NAMES[hs[0]],
+                         f"{a.id} moves to ({x}, {y}): equally cheap paths end facing "
+                         + ", ".join(NAMES[h] for h in hs) + "; which?")
         return NAMES.index(way), [event("choice", actor=a.id, key="end_facing", choice=way)]
 
     # -- face_turn ---------------------------------------------------------------------

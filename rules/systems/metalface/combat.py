@@ -14,7 +14,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.grid import Grid
-from rules.state import BattleState, Combatant
+from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 from rules.systems.metalface.geometry import STEPS, bearing, bearing_dxdy, turn_steps
 from rules.systems.metalface.model import Weapon, mean_total, p_at_least, p_beats, pool, roll_value
 
@@ -106,9 +106,11 @@ class CombatMixin:
         turn_m, _ = self.face_plan(g, a, t.pos)
         return self.can_spend_half(a, state.economy, turn_m)
 
-    def attack_actions(self, state: BattleState, a: Combatant, ws: list[Weapon]) -> list[Action]:
-        """Every legal attack of `a`: the same tests as `can_attack` for each enemy and weapon,
-        with the per-target geometry shared (the hot path of `legal_actions`)."""
+    def attack_actions(self, state: BattleState, a: Combatant, ws: list[Weapon], target: str | None = None
+                       ) -> list[Action]:
+        """Every legal attack of `a` (on `target` only, when given): the same tests as
+        `can_attack` for each enemy and weapon, with the per-target geometry shared (the hot
+        path of `legal_actions`)."""
         e = state.economy
         h = e["halves"]
         if h >= 2:
@@ -127,8 +129,13 @@ class CombatMixin:
         gw = g.width
         ax, ay = a.pos % gw, a.pos // gw
         team = a.team
-        for t in state.combatants:
-            if t.team == team or t.down:
+        # exact: each enemy's attacks are tested on their own, so skipping the others keeps its list
+        ts = state.combatants if target is None else [t for t in state.combatants if t.id == target]
+        # per weapon once, not per target: ranged, its reach in squares (melee), its name
+        wl = [(w.ranged, 0 if w.ranged else self.reach_cells(g, w), w.name) for w in ready]
+        down = DOWN_CONDITIONS
+        for t in ts:
+            if t.team == team or not down.isdisjoint(t.conditions):   # `t.down`
                 continue
             tx, ty = t.pos % gw, t.pos // gw
             b = bearing_dxdy(tx - ax, ty - ay)
@@ -139,17 +146,17 @@ class CombatMixin:
                 continue
             d = max(abs(tx - ax), abs(ty - ay))
             clear = None
-            for w in ready:
-                if w.ranged:
+            for ranged, cells, name in wl:
+                if ranged:
                     if d <= close:
                         continue
                     if clear is None:
                         clear = g.los(a.pos, t.pos) and g.cover(t.pos, a.pos) < 4
                     if not clear:
                         continue
-                elif d > self.reach_cells(g, w) or (d > 1 and not g.los(a.pos, t.pos)):
+                elif d > cells or (d > 1 and not g.los(a.pos, t.pos)):
                     continue
-                out.append(A("attack", target=t.id, weapon=w.name))
+                out.append(A("attack", target=t.id, weapon=name))
         return out
 
     # -- plans (shared by apply and attack_odds) ---------------------------------------

@@ -144,6 +144,20 @@ def path_to(g: Grid, start: int, facing: int, goal: int, budget: float, per45: f
     when none is within budget). `heading`: the cheapest path whose last step goes that way
     (one of `end_headings`); by default the engine's (assumption path_turns)."""
     res, par = _entry(g, start, facing, budget, per45, blockers, cap)
+    return path_in(res, par, facing, goal, heading)
+
+
+def reach_parents(g: Grid, start: int, facing: int, budget: float, per45: float,
+                  blockers: Iterable[int] = (), cap: float | None = None
+                  ) -> tuple[dict[int, tuple[float, int]], array]:
+    """(`moves`' answer, the parent table of its search): one look-up for `path_in` and
+    `headings_in` together (both shared: do not change them)."""
+    return _entry(g, start, facing, budget, per45, blockers, cap)
+
+
+def path_in(res: dict, par: array, facing: int, goal: int, heading: int | None = None
+            ) -> tuple[list[int], float, int]:
+    """`path_to`'s answer from `reach_parents`' (res, par)."""
     if goal not in res:
         return [], 0.0, facing
     m, h = res[goal]
@@ -162,28 +176,40 @@ def _chain(par: array, s: int) -> list[int]:
 
 
 def end_headings(g: Grid, start: int, facing: int, goal: int, budget: float, per45: float,
-                 blockers: Iterable[int] = (), cap: float | None = None) -> tuple[int, ...]:
+                 blockers: Iterable[int] = (), cap: float | None = None, enough: int = 8) -> tuple[int, ...]:
     """The headings of the last step of every cheapest path to `goal`, the engine's choice
     first (assumption path_turns), then north first, clockwise: the facings the figure may
     end the move in at no extra cost (seed 003, Move). () when `goal` is out of reach.
+    `enough`: stop once that many are found (2: is there a choice at all?).
 
     The search's parent table holds, for each (cell, heading) it reached, a cheapest way
     in with that last heading (its pruning drops no such cost: a pruned state is no cheaper
     than the cell's best heading turned to it), so each heading's cost is the sum of the
     steps along its parents."""
     res, par = _entry(g, start, facing, budget, per45, blockers, cap)
+    return headings_in(g, res, par, goal, per45, enough)
+
+
+def headings_in(g: Grid, res: dict, par: array, goal: int, per45: float, enough: int = 8) -> tuple[int, ...]:
+    """`end_headings`' answer from `reach_parents`' (res, par): the first `enough` of it."""
     got = res.get(goal)
     if got is None:
         return ()
     h0 = got[1]
     base = goal * 8
     others = [h for h in range(8) if h != h0 and par[base + h] >= 0]
-    if not others:
+    if not others or enough < 2:
         return (h0,)
     a, b, unit = units(g.cell_m, per45)
     tr = transitions(g, a, b)
     cost0 = int(round(got[0] / unit))
-    return (h0,) + tuple(h for h in others if _cost(tr, par, base + h, res, unit) == cost0)
+    out = [h0]
+    for h in others:
+        if _cost(tr, par, base + h, res, unit) == cost0:
+            out.append(h)
+            if len(out) >= enough:
+                break
+    return tuple(out)
 
 
 def _cost(tr: list, par: array, s: int, res: dict, unit: float) -> int:
@@ -262,4 +288,5 @@ def walked_m(g: Grid, path: list[int]) -> float:
     return sum(next(c for j, c in g.neighbours(p) if j == q) * half for p, q in zip(path, path[1:]))
 
 
-__all__ = ["units", "transitions", "search", "moves", "path_to", "end_headings", "walked_m"]
+__all__ = ["units", "transitions", "search", "moves", "path_to", "reach_parents", "path_in", "end_headings",
+           "headings_in", "walked_m"]

@@ -31,7 +31,9 @@ from rules.state import BattleState, Combatant
 from rules.systems.metalface.choices import ChoicesMixin
 from rules.systems.metalface.combat import CombatMixin, roll_event
 from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, turn_steps
-from rules.systems.metalface.paths import moves as path_moves, path_to, walked_m
+from rules.systems.metalface.moving import move_path
+from rules.systems.metalface.odds import OddsMixin
+from rules.systems.metalface.paths import moves as path_moves, walked_m
 from rules.systems.metalface.model import Weapon, build_stat_block, build_weapons, load_data, roll_value
 from rules.systems.metalface.repair import RepairMixin
 from rules.systems.metalface.start import apply_start
@@ -46,7 +48,8 @@ LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.
 SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
 
 
-class MetalfaceRuleset(MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin, TrackedMixin, Ruleset):
+class MetalfaceRuleset(OddsMixin, MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin,
+                       TrackedMixin, Ruleset):
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"
@@ -405,7 +408,7 @@ class MetalfaceRuleset(MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMix
         e = state.economy
         if a is None or a.down or not e or e.get("turn_over"):
             return []
-        return [x for x in self.attack_actions(state, a, list(a.weapons.values()))
+        return [x for x in self.attack_actions(state, a, list(a.weapons.values()), target)
                 if x.kind in ("attack", "grapple") and (target is None or x.target == target)]
 
     # -- applying -------------------------------------------------------------------
@@ -452,11 +455,7 @@ class MetalfaceRuleset(MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMix
         the figure ends facing its last step."""
         e = state.economy
         g = state.grid
-        blockers, _ = state.blockers_and_occupied(a.team)
-        left = self.move_left(a, e)
-        h, evs = self.choose_end_facing(state, a, cell)
-        path, m, b = path_to(g, a.pos, a.res["facing"], cell, left, self.turn_m_per_45, blockers,
-                             cap=2 * self.walk_m(a), heading=h)
+        path, m, b, evs = move_path(self, state, a, cell)
         frm = a.pos
         a.res["facing"] = b
         a.pos = cell

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rules.actions import Action
 from rules.state import BattleState, Combatant
+from rules.systems.metalface.paths import EPS, moves as path_moves  # EPS: ruleset.py's 1e-6
 
 
 class UnitNumbersMixin:
@@ -49,8 +50,15 @@ class MovePriceMixin:
         blockers and cap); the move sets no `turn_over`."""
         a = state.actor
         e = state.economy
-        entry = self._move_entry(state, a)
-        got = entry[0].get(action.cell) if entry is not None else None
+        got = None
+        # `_move_entry`'s reach (its first part: the same checks and search), without the
+        # move list it builds from it
+        if a.res["posture"] == "stand":
+            left = self.move_left(a, e)
+            if left > EPS:
+                blockers, _ = state.blockers_and_occupied(a.team)
+                got = path_moves(state.grid, a.pos, a.res["facing"], left, self.turn_m_per_45, blockers,
+                                 cap=2 * self.walk_m(a)).get(action.cell)
         if got is None:
             return None              # not a move `_move` prices this way: try it
         move_m = round(e["move_m"] + got[0], 6)            # `_spend_move`
