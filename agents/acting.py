@@ -21,9 +21,6 @@ from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState
 
-_new = object.__new__
-_MUTABLE = (dict, list, set)  # copied one level deep, as `BattleState.clone` copies the economy
-
 
 def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> BattleState | None:
     """`assess.as_acting(rs, state, who, dice)` for reading only: the same answers, the same
@@ -33,7 +30,7 @@ def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> Battle
     if c0.down:
         return None
     ids = rs.start_turn_touches(state, c0)
-    s2 = state.clone() if ids is None else _copy_some(state, ids)
+    s2 = state.clone(ids)  # None: every figure
     c = s2.by_id[who]
     s2.order = [who]
     s2.turn_index = 0
@@ -41,30 +38,3 @@ def acting_view(rs: Ruleset, state: BattleState, who: str, dice: Dice) -> Battle
     if not can or c.down:
         return None
     return s2
-
-
-def _copy_some(state: BattleState, ids: set[str]) -> BattleState:
-    """`state.clone()` in which only the figures `ids` are copied; the others are shared. Field
-    by field as `BattleState.clone` (a field added there must be added here: the test of every
-    field fails until it is)."""
-    cs = [x.clone() if x.id in ids else x for x in state.combatants]
-    s = _new(BattleState)
-    s.ruleset = state.ruleset
-    s.scenario = state.scenario
-    s.grid = state.grid
-    s.combatants = cs
-    s.teams = state.teams
-    s.round = state.round
-    s.round_limit = state.round_limit
-    s.order = list(state.order)
-    s.turn_index = state.turn_index
-    s.economy = {k: v.copy() if isinstance(v, _MUTABLE) else v for k, v in state.economy.items()}
-    s.settings = state.settings
-    s.objects = {k: list(v) for k, v in state.objects.items()} if state.objects else {}
-    s.over = state.over
-    s.winner = state.winner
-    s.end_reason = state.end_reason
-    s.by_id = {x.id: x for x in cs}
-    s.pending = state.pending
-    s.asking = None
-    return s

@@ -8,7 +8,7 @@ blocks, weapons, the map) are shared between copies; everything a fight changes
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Collection
 
 from rules.grid import Grid
 
@@ -154,9 +154,15 @@ class BattleState:
         up = {c.team for c in self.combatants if DOWN_CONDITIONS.isdisjoint(c.conditions)}
         return [t for t in self.teams if t in up]
 
-    def clone(self) -> "BattleState":
-        """A copy a planner may play on: figures, order, economy and objects are its own."""
-        cs = [c.clone() for c in self.combatants]
+    def clone(self, only: Collection[str] | None = None) -> "BattleState":
+        """A copy a planner may play on: figures, order, economy and objects are its own.
+
+        `only`: copy just the figures with these ids and share the others with this state, for
+        a reader that changes no other figure (agents/acting.py: an enemy's turn start)."""
+        if only is None:
+            cs = [c.clone() for c in self.combatants]
+        else:
+            cs = [c.clone() if c.id in only else c for c in self.combatants]
         s = _new(BattleState)
         s.ruleset = self.ruleset
         s.scenario = self.scenario

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from agents import assess as A
-from agents.acting import _copy_some, acting_view
+from agents.acting import acting_view
 from agents.base import make_policy
 from rules.dice import Dice
 from rules.scenario import build_state, bundled_scenarios, load_scenario, new_battle
@@ -149,13 +149,13 @@ def _restored(s: BattleState, snap: tuple) -> BattleState:
     return c
 
 
-def test_copy_some_sets_every_field_as_clone_does() -> None:
+def test_a_partial_clone_sets_every_field_as_clone_does() -> None:
     spec, src = load_scenario("cortex/warehouse")
     s = build_state(spec, src)
     s.objects[3] = ["knife"]
     s.economy = {"actions": 1, "shots": {"pistol": 1}}
     who = s.combatants[1].id
-    full, light = s.clone(), _copy_some(s, {who})
+    full, light = s.clone(), s.clone({who})
     for f in dataclasses.fields(BattleState):
         if f.name not in ("combatants", "by_id"):
             assert getattr(light, f.name) == getattr(full, f.name), f.name
