@@ -43,6 +43,24 @@ class Battle:
         #: team -> who answers its figures' questions (a policy, ASK); missing: the default
         self.deciders: dict[str, object] = {}
 
+    def clone(self, dice: Dice | None = None, *, events: bool = True, state: BattleState | None = None) -> "Battle":
+        """A copy that plays on independently: its own state (or `state`, which it takes
+        over), the same ruleset, `dice` (default: a copy of this battle's dice, the same
+        numbers to come, without forced results or hooks), the event log (a new list of the
+        same events; none with `events=False`), the deciders and the decision counters.
+        `on_event` is not copied. This is the one way to copy a fight: the table's undo and
+        probes, the API and the replay viewer use it."""
+        if dice is None:
+            dice = Dice(0)
+            dice.set_state(self.dice.get_state())
+        nb = Battle(self.state.clone() if state is None else state, self.ruleset, dice, record=self.record)
+        nb.deciders = dict(self.deciders)
+        if events:
+            nb.events = list(self.events)
+        nb.actions_resolved = self.actions_resolved
+        nb._decisions = self._decisions
+        return nb
+
     # -- event plumbing -----------------------------------------------------------
     def _emit(self, evs: list[Event]) -> None:
         if self.record or self.on_event is not None:

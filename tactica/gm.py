@@ -1,7 +1,7 @@
 """The GM commands of the `tactica` CLI: `autopilot`, `suggest`, `serve` and `view`.
 
 They live here so that `tactica/cli.py` only registers them (`register(app, ...)`); the
-logic is in `tactica/autopilot.py`, `tactica/server.py` and `tactica/web/`.
+logic is in `tactica/table/`, `tactica/server.py` and `tactica/web/`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         (--dice manual), undo, save and resume. Type `help` at any prompt."""
         from rich.console import Console
 
-        from tactica.autopilot import Session, SessionError, Terminal, default_save_path
+        from tactica.table import Session, SessionError, Terminal, default_save_path
 
         if dice is not None and dice not in ("engine", "manual"):
             raise SessionError(f"{dice!r}", field="--dice", expected="engine or manual")
@@ -77,7 +77,7 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         from agents.base import available_policies
         from rules.errors import UnknownNameError
         from rules.serialize import battle_from_dict
-        from tactica.autopilot import command_for, describe_action, read_save, suggest as plan_for
+        from tactica.table import command_for, describe_action, read_save, suggest as plan_for
 
         if policy not in available_policies():
             raise UnknownNameError(f"unknown policy {policy!r}", field="--policy",

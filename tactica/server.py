@@ -375,7 +375,7 @@ def _cell_query(s: BattleState, x: int | None, y: int | None, name: str) -> int 
 
 def _next_roll(b: Battle, action: Action, dice: list[int]) -> dict[str, Any]:
     """The roll `action` needs after the faces `dice` (checked die by die), or null (DiceOut)."""
-    from tactica.autopilot import next_dice_request
+    from tactica.table import next_dice_request
 
     def run(nb: Battle) -> None:
         nb.step(action, check=False)
@@ -403,17 +403,6 @@ def _next_roll(b: Battle, action: Action, dice: list[int]) -> dict[str, Any]:
                                 f"({' '.join(f'd{n}' for n in req.sides)}), got {len(group)}", "dice")
         prefix += group
         rest = rest[len(group):]
-
-
-def _copy_battle(b: Battle) -> Battle:
-    d = Dice(0)
-    d.set_state(b.dice.get_state())
-    nb = Battle(b.state.clone(), b.ruleset, d, record=True)
-    nb.deciders = dict(b.deciders)
-    nb.events = list(b.events)
-    nb.actions_resolved = b.actions_resolved
-    nb._decisions = b._decisions
-    return nb
 
 
 # -- body size limit ------------------------------------------------------------------------
@@ -571,7 +560,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     def legal(fid: str = FightId, notes: bool = Query(False, description="add `label`: the action in words, "
                                                                       "with the odds of attacks")) -> dict[str, Any]:
         """The acting figure's legal actions (each with the autopilot command that selects it)."""
-        from tactica.autopilot import action_json, command_for, describe_action
+        from tactica.table import action_json, command_for, describe_action
 
         f = store.get(fid)
         with f.lock:
@@ -586,7 +575,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     def suggest(body: SuggestBody, fid: str = FightId) -> dict[str, Any]:
         """What a policy would do for the acting figure (or `actor`), why, and the next alternatives."""
         from agents.base import available_policies
-        from tactica.autopilot import suggest as plan_for
+        from tactica.table import suggest as plan_for
 
         if body.policy not in available_policies():
             raise ApiError(422, f"unknown policy {body.policy!r} (expected one of {', '.join(available_policies())})",
@@ -604,7 +593,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
               responses=errors | {409: {"model": ErrorOut}})
     def apply_action(body: ApplyAction, fid: str = FightId) -> dict[str, Any]:
         """Resolve one action of the acting figure, with the engine's dice or the given ones."""
-        from tactica.autopilot import describe_action
+        from tactica.table import describe_action
 
         f = store.get(fid)
         with f.lock:
@@ -612,7 +601,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
             s = b.state
             action = _acting_action(b, body.actor, body.action)
             _check_legal(b, action, fid)
-            nb = _copy_battle(b)
+            nb = b.clone()
             n0 = len(nb.events)
             try:
                 if body.dice is not None:

@@ -22,7 +22,7 @@ from rules.actions import Action
 from rules.errors import DiceError
 from rules.replay import run_replay, state_summary
 from rules.serialize import battle_from_dict
-from tactica.autopilot import (CommandError, Session, SessionError, next_dice_request, parse_command,
+from tactica.table import (CommandError, Session, SessionError, next_dice_request, parse_command,
                                parse_faces, read_save, replay_from_save, suggest)
 from tactica.cli import app
 
@@ -324,7 +324,7 @@ def run_terminal(session, script):
 
     from rich.console import Console
 
-    from tactica.autopilot import Terminal
+    from tactica.table import Terminal
 
     buf = io.StringIO()
     steps = list(script)

@@ -185,7 +185,7 @@ def test_the_env_agent_answers_its_figures_choices_from_the_answer_block() -> No
 def test_the_gm_answers_the_choices_of_the_figures_the_gm_plays() -> None:
     """At the autopilot the GM's figures' choices are the GM's: the numbered list holds the
     answers and `choose stay` picks one; the NPCs' take their policy's default."""
-    from tactica.autopilot import Session, command_for, parse_command
+    from tactica.table import Session, command_for, parse_command
 
     doc = _blast_scene()
     doc["teams"][1]["pc"] = True

@@ -351,7 +351,7 @@ def test_replay_endpoint_is_404_without_a_recording(client):
 
 
 def test_replay_of_a_replay_file_and_of_an_autopilot_save(tmp_path):
-    from tactica.autopilot import Session
+    from tactica.table import Session
 
     rp = Replay(load_recording(REPO / "tests" / "replays" / "cortex_pistol_hit.yaml"))
     d = rp.to_json(0)

@@ -160,7 +160,7 @@ def _from_state(doc: Mapping[str, Any], src: str, scen_doc: Any, scen_src: str |
             and events[0].get("type") == "battle_start":
         return Recording(src, "state file", {0: list(events)}, scen_doc or dict(scen), scen_src or src)
     if isinstance(doc.get("session"), Mapping):  # an autopilot save without its log: rebuild it
-        from tactica.autopilot import replay_from_save
+        from tactica.table import replay_from_save
 
         rdoc = replay_from_save(src)
         return _events_of_replay(rdoc, src, "state file", None)
@@ -204,11 +204,7 @@ def _battle_with(b: Battle, state: BattleState, pos: int, seq: list[tuple[int, i
     d = Dice(0)
     feed = _LogDice(seq, pos)
     d.on_roll = feed
-    nb = Battle(state, b.ruleset, d, record=True)
-    nb.deciders = dict(b.deciders)
-    nb.actions_resolved = b.actions_resolved
-    nb._decisions = b._decisions
-    return nb, feed
+    return b.clone(d, events=False, state=state), feed
 
 
 @dataclass
@@ -276,7 +272,7 @@ def follow(spec: ScenarioSpec, src: str | None, raw_events: list[dict[str, Any]]
            log: str | None = None) -> Followed:
     """Play the fight of `raw_events` again on `spec` (from file `src`); errors name the file
     `log` (default `src`) and `where` in it (see the module docstring)."""
-    from tactica.autopilot import describe_action, action_json
+    from tactica.table import describe_action, action_json
 
     log = log or src
     events = [_canon(e) for e in raw_events if e.get("type") != "refused"]

@@ -1,0 +1,300 @@
+"""The command syntax typed at the table.
+
+Command syntax (at a PC's prompt, or at an NPC's to override its plan):
+
+  move X Y           move to column X, row Y (also: m X Y, move X,Y)
+  attack TARGET [WEAPON] [OPTION]
+                     attack jubal / attack jubal revolver /
+                     attack jubal revolver called:head (or: called head)
+  defend block|dodge|all_out_block|all_out_dodge   (also: block, dodge)
+  reload [WEAPON]    prone              stand
+  grapple TARGET     escape             release
+  pickup [X Y] [ITEM]                   use OPTION (use second_wind)
+  pp N               spend N Plot Points on the next roll
+  end                end the turn (also: e, done, pass)
+  N                  the action numbered N in the list shown; at an NPC's
+                     prompt the N-th alternative (Enter accepts the plan)
+  KIND key=value     any action of the vocabulary: aim target=jubal
+
+Names may be ids or names, any case, or a unique prefix; typos get a
+suggestion.
+
+Commands at any prompt (the dice prompt too):
+
+  map                the map, the initiative order and the figures
+  moves              the map with the reachable cells (+)
+  list               the numbered legal actions again
+  status FIGURE      one figure in detail
+  order              the initiative order
+  log [N]            the last N narrated events
+  hint               what the advisor policy would do
+  undo               back one resolved action (at a dice prompt: the
+                     pending action is dropped too)
+  cancel             (dice prompt) drop the pending action
+  dice engine|manual switch the dice mode
+  confirm on|off     ask before resolving NPC plans, or not
+  save [FILE]        save now (it is saved after every action anyway)
+  export FILE        the fight so far as a replay file (tactica replay)
+  help               this text
+  quit               save and leave
+
+Manual dice: every roll the engine needs is asked for, naming who rolls
+what against what ("Jubal rolls attack with revolver: Agility d10 +
+Guns/Pistols d8 against Mal's defence - enter 2 dice (d10 d8), or r to
+roll"). Enter the faces separated by spaces, or r to let the engine roll
+them; a face the die cannot show is refused with the reason.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+
+from rules.actions import KINDS, Action
+from rules.state import BattleState
+from tactica.table.base import CommandError
+from tactica.table.words import command_for
+
+
+META = ("help", "map", "moves", "list", "status", "order", "log", "hint", "undo", "cancel", "dice",
+        "confirm", "save", "export", "quit")
+META_ALIASES = {"?": "help", "h": "help", "exit": "quit", "q": "quit", "actions": "list", "ls": "list",
+                "show": "map", "stat": "status", "who": "status", "suggest": "hint"}
+ACTION_ALIASES = {
+    "move": "move", "m": "move", "go": "move", "attack": "attack", "a": "attack", "shoot": "attack",
+    "fire": "attack", "hit": "attack", "strike": "attack", "defend": "defend", "block": "defend",
+    "dodge": "defend", "reload": "reload", "prone": "drop_prone", "drop": "drop_prone", "down": "drop_prone",
+    "stand": "stand", "up": "stand", "rise": "stand", "grapple": "grapple", "escape": "grapple",
+    "release": "grapple", "pickup": "pick_up", "pick": "pick_up", "take": "pick_up", "use": "use",
+    "pp": "use", "end": "end_turn", "e": "end_turn", "done": "end_turn", "pass": "end_turn",
+    "second_wind": "use", "aim": "aim", "ready": "ready", "first_aid": "first_aid",
+}
+ACTION_WORDS = tuple(dict.fromkeys(list(ACTION_ALIASES) + list(KINDS)))
+
+
+@dataclass
+class Command:
+    """What a line typed at a prompt means."""
+
+    kind: str                     # "empty", "meta", "pick", "action"
+    name: str = ""                # meta command name
+    args: list[str] = field(default_factory=list)
+    number: int = 0               # pick
+    action: Action | None = None  # action
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"[\s_\-']", "", s.lower())
+
+
+def _suggest_words(word: str, words: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word.lower(), list(words), n=3, cutoff=0.55)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def parse_command(text: str, state: BattleState | None = None, legal: list[Action] | None = None) -> Command:
+    """Read one line typed at a prompt. Actions are checked against `legal` (the acting
+    figure's legal actions); a typo or an impossible action is a `CommandError` that says
+    what was expected, with a suggestion."""
+    t = text.strip()
+    if not t:
+        return Command("empty")
+    words = t.replace(",", " ").split() if not t.startswith("{") else [t]
+    head = words[0].lower()
+    if head in META_ALIASES:
+        head = META_ALIASES[head]
+    if head in META:
+        return Command("meta", head, words[1:] if not t.startswith("{") else [])
+    if re.fullmatch(r"\d+", head) and len(words) == 1:
+        return Command("pick", number=int(head))
+    if state is None or legal is None:
+        raise CommandError(f"unknown command {words[0]!r}", field="command", expected="help, map, ..."
+                           + _suggest_words(head, META))
+    if t.startswith("{"):
+        try:
+            d = json.loads(t)
+        except json.JSONDecodeError as e:
+            raise CommandError(f"not valid JSON: {e.msg}", field="action", expected='{"type": KIND, ...}') from None
+        a = Action.from_dict(d, state.grid.width)
+        if a not in legal:
+            raise CommandError(f"{a} is not legal now", field="action", expected="one of the legal actions (list)")
+        return Command("action", action=a)
+    return Command("action", action=parse_action(words, state, legal))
+
+
+def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> Action:
+    """Match `attack jubal revolver called:head`, `move 3 4`, ... to one legal action."""
+    w0 = words[0].lower()
+    kind = ACTION_ALIASES.get(w0) or (w0 if w0 in KINDS else None)
+    if kind is None:
+        raise CommandError(f"unknown command {words[0]!r}", field="command",
+                           expected="an action (move, attack, defend, reload, prone, stand, end ...) or help"
+                           + _suggest_words(w0, ACTION_WORDS + META))
+    rest = [w for w in words[1:]]
+    # shortcuts that carry their option in the verb
+    if w0 in ("block", "dodge"):
+        rest = [w0] + rest
+    if w0 in ("escape", "release"):
+        rest = rest + [w0]
+    if w0 == "second_wind":
+        rest = ["second_wind"]
+    if w0 == "pp":
+        if len(rest) != 1 or not rest[0].isdigit():
+            raise CommandError("pp takes the number of Plot Points", field="pp", expected="pp N, e.g. pp 2")
+        rest = [f"plot_points:{rest[0]}"]
+    # join "called head" -> "called:head", "all out dodge" -> "all_out_dodge"
+    joined: list[str] = []
+    i = 0
+    while i < len(rest):
+        w = rest[i]
+        lw = w.lower()
+        if lw == "called" and i + 1 < len(rest):
+            joined.append(f"called:{rest[i + 1].lower()}")
+            i += 2
+            continue
+        if lw in ("all", "allout", "all-out", "all_out") and i + 1 < len(rest):
+            nxt = rest[i + 1].lower()
+            if nxt == "out" and i + 2 < len(rest):
+                joined.append(f"all_out_{rest[i + 2].lower()}")
+                i += 3
+                continue
+            joined.append(f"all_out_{nxt}")
+            i += 2
+            continue
+        joined.append(w)
+        i += 1
+    rest = joined
+    cands = [a for a in legal if a.kind == kind]
+    who = state.actor.name if state.actor else "nobody"
+    if not cands:
+        kinds = sorted({a.kind for a in legal})
+        raise CommandError(f"{who} cannot {kind.replace('_', ' ')} now", field=kind,
+                           expected="one of: " + ", ".join(kinds))
+    want: dict[str, Any] = {}
+    nums: list[int] = []
+    kv = {}
+    for w in rest:
+        if "=" in w:
+            k, _, v = w.partition("=")
+            kv[k.lower()] = v
+        elif re.fullmatch(r"-?\d+", w):
+            nums.append(int(w))
+        else:
+            continue
+    if kv:
+        for k, v in kv.items():
+            if k not in ("target", "weapon", "option", "cell"):
+                raise CommandError(f"unknown field {k!r}", field=kind, expected="target=, weapon=, option=, cell=X,Y")
+            if k == "cell":
+                xy = [int(p) for p in re.findall(r"-?\d+", v)]
+                if len(xy) != 2:
+                    raise CommandError(f"cell {v!r}", field=kind, expected="cell=X,Y")
+                nums = xy
+            else:
+                want[k] = v
+    if nums:
+        if len(nums) != 2:
+            raise CommandError(f"{len(nums)} number(s) {nums}", field=kind, expected="a cell as two numbers: X Y")
+        x, y = nums
+        g = state.grid
+        if not g.in_bounds(x, y):
+            raise CommandError(f"[{x}, {y}] is off the {g.width}x{g.height} map", field=kind,
+                               expected=f"0 <= X < {g.width}, 0 <= Y < {g.height}")
+        want["cell"] = g.index(x, y)
+    targets = {a.target for a in cands if a.target}
+    weapons = {a.weapon for a in cands if a.weapon}
+    options = {a.option for a in cands if a.option}
+    for w in rest:
+        if "=" in w or re.fullmatch(r"-?\d+", w):
+            continue
+        lw = w.lower()
+        hit = _match_name(lw, targets, state)
+        if hit and "target" not in want:
+            want["target"] = hit
+            continue
+        hit = _match_plain(lw, weapons)
+        if hit and "weapon" not in want:
+            want["weapon"] = hit
+            continue
+        hit = _match_plain(lw, options)
+        if hit and "option" not in want:
+            want["option"] = hit
+            continue
+        names = sorted(targets | weapons | options | {state.by_id[t].name.lower() for t in targets})
+        raise CommandError(f"{w!r} is not a target, weapon or option of a legal {kind.replace('_', ' ')} now",
+                           field=kind, expected=("one of " + ", ".join(names) if names else "no more words")
+                           + _suggest_words(lw, names))
+    if "target" in want and want["target"] not in targets:
+        want["target"] = _match_name(want["target"].lower(), targets, state) or want["target"]
+    match = [a for a in cands if all(getattr(a, k) == v for k, v in want.items())]
+    if not match:
+        desc = " ".join(words)
+        some = ", ".join(command_for(state, a) for a in cands[:6]) + (" ..." if len(cands) > 6 else "")
+        if kind == "move":
+            some = f"{len(cands)} reachable cells (type `moves` to see them)"
+        raise CommandError(f"`{desc}` is not legal for {who} now", field=kind, expected=some)
+    if len(match) > 1 and "option" not in want:
+        plain = [a for a in match if a.option is None]
+        if plain:
+            match = plain
+    if len(match) > 1:
+        opts = ", ".join(command_for(state, a) for a in match[:8])
+        raise CommandError(f"`{' '.join(words)}` could mean {len(match)} actions", field=kind,
+                           expected=f"one of: {opts}")
+    return match[0]
+
+
+def _match_plain(word: str, names: set[str]) -> str | None:
+    by = {n.lower(): n for n in names}
+    if word in by:
+        return by[word]
+    nw = _norm(word)
+    for n in names:
+        if _norm(n) == nw:
+            return n
+    pre = [n for n in names if _norm(n).startswith(nw)] if nw else []
+    if len(pre) == 1:
+        return pre[0]
+    suf = [n for n in names if ":" in n and n.split(":", 1)[1].lower() == word]
+    if len(suf) == 1:
+        return suf[0]
+    return None
+
+
+def _match_name(word: str, ids: set[str], state: BattleState) -> str | None:
+    hit = _match_plain(word, ids)
+    if hit:
+        return hit
+    nw = _norm(word)
+    named = {cid: _norm(state.by_id[cid].name) for cid in ids if cid in state.by_id}
+    exact = [cid for cid, n in named.items() if n == nw]
+    if len(exact) == 1:
+        return exact[0]
+    pre = [cid for cid, n in named.items() if nw and n.startswith(nw)]
+    if len(pre) == 1:
+        return pre[0]
+    return None
+
+
+def parse_faces(text: str, sides: list[int]) -> list[int]:
+    """Die faces typed by the GM for dice with `sides`; impossible values are refused."""
+    parts = [p for p in re.split(r"[\s,+]+", text.strip()) if p]
+    dice = " ".join(f"d{s}" for s in sides)
+    if len(parts) != len(sides):
+        raise CommandError(f"{len(parts)} value(s) for {len(sides)} dice ({dice})", field="dice",
+                           expected=f"{len(sides)} faces separated by spaces, or r to roll")
+    out = []
+    for p, s in zip(parts, sides):
+        if not re.fullmatch(r"\d+", p):
+            raise CommandError(f"{p!r} is not a die face", field="dice", expected=f"a whole number 1..{s} for the d{s}")
+        v = int(p)
+        if not 1 <= v <= s:
+            raise CommandError(f"a d{s} cannot show {v}", field="dice", expected=f"1..{s}")
+        out.append(v)
+    return out
+
+

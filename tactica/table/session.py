@@ -1,0 +1,483 @@
+"""`Session`: one fight at the table (battle, roles, dice, history, undo, saving)."""
+
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import yaml
+
+from rules.actions import Action
+from rules.battle import Battle
+from rules.choices import ASK
+from rules.dice import Dice
+from rules.errors import DiceError, IllegalActionError
+from rules.events import Event
+from rules.scenario import new_battle, resolve_scenario
+from rules.serialize import atomic_write, battle_from_dict, battle_to_dict
+from rules.state import BattleState, Combatant
+from tactica.table.base import ADVISOR_POLICY, CommandError, DEFAULT_POLICY, SESSION_FORMAT, SESSION_VERSION, SessionError, UNDO_KEEP, UNDO_SAVED
+from tactica.table.commands import _match_name, _suggest_words
+from tactica.table.dice import DiceRequest, next_dice_request
+from tactica.table.saves import _SessionBlock, _json_default, _policy_rng_state, _set_policy_rng_state, check_writable_target, read_save, replay_from_history
+from tactica.table.suggest import Plan, _make_policy, alternatives_for, suggest
+from tactica.table.words import action_json
+
+
+@dataclass
+class Role:
+    team: str
+    role: str            # "npc" or "pc"
+    policy: str | None   # a policy plays the team (a PC team with a policy is a dry run)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": self.role, "policy": self.policy}
+
+    def label(self) -> str:
+        return self.role.upper() + " " + (self.policy or "GM")
+
+
+class Abort(Exception):
+    """Raised by a dice provider to drop the pending action (`cancel`, `undo`, `quit`)."""
+
+    def __init__(self, then: str = "cancel") -> None:
+        super().__init__(then)
+        self.then = then
+
+
+DiceProvider = Callable[[DiceRequest], "list[int] | None"]
+
+
+def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = (), pc: Iterable[str] = (),
+                       base: Mapping[str, Role] | None = None) -> dict[str, Role]:
+    """Roles from the scenario (teams marked `pc: true` are PCs), a saved session and the
+    `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order."""
+    from agents.base import available_policies
+
+    names = [t for t, _ in spec_teams]
+    roles = {t: Role(t, "pc", None) if is_pc else Role(t, "npc", DEFAULT_POLICY) for t, is_pc in spec_teams}
+    if base:
+        roles.update({t: Role(t, r.role, r.policy) for t, r in base.items() if t in roles})
+    for opt, role in (("--npc", "npc"), ("--pc", "pc")):
+        for item in (npc if role == "npc" else pc):
+            team, sep, pol = item.partition("=")
+            team = team.strip()
+            if team not in roles:
+                raise SessionError(f"no team {team!r}", field=opt, expected="one of " + ", ".join(names)
+                                   + _suggest_words(team, names))
+            pol = pol.strip() or None
+            if sep and not pol:
+                raise SessionError(f"{item!r}", field=opt, expected="TEAM or TEAM=POLICY")
+            if role == "npc" and pol is None:
+                pol = DEFAULT_POLICY
+            if pol is not None and pol not in available_policies():
+                raise SessionError(f"unknown policy {pol!r}", field=opt,
+                                   expected="one of " + ", ".join(available_policies()) + _suggest_words(pol, available_policies()))
+            roles[team] = Role(team, role, pol)
+    return roles
+
+
+
+class Session:
+    """One fight at the table: the battle, who plays whom, dice, history, undo and saving."""
+
+    def __init__(self, battle: Battle, scenario_doc: Mapping[str, Any], roles: dict[str, Role], *, seed: int = 0,
+                 dice_mode: str = "engine", confirm: bool = True, save_path: str | Path | None = None) -> None:
+        if dice_mode not in ("engine", "manual"):
+            raise SessionError(f"dice mode {dice_mode!r}", field="--dice", expected="engine or manual")
+        self.battle = battle
+        self.scenario_doc = dict(scenario_doc)
+        self.roles = roles
+        self.seed = int(seed)
+        self.dice_mode = dice_mode
+        self.confirm = confirm
+        self.save_path = Path(save_path) if save_path else None
+        self.start_dice: list[int] | None = []
+        self.history: list[dict[str, Any]] = []
+        self.undo_stack: list[dict[str, Any]] = []
+        self.policies: dict[str, Any] = {}
+        self._pending: tuple | None = None   # (key, plan, policy copy before deciding)
+        self.created = _dt.datetime.now().isoformat(timespec="seconds")
+        self.notes: list[str] = []
+        for i, t in enumerate(battle.state.teams):
+            r = roles.get(t)
+            if r is not None and r.policy:
+                self.policies[t] = _make_policy(r.policy, self.policy_seed(i))
+        # the GM answers the choices the rules give the figures the GM plays (rules/choices.py);
+        # an NPC's take its policy's default
+        battle.deciders = {t: ASK for t, r in roles.items() if r.policy is None}
+
+    # -- building ---------------------------------------------------------------------
+    def policy_seed(self, i: int) -> int:
+        return (self.seed * 1_000_003 + 7919 * (i + 1)) % (1 << 62)
+
+    @classmethod
+    def new(cls, scenario: str | Mapping[str, Any], *, npc: Iterable[str] = (), pc: Iterable[str] = (),
+            seed: int = 0, dice_mode: str = "engine", confirm: bool = True,
+            save_path: str | Path | None = None) -> "Session":
+        from rules.scenario import parse_scenario
+
+        if isinstance(scenario, Mapping):
+            doc, src = dict(scenario), "<scenario>"
+        else:
+            doc, src = resolve_scenario(scenario)
+        spec = parse_scenario(doc, src)
+        doc = dict(doc)
+        roles = parse_team_options([(t.name, t.pc) for t in spec.teams], npc, pc)
+        if save_path is not None:
+            check_writable_target(Path(save_path))
+        battle = new_battle(spec, Dice(seed), src)
+        return cls(battle, doc, roles, seed=seed, dice_mode=dice_mode, confirm=confirm, save_path=save_path)
+
+    @classmethod
+    def resume(cls, path: str | Path, *, npc: Iterable[str] = (), pc: Iterable[str] = (), seed: int | None = None,
+               dice_mode: str | None = None, confirm: bool | None = None,
+               save_path: str | Path | None = None) -> "Session":
+        """Load a save file (or any Tactica state file) and continue where it stopped."""
+        src = str(path)
+        d = read_save(path)
+        battle = battle_from_dict(d, source=src)
+        sess = d.get("session")
+        spec_teams = [(t["name"], bool(t.get("pc", False))) for t in d["scenario"]["teams"]]
+        base = None
+        history: list[dict[str, Any]] = []
+        start_dice: list[int] | None = None
+        undo: list[dict[str, Any]] = []
+        policy_states: dict[str, Any] = {}
+        saved_seed, saved_mode, saved_confirm = 0, "engine", True
+        if sess is not None:
+            try:
+                info = _SessionBlock.check(sess)
+            except SessionError as e:
+                raise e.at(src, "session")
+            base = {t: Role(t, r["role"], r.get("policy")) for t, r in info["teams"].items()}
+            history = info["history"]
+            start_dice = info["start_dice"]
+            undo = info["undo"]
+            policy_states = info["policy_states"]
+            saved_seed, saved_mode, saved_confirm = info["seed"], info["dice_mode"], info["confirm"]
+        roles = parse_team_options(spec_teams, npc, pc, base)
+        target = Path(save_path) if save_path else Path(path)
+        check_writable_target(target, own=Path(path))
+        s = cls(battle, d["scenario"], roles, seed=saved_seed if seed is None else seed,
+                dice_mode=dice_mode or saved_mode, confirm=saved_confirm if confirm is None else confirm,
+                save_path=target)
+        s.history = history
+        s.start_dice = start_dice
+        s.undo_stack = undo
+        s.created = (sess or {}).get("created", s.created)
+        for t, st in policy_states.items():
+            if t in s.policies and isinstance(st, Mapping):
+                try:
+                    _set_policy_rng_state(s.policies[t], st)
+                except Exception:  # noqa: BLE001 - a policy that changed shape starts afresh
+                    pass
+        s._rebuild_turn_memory()
+        if sess is None:
+            s.notes.append("a plain state file: no history before this point (undo starts here; export, "
+                           "which needs the whole fight, is not available)")
+        return s
+
+    # -- properties -------------------------------------------------------------------
+    @property
+    def state(self) -> BattleState:
+        return self.battle.state
+
+    @property
+    def rs(self):
+        return self.battle.ruleset
+
+    @property
+    def started(self) -> bool:
+        s = self.state
+        return s.round > 0 or s.over
+
+    def pc_teams(self) -> list[str]:
+        return [t for t, r in self.roles.items() if r.role == "pc"]
+
+    def role_of(self, c: Combatant) -> Role:
+        return self.roles.get(c.team) or Role(c.team, "npc", DEFAULT_POLICY)
+
+    def gm_plays(self, c: Combatant) -> bool:
+        """Whether the GM picks this figure's actions (a PC team without a policy)."""
+        r = self.role_of(c)
+        return r.policy is None
+
+    def legal(self) -> list[Action]:
+        return self.battle.legal_actions()
+
+    def figure(self, name: str) -> Combatant:
+        s = self.state
+        lw = name.lower()
+        hit = _match_name(lw, set(s.by_id), s)
+        if hit is None:
+            names = sorted(set(s.by_id) | {c.name.lower() for c in s.combatants})
+            raise CommandError(f"no figure {name!r}", field="status", expected="one of " + ", ".join(sorted(s.by_id))
+                               + _suggest_words(lw, names))
+        return s.by_id[hit]
+
+    # -- resolving ---------------------------------------------------------------------
+    def _run(self, fn: Callable[[Battle], list[Event]], provider: DiceProvider | None) -> tuple[list[Event], list[int]]:
+        b = self.battle
+        dice = b.dice
+        if self.dice_mode == "engine" or provider is None:
+            n0 = len(dice.record)
+            evs = fn(b)
+            used = [r for _, r in dice.record[n0:]]
+            del dice.record[n0:]
+            return evs, used
+        prefix: list[int] = []
+        while True:
+            req = next_dice_request(b, fn, prefix)
+            if req is None:
+                break
+            faces = provider(req)
+            if faces is None:
+                faces = []
+                for sd in req.sides:
+                    faces.append(dice.roll(sd, req.label))
+                    dice.record.pop()
+            if len(faces) != len(req.sides) or any(not 1 <= f <= sd for f, sd in zip(faces, req.sides)):
+                raise DiceError(f"dice {faces} do not fit {req.sides}", field="dice", expected="one face per die")
+            prefix += [int(f) for f in faces]
+        n0 = len(dice.record)
+        dice.force(prefix, strict=True)
+        try:
+            evs = fn(b)
+            left = dice.forced_left
+        finally:
+            dice.clear_forced()
+            del dice.record[n0:]
+        if left:  # pragma: no cover - the probe and the real run agree by construction
+            raise DiceError(f"{left} entered dice were not used", field="dice", expected="exactly the dice rolled")
+        return evs, prefix
+
+    def begin(self, provider: DiceProvider | None = None) -> list[Event]:
+        """Start the fight (set-up and the first round's initiative)."""
+        if self.started:
+            return []
+        evs, used = self._run(lambda b: b.start(), provider)
+        self.start_dice = used
+        self.save()
+        return evs
+
+    def _decision_policies(self) -> dict[str, Any]:
+        """The policies as they were at this decision point (before a plan shown was made)."""
+        pols = dict(self.policies)
+        if self._pending is not None and self._pending[0] == self.decision_key() and self._pending[2] is not None:
+            actor = self.state.by_id.get(self._pending[1].actor)
+            if actor is not None and actor.team in pols:
+                pols[actor.team] = self._pending[2]
+        return pols
+
+    def _snapshot(self) -> dict[str, Any]:
+        st = battle_to_dict(self.battle, {}, include_events=False)
+        st.pop("scenario", None)
+        pols = self._decision_policies()
+        snap = {"state": st, "events": len(self.battle.events), "history": len(self.history),
+                "policy_states": {t: _policy_rng_state(p) for t, p in pols.items()}}
+        snap["_policies"] = copy.deepcopy(pols)  # in memory only (not saved)
+        return snap
+
+    def resolve(self, action: Action, provider: DiceProvider | None = None, by: str = "gm",
+                reason: str = "") -> list[Event]:
+        """Check and resolve one action of the acting figure, record it and save."""
+        s = self.state
+        if s.over:
+            raise IllegalActionError("the fight is over", field="action", expected="no more actions")
+        actor = s.actor
+        self.rs.check_legal(s, action)
+        snap = self._snapshot()
+        pending = self._pending
+        key = self.decision_key()
+        before_state = s.clone()
+        turn = (s.round, s.turn_index)
+        try:
+            evs, used = self._run(lambda b: b.step(action, check=False), provider)
+        except BaseException:
+            self._restore(snap, keep_policies=True)
+            raise
+        # policy memory: a plan that was not followed is forgotten, the action taken is committed
+        if pending is not None and pending[0] == key:
+            plan, before = pending[1], pending[2]
+            if action != plan.action and before is not None:
+                self.policies[actor.team] = before
+                commit = getattr(before, "commit", None)
+                if commit is not None:
+                    try:
+                        commit(before_state, before_state.by_id[actor.id], action)
+                    except Exception:  # noqa: BLE001 - memory is advice for the policy only
+                        pass
+        self._pending = None
+        self.undo_stack.append(snap)
+        del self.undo_stack[:-UNDO_KEEP]
+        self.history.append({"actor": actor.id, "action": action_json(s, action) | {}, "dice": used,
+                             "by": by, "reason": reason, "round": turn[0], "turn": turn[1]})
+        self.history[-1]["action"].pop("at", None)
+        if action.cell is not None:
+            self.history[-1]["action"]["cell"] = list(s.grid.xy(action.cell))
+        self.save()
+        return evs
+
+    def decision_key(self) -> tuple:
+        s = self.state
+        return (s.round, s.turn_index, s.actor.id if s.actor else None, len(self.history))
+
+    def plan(self) -> Plan:
+        """The acting figure's policy's plan (cached for this decision point)."""
+        s = self.state
+        actor = s.actor
+        key = self.decision_key()
+        if self._pending is not None and self._pending[0] == key:
+            return self._pending[1]
+        team = actor.team
+        pol = self.policies.get(team)
+        if pol is None:
+            pol = _make_policy(ADVISOR_POLICY, self.policy_seed(len(s.teams)))
+        if self._pending is not None:  # an abandoned plan of another decision point
+            self._pending = None
+        before = copy.deepcopy(pol)
+        action = pol.act(s, actor)
+        reason = pol.explain(s, actor, action)
+        ranker = copy.deepcopy(before) if hasattr(before, "rank") else None
+        alts = alternatives_for(s, actor, action, ranker, 4, self.seed)
+        p = Plan(actor.id, getattr(pol, "name", self.role_of(actor).policy or ADVISOR_POLICY), action, reason, alts)
+        self._pending = (key, p, before if team in self.policies else None)
+        return p
+
+    def advise(self) -> Plan:
+        """What the advisor (the team's policy, or `tactical`) would do; changes nothing."""
+        s = self.state
+        pol = self.policies.get(s.actor.team)
+        pol = copy.deepcopy(pol) if pol is not None else ADVISOR_POLICY
+        return suggest(s, s.actor.id, pol, seed=self.seed)
+
+    def drop_plan(self) -> None:
+        """Forget a plan that was shown but not resolved (its policy's memory too)."""
+        if self._pending is not None:
+            key, plan, before = self._pending
+            actor = self.state.by_id.get(plan.actor)
+            if actor is not None and before is not None and actor.team in self.policies:
+                self.policies[actor.team] = before
+            self._pending = None
+
+    # -- undo, save, resume -------------------------------------------------------------
+    def undo(self) -> dict[str, Any] | None:
+        """Back one resolved action; returns the history entry undone (None if none)."""
+        self.drop_plan()
+        if not self.undo_stack or not self.history:
+            return None
+        snap = self.undo_stack.pop()
+        entry = self.history[snap["history"]] if snap["history"] < len(self.history) else None
+        self._restore(snap)
+        self.save()
+        return entry
+
+    def _restore(self, snap: Mapping[str, Any], keep_policies: bool = False) -> None:
+        events = self.battle.events
+        d = dict(snap["state"])
+        d["scenario"] = self.scenario_doc
+        nb = battle_from_dict(d, source="(undo)")
+        nb.events = events[:snap["events"]]
+        nb.deciders = dict(self.battle.deciders)
+        self.battle = nb
+        del self.history[snap["history"]:]
+        if keep_policies:  # an action that failed or was cancelled: the plan shown still stands
+            self._set_decisions()
+            return
+        self._pending = None
+        if "_policies" in snap:
+            self.policies = copy.deepcopy(snap["_policies"])
+        else:
+            for i, t in enumerate(self.state.teams):
+                r = self.roles.get(t)
+                if r is not None and r.policy:
+                    self.policies[t] = _make_policy(r.policy, self.policy_seed(i))
+                    st = snap.get("policy_states", {}).get(t)
+                    if st:
+                        try:
+                            _set_policy_rng_state(self.policies[t], st)
+                        except Exception:  # noqa: BLE001
+                            pass
+            self._rebuild_turn_memory()
+        self._set_decisions()
+
+    def _set_decisions(self) -> None:
+        s = self.state
+        a = s.actor
+        self.battle._decisions = sum(1 for h in self.history if (h.get("round"), h.get("turn"), h.get("actor"))
+                                     == (s.round, s.turn_index, a.id if a else None))
+
+    def _rebuild_turn_memory(self) -> None:
+        """Tell the acting team's policy what its figure already did this turn (after a load)."""
+        self._set_decisions()
+        s = self.state
+        a = s.actor
+        if a is None or s.over:
+            return
+        pol = self.policies.get(a.team)
+        commit = getattr(pol, "commit", None)
+        if commit is None:
+            return
+        for h in self.history:
+            if (h.get("round"), h.get("turn"), h.get("actor")) == (s.round, s.turn_index, a.id):
+                try:
+                    commit(s, a, Action.from_dict(h["action"], s.grid.width))
+                except Exception:  # noqa: BLE001
+                    pass
+
+    def to_dict(self) -> dict[str, Any]:
+        d = battle_to_dict(self.battle, self.scenario_doc)
+        d["session"] = {
+            "format": SESSION_FORMAT, "format_version": SESSION_VERSION, "created": self.created,
+            "saved": _dt.datetime.now().isoformat(timespec="seconds"),
+            "seed": self.seed, "dice_mode": self.dice_mode, "confirm": self.confirm,
+            "teams": {t: r.to_json() for t, r in self.roles.items()},
+            "start_dice": self.start_dice, "history": self.history,
+            "undo": [{k: v for k, v in u.items() if not k.startswith("_")} for u in self.undo_stack[-UNDO_SAVED:]],
+            "policy_states": {t: _policy_rng_state(p) for t, p in self._decision_policies().items()},
+        }
+        return d
+
+    def save(self, path: str | Path | None = None) -> Path | None:
+        """Write the session atomically (to `path` or the session's save file)."""
+        target = Path(path) if path else self.save_path
+        if target is None:
+            return None
+        if path is not None and (self.save_path is None or Path(path).resolve() != self.save_path.resolve()):
+            if Path(path).exists():
+                try:
+                    read_save(path)
+                except SessionError:
+                    raise SessionError("exists and is not a Tactica save", source=str(path), field="save",
+                                       expected="a new file name (a foreign file is never overwritten)") from None
+        atomic_write(target, json.dumps(self.to_dict(), default=_json_default))
+        return target
+
+    def replay_doc(self) -> dict[str, Any]:
+        """The fight so far as a replay document (`tactica replay`): every step with its dice."""
+        if self.start_dice is None:
+            raise SessionError("this session was resumed from a plain state file: its start is unknown",
+                               field="export", expected="a session started by tactica autopilot")
+        return replay_from_history(self.scenario_doc, self.seed, self.start_dice, self.history,
+                                   [t for t, d in self.battle.deciders.items() if d == ASK])
+
+    def export(self, path: str | Path) -> Path:
+        p = Path(path)
+        if p.exists():
+            try:
+                text = p.read_text(encoding="utf-8")
+                doc = yaml.safe_load(text)
+            except Exception:  # noqa: BLE001
+                doc = None
+            if not (isinstance(doc, dict) and "steps" in doc and "scenario" in doc):
+                raise SessionError("exists and is not a replay file", source=str(p), field="export",
+                                   expected="a new file name (other files are never overwritten)")
+        atomic_write(p, yaml.safe_dump(self.replay_doc(), sort_keys=False, default_flow_style=None, width=120))
+        return p
+

@@ -1,0 +1,378 @@
+"""`Terminal`: the interactive loop behind `tactica autopilot`."""
+
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable
+
+
+from rules.actions import Action
+from rules.errors import TacticaError
+from rules.events import Event, narrate
+from rules.state import Combatant
+from tactica.table.base import ADVISOR_POLICY, CommandError
+from tactica.table import commands as _commands
+from tactica.table.commands import Command, parse_command, parse_faces
+from tactica.table.dice import DiceRequest
+from tactica.table.session import Abort, Session
+from tactica.table.suggest import Plan, _make_policy, _ranked
+from tactica.table.words import action_note, command_for, describe_action
+
+
+HELP = "Command syntax" + _commands.__doc__.split("Command syntax", 1)[1].rstrip()
+
+
+class Quit(Exception):
+    pass
+
+
+class Terminal:
+    """The interactive loop: shows the fight, asks the GM, resolves and narrates."""
+
+    def __init__(self, session: Session, console, input_fn: Callable[[str], str] | None = None) -> None:
+        self.s = session
+        self.con = console
+        self.input_fn = input_fn or input
+        self.numbered: list[Action] = []
+        self._shown_turn: tuple | None = None
+
+    # -- output ------------------------------------------------------------------------
+    def say(self, text: str = "", style: str | None = None) -> None:
+        from rich.markup import escape
+
+        self.con.print(escape(text) if style is None else f"[{style}]{escape(text)}[/]", highlight=False)
+
+    def show_map(self, highlight: Iterable[int] = ()) -> None:
+        from tactica.render import battle_view
+
+        s = self.s
+        self.con.print(battle_view(s.state, s.rs, s.pc_teams(),
+                                   {t: "PC" for t, r in s.roles.items() if r.role == "pc"}, highlight))
+
+    def narrate(self, evs: list[Event]) -> None:
+        for e in evs:
+            if e.get("type") == "roll" and e.get("purpose") == "initiative":
+                continue
+            if e.get("type") in ("turn_start",):
+                continue
+            style = {"round_start": "bold", "battle_end": "bold green", "down": "bold red", "dead": "bold red",
+                     "attack": "yellow", "damage": "red"}.get(e.get("type", ""))
+            self.say("  " + narrate(e), style)
+
+    def ask(self, prompt: str) -> str:
+        try:
+            return self.input_fn(prompt)
+        except EOFError:
+            raise Quit() from None
+
+    # -- meta commands -----------------------------------------------------------------
+    def meta(self, cmd: Command, at_dice: bool = False) -> None:
+        """Run a command available at any prompt (undo/quit raise to unwind)."""
+        s = self.s
+        n, args = cmd.name, cmd.args
+        if n == "help":
+            self.con.print(HELP, highlight=False, markup=False)
+        elif n == "map":
+            self.show_map()
+        elif n == "moves":
+            cells = [a.cell for a in s.legal() if a.kind == "move"]
+            self.show_map(cells)
+            self.say(f"{len(cells)} reachable cells (+): type move X Y")
+        elif n == "list":
+            self.show_actions()
+        elif n == "order":
+            from tactica.render import order_line
+            self.con.print(order_line(s.state))
+        elif n == "status":
+            if not args:
+                raise CommandError("status needs a figure", field="status", expected="status FIGURE")
+            c = s.figure(" ".join(args))
+            self.show_status(c)
+        elif n == "log":
+            k = int(args[0]) if args and args[0].isdigit() else 15
+            evs = [e for e in s.battle.events if not (e.get("type") == "roll" and e.get("purpose") == "initiative")]
+            self.narrate(evs[-k:])
+        elif n == "hint":
+            if s.state.over:
+                raise CommandError("the fight is over", field="hint", expected="undo, export or quit")
+            self.show_plan(s.advise(), title="advice")
+        elif n == "undo":
+            raise Abort("undo")
+        elif n == "cancel":
+            if at_dice:
+                raise Abort("cancel")
+            self.say("nothing pending to cancel")
+        elif n == "dice":
+            if not args or args[0] not in ("engine", "manual"):
+                raise CommandError(f"dice {' '.join(args)!r}", field="dice", expected="dice engine or dice manual")
+            s.dice_mode = args[0]
+            s.save()
+            self.say(f"dice: {s.dice_mode}" + (" (from the next action on)" if at_dice else ""))
+        elif n == "confirm":
+            if not args or args[0] not in ("on", "off"):
+                raise CommandError(f"confirm {' '.join(args)!r}", field="confirm", expected="confirm on or confirm off")
+            s.confirm = args[0] == "on"
+            s.save()
+            self.say(f"confirm NPC plans: {args[0]}")
+        elif n == "save":
+            p = s.save(args[0] if args else None)
+            self.say(f"saved to {p}" if p else "no save file (start with --save FILE)")
+        elif n == "export":
+            if not args:
+                raise CommandError("export needs a file name", field="export", expected="export FILE.yaml")
+            p = s.export(args[0])
+            self.say(f"replay written to {p} ({len(s.history)} steps): tactica replay {p}")
+        elif n == "quit":
+            raise Quit()
+
+    def show_status(self, c: Combatant) -> None:
+        s = self.s
+        st = s.state
+        hp, mx = s.rs.health(c)
+        self.say(f"{c.name} ({c.id}) [{c.team}, {s.role_of(c).label()}] at {list(st.grid.xy(c.pos))}: "
+                 f"{hp:g}/{mx:g} {', '.join(sorted(c.conditions)) or 'no conditions'}")
+        ws = ", ".join(s.rs.weapon_slots(c)) if hasattr(s.rs, "weapon_slots") else ""
+        if ws:
+            self.say(f"  weapons: {ws}")
+        res = {k: v for k, v in c.res.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool) and v}
+        ammo = c.res.get("ammo")
+        if res:
+            self.say("  " + ", ".join(f"{k} {v}" for k, v in res.items()))
+        if isinstance(ammo, dict) and ammo:
+            self.say("  ammo: " + ", ".join(f"{k} {v}" for k, v in ammo.items()))
+
+    def show_actions(self) -> None:
+        """The acting figure's legal actions, grouped and numbered (moves: a few, and `moves`)."""
+        s = self.s
+        st = s.state
+        legal = s.legal()
+        groups: dict[str, list[Action]] = {}
+        order = ("attack", "grapple", "defend", "reload", "use", "pick_up", "stand", "drop_prone", "end_turn")
+        for a in legal:
+            if a.kind == "move":
+                continue
+            groups.setdefault(a.kind if a.kind in order else "other", []).append(a)
+        moves = [a for a in legal if a.kind == "move"]
+        numbered: list[Action] = []
+        titles = {"attack": "Attacks", "grapple": "Grapple", "defend": "Defence", "reload": "Reload", "use": "Use",
+                  "pick_up": "Pick up", "stand": "Stand", "drop_prone": "Prone", "end_turn": "End",
+                  "other": "Other"}
+        lines: list[tuple[str, list[Action]]] = []
+        for k in (*order[:-1], "other", "end_turn"):
+            if k in groups:
+                lines.append((titles[k], groups[k]))
+        if moves:
+            adv = []
+            try:
+                adv = [a for a, _, _ in _ranked(_make_policy(ADVISOR_POLICY, s.seed), st, st.actor) if a.kind == "move"][:3]
+            except TacticaError:
+                pass
+            lines.insert(0, (f"Moves ({len(moves)} cells reachable: move X Y, `moves` shows them; suggested)", adv))
+        for title, acts in lines:
+            self.say(title, "bold")
+            for a in acts:
+                numbered.append(a)
+                note = action_note(st, a)
+                self.say(f"  {len(numbered):>2}. {command_for(st, a):<34}" + (f" {note}" if note else ""))
+        self.numbered = numbered
+
+    def show_plan(self, plan: Plan, title: str = "plan") -> None:
+        st = self.s.state
+        self.con.print(f"[bold magenta]{title}[/] ({plan.policy}): [bold]{describe_action(st, plan.action)}[/]"
+                       f"  \\[{command_for(st, plan.action)}]", highlight=False)
+        self.say(f"  why: {plan.reason}")
+        if plan.alternatives:
+            self.say("  or (Enter accepts the plan; a number picks; or type any action):")
+        for i, alt in enumerate(plan.alternatives, 1):
+            sc = f"{alt.score:6.2f} " if alt.score is not None else ""
+            self.say(f"  {i}. {command_for(st, alt.action):<34} {sc}{alt.reason}")
+        self.numbered = [a.action for a in plan.alternatives]
+
+    # -- dice ---------------------------------------------------------------------------
+    def dice_provider(self, req: DiceRequest) -> list[int] | None:
+        self.say(req.text(), "bold yellow")
+        while True:
+            line = self.ask("dice> ").strip()
+            if line.lower() in ("r", "roll"):
+                return None
+            if re.fullmatch(r"[\d\s,+]+", line or "x"):
+                try:
+                    return parse_faces(line, req.sides)
+                except CommandError as e:
+                    self.say(f"refused: {e.line()}", "red")
+                    continue
+            try:
+                cmd = parse_command(line)
+            except CommandError as e:
+                self.say(f"{e.line()}", "red")
+                self.say(f"enter {len(req.sides)} faces ({' '.join('d%d' % x for x in req.sides)}) or r", "red")
+                continue
+            if cmd.kind != "meta":
+                self.say(f"enter {len(req.sides)} faces ({' '.join('d%d' % x for x in req.sides)}), r to roll, "
+                         f"or a command (cancel, undo, map, help, quit)", "red")
+                continue
+            try:
+                self.meta(cmd, at_dice=True)
+            except CommandError as e:
+                self.say(e.line(), "red")
+            self.say(req.text(), "bold yellow")
+
+    # -- the loop -----------------------------------------------------------------------
+    def resolve(self, action: Action, by: str, reason: str = "") -> bool:
+        s = self.s
+        st = s.state
+        actor = st.actor
+        self.say(f"> {actor.name}: {describe_action(st, action, with_odds=False)}", "bold")
+        try:
+            evs = s.resolve(action, self.dice_provider if s.dice_mode == "manual" else None, by=by, reason=reason)
+        except Abort as a:
+            if a.then == "undo":
+                self.do_undo()
+            else:
+                s.drop_plan()
+                self.say("cancelled: nothing was resolved")
+            return False
+        self.narrate(evs)
+        return True
+
+    def do_undo(self) -> None:
+        h = self.s.undo()
+        if h is None:
+            self.say("nothing to undo")
+        else:
+            self.say(f"undone: {h['actor']} {command_for(self.s.state, Action.from_dict(h['action'], self.s.state.grid.width))}",
+                     "bold")
+        self._shown_turn = None
+
+    def turn_header(self) -> None:
+        s = self.s
+        st = s.state
+        key = (st.round, st.turn_index)
+        if key == self._shown_turn:
+            return
+        self._shown_turn = key
+        self.show_map()
+        a = st.actor
+        self.con.print(f"[bold]Round {st.round}: {a.name} ({a.id}, {a.team}, {s.role_of(a).label()}) to act[/]",
+                       highlight=False)
+
+    def run(self) -> None:
+        s = self.s
+        st = s.state
+        self.say(f"{st.scenario} ({st.ruleset}) - seed {s.seed}, dice {s.dice_mode}, "
+                 f"{'confirm' if s.confirm else 'no confirm'}; saving to {s.save_path}", "bold")
+        for t, r in s.roles.items():
+            self.say(f"  {t}: {r.label()}")
+        for n in s.notes:
+            self.say(f"  note: {n}")
+        self.say("  type help for the commands")
+        try:
+            if not s.started:
+                while True:
+                    try:
+                        self.narrate(s.begin(self.dice_provider if s.dice_mode == "manual" else None))
+                        break
+                    except Abort as a:
+                        if a.then == "undo":
+                            self.say("nothing to undo yet")
+                        self.say("the fight must start: its initiative dice are needed")
+            while True:
+                try:
+                    self.step()
+                except CommandError as e:
+                    self.say(e.line(), "red")
+                except TacticaError as e:
+                    self.say(f"error: {e.line()}", "red")
+        except (Quit, KeyboardInterrupt):
+            s.drop_plan()
+            p = s.save()
+            self.say(f"\nsaved to {p}; continue with: tactica autopilot --resume {p}" if p else "bye")
+
+    def step(self) -> None:
+        s = self.s
+        st = s.state
+        if st.over:
+            self._shown_turn = None
+            self.show_map()
+            self.say(f"The fight is over: {st.winner or 'draw'} ({st.end_reason}). "
+                     f"undo, export FILE, log, map or quit.", "bold green")
+            line = self.ask("over> ")
+            cmd = parse_command(line)
+            if cmd.kind == "meta":
+                try:
+                    self.meta(cmd)
+                except Abort as a:
+                    if a.then == "undo":
+                        self.do_undo()
+            elif cmd.kind != "empty":
+                raise CommandError("the fight is over", field="command", expected="undo, export FILE, log, map, quit")
+            return
+        self.turn_header()
+        actor = st.actor
+        legal = s.legal()
+        if not s.gm_plays(actor):
+            plan = s.plan()
+            self.show_plan(plan, title=f"{actor.name}'s plan")
+            if not s.confirm:
+                self.resolve(plan.action, "policy", plan.reason)
+                return
+            while True:
+                line = self.ask(f"npc {actor.id}> ")
+                try:
+                    cmd = parse_command(line, st, legal)
+                except CommandError as e:
+                    self.say(e.line(), "red")
+                    continue
+                if cmd.kind == "empty" or line.strip().lower() in ("y", "yes", "ok", "accept"):
+                    self.resolve(plan.action, "plan", plan.reason)
+                    return
+                if cmd.kind == "pick":
+                    if not 1 <= cmd.number <= len(self.numbered):
+                        self.say(f"no choice {cmd.number} (1..{len(self.numbered)})", "red")
+                        continue
+                    a = self.numbered[cmd.number - 1]
+                    alt = next((x for x in plan.alternatives if x.action == a), None)
+                    self.resolve(a, "alternative" if alt else "gm", alt.reason if alt else "picked by the GM")
+                    return
+                if cmd.kind == "action":
+                    self.resolve(cmd.action, "gm", "typed by the GM")
+                    return
+                if cmd.kind == "meta":
+                    try:
+                        self.meta(cmd)
+                    except Abort as a:
+                        if a.then == "undo":
+                            self.do_undo()
+                        return
+                    except CommandError as e:
+                        self.say(e.line(), "red")
+                    continue
+        # the GM plays this figure
+        self.show_actions()
+        while True:
+            line = self.ask(f"pc {actor.id}> ")
+            try:
+                cmd = parse_command(line, st, legal)
+            except CommandError as e:
+                self.say(e.line(), "red")
+                continue
+            if cmd.kind == "empty":
+                continue
+            if cmd.kind == "pick":
+                if not 1 <= cmd.number <= len(self.numbered):
+                    self.say(f"no action {cmd.number} (1..{len(self.numbered)}); `moves` for cells, `help`", "red")
+                    continue
+                self.resolve(self.numbered[cmd.number - 1], "gm")
+                return
+            if cmd.kind == "action":
+                self.resolve(cmd.action, "gm")
+                return
+            try:
+                self.meta(cmd)
+            except Abort as a:
+                if a.then == "undo":
+                    self.do_undo()
+                return
+            except CommandError as e:
+                self.say(e.line(), "red")

@@ -1,0 +1,115 @@
+"""Actions in words: the command that gives an action, its JSON form, its odds, its description."""
+
+
+from __future__ import annotations
+
+from typing import Any
+
+
+from rules.actions import Action
+from rules.state import BattleState
+
+
+def cell_xy(state: BattleState, cell: int) -> list[int]:
+    return list(state.grid.xy(cell))
+
+
+def action_json(state: BattleState, action: Action) -> dict[str, Any]:
+    """`Action.to_dict()` with the cell also given as [x, y] (`at`)."""
+    d = action.to_dict()
+    if action.cell is not None:
+        d["at"] = cell_xy(state, action.cell)
+    return d
+
+
+def command_for(state: BattleState, action: Action) -> str:
+    """The short command that selects `action` (what a GM would type)."""
+    k = action.kind
+    if k == "end_turn":
+        return "end"
+    if k == "move":
+        x, y = state.grid.xy(action.cell)
+        return f"move {x} {y}"
+    if k == "drop_prone":
+        return "prone"
+    if k == "defend":
+        return f"defend {action.option}"
+    if k == "grapple" and action.option in ("escape", "release"):
+        return action.option
+    if k == "use" and action.option and action.option.startswith("plot_points:"):
+        return f"pp {action.option.split(':')[1]}"
+    bits = ["pickup" if k == "pick_up" else k]
+    if action.target:
+        bits.append(action.target)
+    if action.cell is not None:
+        x, y = state.grid.xy(action.cell)
+        bits += [str(x), str(y)]
+    if action.weapon:
+        bits.append(action.weapon)
+    if action.option:
+        bits.append(action.option)
+    return " ".join(bits)
+
+
+def odds_words(state: BattleState, action: Action) -> str:
+    """'80% to hit, 7.2 expected damage' for attack-like actions, else ''."""
+    from rules.ruleset import get_ruleset
+
+    actor = state.actor
+    if actor is None or action.kind not in ("attack", "grapple", "suppress", "feint"):
+        return ""
+    try:
+        o = get_ruleset(state.ruleset).attack_odds(state, actor, action)
+    except Exception:  # noqa: BLE001 - odds are only a hint
+        return ""
+    if not o:
+        return ""
+    return f"{o.get('p_hit', 0):.0%} to hit, {o.get('exp_damage', 0):.1f} expected damage"
+
+
+def action_note(state: BattleState, action: Action) -> str:
+    """A short note for a numbered list: odds for attacks, distance and cover for moves."""
+    if action.kind == "move":
+        d = describe_action(state, action)
+        return d[d.index("(") + 1:-1] if "(" in d else ""
+    return odds_words(state, action)
+
+
+def describe_action(state: BattleState, action: Action, with_odds: bool = True) -> str:
+    """A plain description of an action of the acting figure."""
+    k = action.kind
+    g = state.grid
+    actor = state.actor
+    if k == "end_turn":
+        return "end the turn"
+    if k == "move":
+        d = g.distance_m(actor.pos, action.cell) if actor is not None else 0.0
+        cover = ""
+        x0, y0 = g.xy(action.cell)
+        near = max((g.cover_level[g.index(x0 + dx, y0 + dy)] for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                    if (dx or dy) and g.in_bounds(x0 + dx, y0 + dy)), default=0)
+        if near:
+            from rules.grid import COVER_NAMES
+            cover = f", next to {COVER_NAMES[min(near, 4)]} cover"
+        return f"move to {cell_xy(state, action.cell)} ({d:.1f} m{cover})"
+    verbs = {"attack": "attack", "grapple": "grapple", "reload": "reload", "pick_up": "pick up", "defend": "defend",
+             "drop_prone": "drop prone", "stand": "stand up", "aim": "aim", "use": "use", "first_aid": "first aid to",
+             "ready": "ready", "delay": "delay", "feint": "feint", "suppress": "suppress", "heal": "heal"}
+    bits = [verbs.get(k, k.replace("_", " "))]
+    if action.target:
+        t = state.by_id.get(action.target)
+        bits.append(t.name if t else action.target)
+    if action.weapon:
+        bits.append(("the " if k in ("reload", "pick_up") else "with the ") + action.weapon)
+    if action.cell is not None and k != "move":
+        bits.append(f"at {cell_xy(state, action.cell)}")
+    if action.option:
+        bits.append(f"({action.option})")
+    text = " ".join(bits)
+    if with_odds:
+        o = odds_words(state, action)
+        if o:
+            text += f" - {o}"
+    return text
+
+
