@@ -95,6 +95,12 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
 }
 
 
+#: the NPC policy every command uses when none is named (simulate, difficulty, tune, the
+#: autopilot, suggest and the API): the strongest scripted player that decides in well under
+#: a second
+DEFAULT_POLICY = "tactical"
+
+
 def register_policy(name: str, factory: str | Callable[..., Policy]) -> None:
     _REGISTRY[name] = factory
 
@@ -114,8 +120,11 @@ def check_policy(name: str, field: str = "policy") -> str:
             raise UnknownNameError("no such file", source=name, field=field,
                                    expected="an exported policy (.npz) from `tactica export-policy`")
         return name
+    import difflib
+    close = difflib.get_close_matches(name, available_policies(), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
     raise UnknownNameError(f"unknown policy {name!r}", field=field,
-                           expected="one of " + ", ".join(available_policies()) + ", or a .npz policy file")
+                           expected="one of " + ", ".join(available_policies()) + ", or a .npz policy file" + hint)
 
 
 def make_policy(name: str, seed: int | np.random.SeedSequence | None = None) -> Policy:

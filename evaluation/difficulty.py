@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from agents.base import available_policies
+from agents.base import DEFAULT_POLICY, check_policy
 from evaluation.parallel import FightPool
 from evaluation.simulate import check_policies, play_fight
 from evaluation.stats import wilson
@@ -46,7 +46,6 @@ from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
 from rules.scenario import ScenarioSpec, build_state
 
-DEFAULT_POLICY = "tactical"
 DEFAULT_EPISODES = 1000
 DEFAULT_MAX_EPISODES = 20_000
 PRECISION_BATCH = 200
@@ -99,9 +98,7 @@ def resolve_policies(spec: ScenarioSpec, policies: Mapping[str, str] | None,
     given = dict(policies or {})
     star = given.pop("*", default)
     for name in [star, *given.values()]:
-        if name not in available_policies():
-            raise TacticaError(f"unknown policy {name!r}", field="--policy",
-                               expected="one of " + ", ".join(available_policies()))
+        check_policy(name, "--policy")
     check_policies(spec, given)        # unknown teams are errors
     return {t.name: given.get(t.name, star) for t in spec.teams}
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping, TextIO
 
 import numpy as np
 
-from agents.base import make_policy
+from agents.base import DEFAULT_POLICY, make_policy
 from rules.dice import Dice
 from rules.errors import TacticaError
 from rules.events import dumps
@@ -46,7 +46,7 @@ def check_policies(spec: ScenarioSpec, policies: Mapping[str, str]) -> dict[str,
         if t != "*" and t not in teams:
             raise TacticaError(f"no team {t!r} in {spec.name}", field="--policy",
                                expected="TEAM=POLICY with TEAM one of " + ", ".join(teams))
-    return {t: policies.get(t, policies.get("*", "aggressive")) for t in teams}
+    return {t: policies.get(t, policies.get("*", DEFAULT_POLICY)) for t in teams}
 
 
 def play_fight(spec: ScenarioSpec, policies: Mapping[str, str], seed: int, index: int,

@@ -47,16 +47,14 @@ def escape(text: str) -> str:
 
 
 def parse_policies(items: list[str]) -> dict[str, str]:
-    from agents.base import available_policies
+    from agents.base import check_policy
 
     pols: dict[str, str] = {}
     for item in items:
         team, sep, name = item.partition("=")
         if not sep or not team or not name:
             raise TacticaError(f"{item!r}", field="--policy", expected="TEAM=POLICY (or *=POLICY for every team)")
-        if name not in available_policies() and not name.endswith(".npz"):
-            raise TacticaError(f"unknown policy {name!r}", field="--policy",
-                               expected="one of " + ", ".join(available_policies()))
+        check_policy(name, "--policy")
         pols[team] = name
     return pols
 
@@ -65,7 +63,7 @@ def parse_policies(items: list[str]) -> dict[str, str]:
 @friendly
 def simulate(
     scenario: str = typer.Argument(DEFAULT_SCENARIO, help="A bundled scenario name or a scenario file."),
-    policy: list[str] = typer.Option([], "--policy", "-p", help="TEAM=POLICY (repeatable; *=POLICY for all)."),
+    policy: list[str] = typer.Option([], "--policy", "-p", help="TEAM=POLICY (repeatable; *=POLICY for all; a name or a .npz file; default: tactical)."),
     episodes: int = typer.Option(200, "--episodes", "-n", min=1, help="Number of fights."),
     seed: int = typer.Option(0, "--seed", help="Seed: the same seed gives the same fights."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),

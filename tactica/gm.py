@@ -68,20 +68,18 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
     def suggest(
         state_file: Path = typer.Argument(..., help="A Tactica state file (an autopilot save, or GET /fights/ID's state)."),
         actor: Optional[str] = typer.Option(None, "--actor", help="The figure (default: the acting one)."),
-        policy: str = typer.Option("tactical", "--policy", help="The policy to ask."),
+        policy: Optional[str] = typer.Option(None, "--policy", help="The policy to ask: a name or a .npz file "
+                                              "(default: agents.base.DEFAULT_POLICY, tactical)."),
         seed: int = typer.Option(0, "--seed"),
         alternatives: int = typer.Option(4, "--alternatives", "-n", min=0, max=20),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """The suggested action for one figure, with its reasons and the next alternatives."""
-        from agents.base import available_policies
-        from rules.errors import UnknownNameError
+        from agents.base import DEFAULT_POLICY, check_policy
         from rules.serialize import battle_from_dict
         from tactica.table import command_for, describe_action, read_save, suggest as plan_for
 
-        if policy not in available_policies():
-            raise UnknownNameError(f"unknown policy {policy!r}", field="--policy",
-                                   expected="one of " + ", ".join(available_policies()))
+        policy = check_policy(policy or DEFAULT_POLICY, "--policy")
         d = read_save(state_file)
         battle = battle_from_dict(d, source=str(state_file))
         plan = plan_for(battle.state, actor, policy, seed, alternatives)

@@ -171,7 +171,7 @@ def test_every_roll_of_the_bundled_fights_has_a_check_key_and_modifiers():
     for name in [n for n in bundled_scenarios() if n.startswith("cybergeneration/")]:
         spec, src = load_scenario(name)
         buf = io.StringIO()
-        simulate(spec, check_policies(spec, {}), 2, 5, src, log=buf)
+        simulate(spec, check_policies(spec, {"*": "aggressive"}), 2, 5, src, log=buf)
         for line in buf.getvalue().splitlines():
             e = json.loads(line)
             e = e.get("event", e)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.base import DEFAULT_POLICY
 from evaluation.simulate import check_policies, play_fight
 from rules.events import dumps
 from rules.scenario import bundled_scenarios, load_scenario
@@ -58,7 +59,7 @@ def _random_for_all(scenario: str) -> list[str]:
 
 @pytest.mark.parametrize("scenario", ONE_PER_RULESET)
 def test_same_seed_same_log_bytes_in_two_processes(scenario: str, tmp_path: Path) -> None:
-    pols = _random_for_all(scenario)[:1]  # one team random, the others aggressive (the default)
+    pols = _random_for_all(scenario)[:1]  # one team random, the others the default policy
     a = _simulate_log(tmp_path, "a.jsonl", scenario, 7, 4, pols, hash_seed="1")
     b = _simulate_log(tmp_path, "b.jsonl", scenario, 7, 4, pols, hash_seed="2")
     assert a == b
@@ -84,6 +85,7 @@ def _events_in_process(scenario: str, policies: dict[str, str], seed: int, index
 
 _ALONE = """
 import sys
+from agents.base import DEFAULT_POLICY
 from evaluation.simulate import check_policies, play_fight
 from rules.events import dumps
 from rules.scenario import load_scenario
@@ -144,7 +146,7 @@ def test_simulate_log_holds_the_same_fights_as_play_fight(tmp_path: Path) -> Non
     """`tactica simulate --log` fight i is exactly `play_fight(..., i)` with the fight number added."""
     log = _simulate_log(tmp_path, "a.jsonl", "cortex/duel", 4, 3, []).decode().splitlines()
     spec, _ = load_scenario("cortex/duel")
-    pols = {t.name: "aggressive" for t in spec.teams}
+    pols = {t.name: DEFAULT_POLICY for t in spec.teams}   # what simulate plays when no policy is named
     for i in range(3):
         mine = [json.loads(x) for x in _events_in_process("cortex/duel", pols, 4, i)]
         theirs = [json.loads(x) for x in log if json.loads(x)["fight"] == i]

@@ -2,7 +2,7 @@
 
 For every bundled scenario, `tests/golden/<ruleset>_<name>.jsonl` holds the event log that
 
-    tactica simulate <scenario> -n 3 --seed 11 --log FILE
+    tactica simulate <scenario> -n 3 --seed 11 --policy "*=aggressive" --log FILE
 
 writes (aggressive against aggressive, every event as canonical JSON via
 `rules.events.dumps`, with its fight number). The test replays the same fights in-process
@@ -42,10 +42,11 @@ def golden_path(scenario: str) -> Path:
 
 
 def generate(scenario: str) -> str:
-    """The log `tactica simulate SCENARIO -n 3 --seed 11 --log FILE` writes."""
+    """The log `tactica simulate SCENARIO -n 3 --seed 11 --policy "*=aggressive" --log FILE` writes
+    (aggressive named: the golden logs were recorded with it before tactical became the default)."""
     spec, src = load_scenario(scenario)
     buf = io.StringIO()
-    simulate(spec, check_policies(spec, {}), FIGHTS, SEED, src, log=buf)
+    simulate(spec, check_policies(spec, {"*": "aggressive"}), FIGHTS, SEED, src, log=buf)
     return buf.getvalue()
 
 
@@ -90,7 +91,7 @@ def test_the_cli_writes_the_golden_log(tmp_path: Path) -> None:
     """The documented command writes exactly what the golden file holds."""
     scenario = "cortex/duel"
     log = tmp_path / "duel.jsonl"
-    r = CliRunner().invoke(app, ["simulate", scenario, "-n", str(FIGHTS), "--seed", str(SEED), "--log", str(log)])
+    r = CliRunner().invoke(app, ["simulate", scenario, "-n", str(FIGHTS), "--seed", str(SEED), "--policy", "*=aggressive", "--log", str(log)])
     assert r.exit_code == 0, r.output
     assert log.read_text(encoding="utf-8") == generate(scenario)
     if golden_path(scenario).exists() and not REGEN:

@@ -6,8 +6,9 @@ from rules.errors import TacticaError
 
 SESSION_FORMAT = "tactica-autopilot"
 SESSION_VERSION = 1
-DEFAULT_POLICY = "tactical"
-ADVISOR_POLICY = "tactical"
+from agents.base import DEFAULT_POLICY  # noqa: E402,F401 - one default for every front end
+
+ADVISOR_POLICY = DEFAULT_POLICY
 #: undo snapshots kept in memory, and in the save file (each holds the dice generator's
 #: buffered numbers, tens of kB)
 UNDO_KEEP = 30

@@ -57,7 +57,8 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
                        base: Mapping[str, Role] | None = None) -> dict[str, Role]:
     """Roles from the scenario (teams marked `pc: true` are PCs), a saved session and the
     `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order."""
-    from agents.base import available_policies
+    from agents.base import check_policy
+    from rules.errors import TacticaError
 
     names = [t for t, _ in spec_teams]
     roles = {t: Role(t, "pc", None) if is_pc else Role(t, "npc", DEFAULT_POLICY) for t, is_pc in spec_teams}
@@ -75,9 +76,11 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
                 raise SessionError(f"{item!r}", field=opt, expected="TEAM or TEAM=POLICY")
             if role == "npc" and pol is None:
                 pol = DEFAULT_POLICY
-            if pol is not None and pol not in available_policies():
-                raise SessionError(f"unknown policy {pol!r}", field=opt,
-                                   expected="one of " + ", ".join(available_policies()) + _suggest_words(pol, available_policies()))
+            if pol is not None:
+                try:
+                    check_policy(pol, opt)
+                except TacticaError as e:
+                    raise SessionError(e.detail, field=opt, expected=e.expected) from None
             roles[team] = Role(team, role, pol)
     return roles
 
