@@ -4,6 +4,7 @@ NPC turns are decided, explained and resolved here, the GM in charge. The termin
 (`tactica autopilot`), the HTTP API and the battle-map page (`tactica serve`) all drive the
 same `Session`:
 
+- `roles.py`: who plays each team (`Role`), from the scenario and `--npc`/`--pc`.
 - `session.py`: `Session` holds one fight: the battle, the scenario document, which teams are
   NPCs or PCs (and their policies), who rolls which dice, the history of resolved actions
   (with the dice each one used) and the undo snapshots. It is saved atomically after every
@@ -25,7 +26,8 @@ from tactica.table.base import (ADVISOR_POLICY, DEFAULT_POLICY, UNDO_KEEP, Comma
 from tactica.table.commands import Command, parse_action, parse_command, parse_faces  # noqa: F401
 from tactica.table.dice import DiceRequest, next_dice_request  # noqa: F401
 from tactica.table.saves import default_save_path, read_save, replay_from_history, replay_from_save  # noqa: F401
-from tactica.table.session import Abort, Role, Session, parse_team_options  # noqa: F401
+from tactica.table.roles import Abort, Role, parse_team_options  # noqa: F401
+from tactica.table.session import Session  # noqa: F401
 from tactica.table.suggest import Alternative, Plan, alternatives_for, suggest  # noqa: F401
 from tactica.table.words import action_json, action_note, command_for, describe_action, odds_words  # noqa: F401
 from tactica.table.terminal import Quit, Terminal  # noqa: F401

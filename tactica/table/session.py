@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -16,81 +15,26 @@ from rules.actions import Action
 from rules.battle import Battle
 from rules.choices import ASK
 from rules.dice import Dice
-from rules.errors import DiceError, IllegalActionError
+from rules.errors import DiceError, IllegalActionError, TacticaError
 from rules.events import Event
 from rules.scenario import new_battle, resolve_scenario
 from rules.serialize import atomic_write, battle_from_dict, battle_to_dict
 from rules.state import BattleState, Combatant
 from tactica.table.base import ADVISOR_POLICY, CommandError, DEFAULT_POLICY, SESSION_FORMAT, SESSION_VERSION, SessionError, UNDO_KEEP, UNDO_SAVED
 from tactica.table.commands import _match_name, _suggest_words
-from tactica.table.dice import DiceRequest, next_dice_request
+from tactica.table.dice import next_dice_request
+from tactica.table.roles import Abort, DiceProvider, Role, parse_team_options  # noqa: F401 - Abort: the terminal's
 from tactica.table.saves import _SessionBlock, _json_default, _policy_rng_state, _set_policy_rng_state, check_writable_target, read_save, replay_from_history
 from tactica.table.suggest import Plan, _make_policy, alternatives_for, suggest
 from tactica.table.words import action_json
-
-
-@dataclass
-class Role:
-    team: str
-    role: str            # "npc" or "pc"
-    policy: str | None   # a policy plays the team (a PC team with a policy is a dry run)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"role": self.role, "policy": self.policy}
-
-    def label(self) -> str:
-        return self.role.upper() + " " + (self.policy or "GM")
-
-
-class Abort(Exception):
-    """Raised by a dice provider to drop the pending action (`cancel`, `undo`, `quit`)."""
-
-    def __init__(self, then: str = "cancel") -> None:
-        super().__init__(then)
-        self.then = then
-
-
-DiceProvider = Callable[[DiceRequest], "list[int] | None"]
-
-
-def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = (), pc: Iterable[str] = (),
-                       base: Mapping[str, Role] | None = None) -> dict[str, Role]:
-    """Roles from the scenario (teams marked `pc: true` are PCs), a saved session and the
-    `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order."""
-    from agents.base import check_policy
-    from rules.errors import TacticaError
-
-    names = [t for t, _ in spec_teams]
-    roles = {t: Role(t, "pc", None) if is_pc else Role(t, "npc", DEFAULT_POLICY) for t, is_pc in spec_teams}
-    if base:
-        roles.update({t: Role(t, r.role, r.policy) for t, r in base.items() if t in roles})
-    for opt, role in (("--npc", "npc"), ("--pc", "pc")):
-        for item in (npc if role == "npc" else pc):
-            team, sep, pol = item.partition("=")
-            team = team.strip()
-            if team not in roles:
-                raise SessionError(f"no team {team!r}", field=opt, expected="one of " + ", ".join(names)
-                                   + _suggest_words(team, names))
-            pol = pol.strip() or None
-            if sep and not pol:
-                raise SessionError(f"{item!r}", field=opt, expected="TEAM or TEAM=POLICY")
-            if role == "npc" and pol is None:
-                pol = DEFAULT_POLICY
-            if pol is not None:
-                try:
-                    check_policy(pol, opt)
-                except TacticaError as e:
-                    raise SessionError(e.detail, field=opt, expected=e.expected) from None
-            roles[team] = Role(team, role, pol)
-    return roles
-
 
 
 class Session:
     """One fight at the table: the battle, who plays whom, dice, history, undo and saving."""
 
     def __init__(self, battle: Battle, scenario_doc: Mapping[str, Any], roles: dict[str, Role], *, seed: int = 0,
-                 dice_mode: str = "engine", confirm: bool = True, save_path: str | Path | None = None) -> None:
+                 dice_mode: str = "engine", confirm: bool = True, save_path: str | Path | None = None,
+                 ask_all: bool = False) -> None:
         if dice_mode not in ("engine", "manual"):
             raise SessionError(f"dice mode {dice_mode!r}", field="--dice", expected="engine or manual")
         self.battle = battle
@@ -107,13 +51,18 @@ class Session:
         self._pending: tuple | None = None   # (key, plan, policy copy before deciding)
         self.created = _dt.datetime.now().isoformat(timespec="seconds")
         self.notes: list[str] = []
+        #: the API's client answers every figure's choices; at the terminal the GM answers for
+        #: the figures the GM plays and an NPC's take its policy's default
+        self.ask_all = ask_all
         for i, t in enumerate(battle.state.teams):
             r = roles.get(t)
             if r is not None and r.policy:
                 self.policies[t] = _make_policy(r.policy, self.policy_seed(i))
-        # the GM answers the choices the rules give the figures the GM plays (rules/choices.py);
-        # an NPC's take its policy's default
-        battle.deciders = {t: ASK for t, r in roles.items() if r.policy is None}
+        self._set_deciders()
+
+    def _set_deciders(self) -> None:
+        """Who answers the choices the rules give a figure (rules/choices.py)."""
+        self.battle.deciders = {t: ASK for t, r in self.roles.items() if self.ask_all or r.policy is None}
 
     # -- building ---------------------------------------------------------------------
     def policy_seed(self, i: int) -> int:
@@ -140,10 +89,19 @@ class Session:
     @classmethod
     def resume(cls, path: str | Path, *, npc: Iterable[str] = (), pc: Iterable[str] = (), seed: int | None = None,
                dice_mode: str | None = None, confirm: bool | None = None,
-               save_path: str | Path | None = None) -> "Session":
+               save_path: str | Path | None = None, ask_all: bool = False) -> "Session":
         """Load a save file (or any Tactica state file) and continue where it stopped."""
-        src = str(path)
         d = read_save(path)
+        target = Path(save_path) if save_path else Path(path)
+        check_writable_target(target, own=Path(path))
+        return cls.from_dict(d, str(path), npc=npc, pc=pc, seed=seed, dice_mode=dice_mode, confirm=confirm,
+                             save_path=target, ask_all=ask_all)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], src: str, *, npc: Iterable[str] = (), pc: Iterable[str] = (),
+                  seed: int | None = None, dice_mode: str | None = None, confirm: bool | None = None,
+                  save_path: str | Path | None = None, ask_all: bool = False) -> "Session":
+        """A session from a save's contents (or any Tactica state), e.g. one posted to the API."""
         battle = battle_from_dict(d, source=src)
         sess = d.get("session")
         spec_teams = [(t["name"], bool(t.get("pc", False))) for t in d["scenario"]["teams"]]
@@ -165,11 +123,9 @@ class Session:
             policy_states = info["policy_states"]
             saved_seed, saved_mode, saved_confirm = info["seed"], info["dice_mode"], info["confirm"]
         roles = parse_team_options(spec_teams, npc, pc, base)
-        target = Path(save_path) if save_path else Path(path)
-        check_writable_target(target, own=Path(path))
         s = cls(battle, d["scenario"], roles, seed=saved_seed if seed is None else seed,
                 dice_mode=dice_mode or saved_mode, confirm=saved_confirm if confirm is None else confirm,
-                save_path=target)
+                save_path=save_path, ask_all=ask_all)
         s.history = history
         s.start_dice = start_dice
         s.undo_stack = undo
@@ -200,6 +156,40 @@ class Session:
         s = self.state
         return s.round > 0 or s.over
 
+    def set_role(self, team: str, role: str, policy: str | None) -> Role:
+        """Who plays `team` from now on: "pc" (the GM; a policy makes it a dry run) or "npc"
+        (a policy plans; default the default policy). Checked like `--npc`/`--pc`."""
+        from agents.base import check_policy
+
+        teams = list(self.state.teams)
+        if team not in teams:
+            raise SessionError(f"no team {team!r}", field="teams", expected="one of " + ", ".join(teams)
+                               + _suggest_words(team, teams))
+        if role not in ("pc", "npc"):
+            raise SessionError(f"role {role!r}", field=f"teams.{team}.role", expected="pc or npc")
+        if role == "npc" and not policy:
+            policy = DEFAULT_POLICY
+        if policy:
+            try:
+                check_policy(policy, f"teams.{team}.policy")
+            except TacticaError as e:
+                raise SessionError(e.detail, field=e.field, expected=e.expected) from None
+        self.drop_plan()
+        self.roles[team] = r = Role(team, role, policy or None)
+        if policy:
+            self.policies[team] = _make_policy(policy, self.policy_seed(teams.index(team)))
+        else:
+            self.policies.pop(team, None)
+        self._set_deciders()
+        self.save()
+        return r
+
+    def set_dice_mode(self, mode: str) -> None:
+        if mode not in ("engine", "manual"):
+            raise SessionError(f"dice mode {mode!r}", field="dice_mode", expected="engine or manual")
+        self.dice_mode = mode
+        self.save()
+
     def pc_teams(self) -> list[str]:
         return [t for t, r in self.roles.items() if r.role == "pc"]
 
@@ -225,9 +215,12 @@ class Session:
         return s.by_id[hit]
 
     # -- resolving ---------------------------------------------------------------------
-    def _run(self, fn: Callable[[Battle], list[Event]], provider: DiceProvider | None) -> tuple[list[Event], list[int]]:
+    def _run(self, fn: Callable[[Battle], list[Event]], provider: DiceProvider | None,
+             given: list[int] | None = None) -> tuple[list[Event], list[int]]:
         b = self.battle
         dice = b.dice
+        if given is not None:
+            return self._run_given(fn, [int(x) for x in given])
         if self.dice_mode == "engine" or provider is None:
             n0 = len(dice.record)
             evs = fn(b)
@@ -260,6 +253,23 @@ class Session:
             raise DiceError(f"{left} entered dice were not used", field="dice", expected="exactly the dice rolled")
         return evs, prefix
 
+    def _run_given(self, fn: Callable[[Battle], list[Event]], given: list[int]) -> tuple[list[Event], list[int]]:
+        """Run with exactly the dice `given` (as in replay files): too few, too many or a face a
+        die cannot show is a DiceError naming the field `dice`."""
+        dice = self.battle.dice
+        n0 = len(dice.record)
+        dice.force(given, strict=True)
+        try:
+            evs = fn(self.battle)
+            left = dice.forced_left
+        finally:
+            dice.clear_forced()
+            del dice.record[n0:]
+        if left:
+            raise DiceError(f"{left} of the given dice were not used", field="dice",
+                            expected="exactly the dice this action rolls")
+        return evs, given
+
     def begin(self, provider: DiceProvider | None = None) -> list[Event]:
         """Start the fight (set-up and the first round's initiative)."""
         if self.started:
@@ -288,8 +298,10 @@ class Session:
         return snap
 
     def resolve(self, action: Action, provider: DiceProvider | None = None, by: str = "gm",
-                reason: str = "") -> list[Event]:
-        """Check and resolve one action of the acting figure, record it and save."""
+                reason: str = "", dice: list[int] | None = None) -> list[Event]:
+        """Check and resolve one action of the acting figure, record it and save. `dice`: every
+        die the action rolls, in order (instead of the engine or the provider); on any error
+        the session is as it was."""
         s = self.state
         if s.over:
             raise IllegalActionError("the fight is over", field="action", expected="no more actions")
@@ -301,7 +313,7 @@ class Session:
         before_state = s.clone()
         turn = (s.round, s.turn_index)
         try:
-            evs, used = self._run(lambda b: b.step(action, check=False), provider)
+            evs, used = self._run(lambda b: b.step(action, check=False), provider, dice)
         except BaseException:
             self._restore(snap, keep_policies=True)
             raise

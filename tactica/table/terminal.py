@@ -15,7 +15,8 @@ from tactica.table.base import ADVISOR_POLICY, CommandError
 from tactica.table import commands as _commands
 from tactica.table.commands import Command, parse_command, parse_faces
 from tactica.table.dice import DiceRequest
-from tactica.table.session import Abort, Session
+from tactica.table.roles import Abort
+from tactica.table.session import Session
 from tactica.table.suggest import Plan, _make_policy, _ranked
 from tactica.table.words import action_note, command_for, describe_action
 

@@ -1,0 +1,67 @@
+"""Who plays each team at the table (`Role`), read from the scenario and the options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping
+
+
+from tactica.table.base import DEFAULT_POLICY, SessionError
+from tactica.table.commands import _suggest_words
+from tactica.table.dice import DiceRequest
+
+
+@dataclass
+class Role:
+    team: str
+    role: str            # "npc" or "pc"
+    policy: str | None   # a policy plays the team (a PC team with a policy is a dry run)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": self.role, "policy": self.policy}
+
+    def label(self) -> str:
+        return self.role.upper() + " " + (self.policy or "GM")
+
+
+class Abort(Exception):
+    """Raised by a dice provider to drop the pending action (`cancel`, `undo`, `quit`)."""
+
+    def __init__(self, then: str = "cancel") -> None:
+        super().__init__(then)
+        self.then = then
+
+
+DiceProvider = Callable[[DiceRequest], "list[int] | None"]
+
+
+def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = (), pc: Iterable[str] = (),
+                       base: Mapping[str, Role] | None = None) -> dict[str, Role]:
+    """Roles from the scenario (teams marked `pc: true` are PCs), a saved session and the
+    `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order."""
+    from agents.base import check_policy
+    from rules.errors import TacticaError
+
+    names = [t for t, _ in spec_teams]
+    roles = {t: Role(t, "pc", None) if is_pc else Role(t, "npc", DEFAULT_POLICY) for t, is_pc in spec_teams}
+    if base:
+        roles.update({t: Role(t, r.role, r.policy) for t, r in base.items() if t in roles})
+    for opt, role in (("--npc", "npc"), ("--pc", "pc")):
+        for item in (npc if role == "npc" else pc):
+            team, sep, pol = item.partition("=")
+            team = team.strip()
+            if team not in roles:
+                raise SessionError(f"no team {team!r}", field=opt, expected="one of " + ", ".join(names)
+                                   + _suggest_words(team, names))
+            pol = pol.strip() or None
+            if sep and not pol:
+                raise SessionError(f"{item!r}", field=opt, expected="TEAM or TEAM=POLICY")
+            if role == "npc" and pol is None:
+                pol = DEFAULT_POLICY
+            if pol is not None:
+                try:
+                    check_policy(pol, opt)
+                except TacticaError as e:
+                    raise SessionError(e.detail, field=opt, expected=e.expected) from None
+            roles[team] = Role(team, role, pol)
+    return roles
