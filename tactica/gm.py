@@ -106,16 +106,25 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         token: Optional[str] = typer.Option(None, "--token", envvar="TACTICA_TOKEN",
                                             help="Require 'Authorization: Bearer TOKEN' (or set TACTICA_TOKEN)."),
         max_body: int = typer.Option(1_000_000, "--max-body", min=1024, help="Largest request body, bytes."),
+        data: Optional[Path] = typer.Option(None, "--data", help="Folder where every fight is saved after each "
+                                            "change and resumed from at start (default: "
+                                            "~/.local/share/tactica/fights)."),
+        memory: bool = typer.Option(False, "--memory", help="Keep fights in memory only (lost when the server stops)."),
+        cors_origin: list[str] = typer.Option([], "--cors-origin", help="A web origin (https://vtt.example) whose "
+                                              "pages may call the API from a browser (repeatable)."),
     ) -> None:
-        """The battle map (open / in a browser) and its HTTP JSON API (OpenAPI at /docs)."""
+        """The battle map (open / in a browser) and its HTTP JSON API (reference at /docs)."""
         from tactica.server import serve as run
 
         if host not in ("127.0.0.1", "localhost", "::1") and not token:
             err.print("[yellow]warning:[/] serving beyond loopback without --token: anyone who can reach "
                       f"{host}:{port} can play", highlight=False)
         need = " - token required: open /#token=TOKEN" if token else ""
-        print(f"tactica battle map on http://{_url_host(host)}:{port}/ (API docs at /docs){need}", file=sys.stderr)
-        run(host, port, token, max_body)
+        folder = None if memory else (data or default_data_folder())
+        where = "fights kept in memory only" if folder is None else f"fights saved in {folder}"
+        print(f"tactica battle map on http://{_url_host(host)}:{port}/ (API docs at /docs){need}; {where}",
+              file=sys.stderr)
+        run(host, port, token, max_body, data=folder, cors_origins=cors_origin or None)
 
     @app.command()
     @friendly
@@ -157,6 +166,15 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def default_data_folder() -> Path:
+    """Where `tactica serve` keeps its fights: $XDG_DATA_HOME/tactica/fights, or
+    ~/.local/share/tactica/fights."""
+    import os
+
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "tactica" / "fights"
 
 
 def _free_port(host: str, port: int) -> int:

@@ -90,7 +90,7 @@ def test_page_and_files_are_served_without_a_token(client):
         assert r.status_code == 200, name
         want = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}[Path(name).suffix]
         assert r.headers["content-type"].startswith(want), (name, r.headers["content-type"])
-    assert bare.get("/health").json() == {"ok": True, "fights": 0, "replay": False}
+    assert bare.get("/health").json() == {"ok": True, "fights": 0, "replay": False, "persistent": False, "skipped": []}
     assert_error(bare.get("/fights"), 401, "token")  # the API itself still needs the token
 
 

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 
+from rules.actions import Action
 from rules.battle import Battle
 from rules.choices import ASK
 from rules.dice import Dice
+from rules.errors import DiceError
 from rules.events import Event
 
 
@@ -148,3 +150,33 @@ def next_dice_request(b: Battle, fn: Callable[[Battle], Any], prefix: list[int])
     return DiceRequest(roller, purpose, str(e_lo.get("pool") or ""), sides, against, label)
 
 
+
+
+def next_roll(b: Battle, action: Action, dice: list[int]) -> dict[str, Any]:
+    """The roll `action` needs after the faces `dice` (checked die by die), as JSON
+    (`{"request": {...} | None, "given": n}`), for a front end that asks for one roll at a
+    time. Bad faces are a DiceError on the field `dice`."""
+    def run(nb: Battle) -> None:
+        nb.step(action, check=False)
+
+    prefix: list[int] = []
+    rest = [int(x) for x in dice]
+    while True:
+        req = next_dice_request(b, run, prefix)
+        if req is None:
+            if rest:
+                raise DiceError(f"{len(rest)} more than the action rolls", field="dice")
+            return {"request": None, "given": len(prefix)}
+        if not rest:
+            return {"request": {"roller": req.roller, "purpose": req.purpose, "pool": req.pool, "sides": req.sides,
+                                "against": req.against, "text": req.text()}, "given": len(prefix)}
+        group = rest[:len(req.sides)]
+        for j, (v, n) in enumerate(zip(group, req.sides)):
+            if not 1 <= v <= n:
+                raise DiceError(f"dice[{len(prefix) + j}]: a d{n} cannot show {v}", field="dice",
+                                expected=f"1..{n}")
+        if len(group) < len(req.sides):
+            raise DiceError(f"the next roll ({req.purpose}) needs {len(req.sides)} dice "
+                            f"({' '.join(f'd{n}' for n in req.sides)}), got {len(group)}", field="dice")
+        prefix += group
+        rest = rest[len(group):]

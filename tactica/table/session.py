@@ -51,6 +51,8 @@ class Session:
         self._pending: tuple | None = None   # (key, plan, policy copy before deciding)
         self.created = _dt.datetime.now().isoformat(timespec="seconds")
         self.notes: list[str] = []
+        #: when the session was last written (None: never)
+        self.saved: str | None = None
         #: the API's client answers every figure's choices; at the terminal the GM answers for
         #: the figures the GM plays and an NPC's take its policy's default
         self.ask_all = ask_all
@@ -71,7 +73,7 @@ class Session:
     @classmethod
     def new(cls, scenario: str | Mapping[str, Any], *, npc: Iterable[str] = (), pc: Iterable[str] = (),
             seed: int = 0, dice_mode: str = "engine", confirm: bool = True,
-            save_path: str | Path | None = None) -> "Session":
+            save_path: str | Path | None = None, ask_all: bool = False) -> "Session":
         from rules.scenario import parse_scenario
 
         if isinstance(scenario, Mapping):
@@ -84,7 +86,8 @@ class Session:
         if save_path is not None:
             check_writable_target(Path(save_path))
         battle = new_battle(spec, Dice(seed), src)
-        return cls(battle, doc, roles, seed=seed, dice_mode=dice_mode, confirm=confirm, save_path=save_path)
+        return cls(battle, doc, roles, seed=seed, dice_mode=dice_mode, confirm=confirm, save_path=save_path,
+                   ask_all=ask_all)
 
     @classmethod
     def resume(cls, path: str | Path, *, npc: Iterable[str] = (), pc: Iterable[str] = (), seed: int | None = None,
@@ -450,7 +453,7 @@ class Session:
         d = battle_to_dict(self.battle, self.scenario_doc)
         d["session"] = {
             "format": SESSION_FORMAT, "format_version": SESSION_VERSION, "created": self.created,
-            "saved": _dt.datetime.now().isoformat(timespec="seconds"),
+            "saved": self.saved or self.created,
             "seed": self.seed, "dice_mode": self.dice_mode, "confirm": self.confirm,
             "teams": {t: r.to_json() for t, r in self.roles.items()},
             "start_dice": self.start_dice, "history": self.history,
@@ -462,6 +465,9 @@ class Session:
     def save(self, path: str | Path | None = None) -> Path | None:
         """Write the session atomically (to `path` or the session's save file)."""
         target = Path(path) if path else self.save_path
+        if target is None:
+            return None
+        self.saved = _dt.datetime.now().isoformat(timespec="seconds")
         if target is None:
             return None
         if path is not None and (self.save_path is None or Path(path).resolve() != self.save_path.resolve()):

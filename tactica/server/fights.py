@@ -1,0 +1,198 @@
+"""The fights the API holds: each one a table `Session` (tactica/table/), the very session the
+terminal drives, kept on disk as the autopilot keeps it when the server has a data folder.
+
+A fight's file is `DATA/<id>.json`, an autopilot save (format `tactica-state` with a
+`session` section), written atomically after every action, override and setting. At start
+the server resumes every save in its folder; a file it cannot read is left where it is and
+reported by `GET /health` (never deleted, never overwritten).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from rules.actions import Action
+from rules.battle import Battle
+from rules.errors import TacticaError
+from rules.replay import state_summary
+from rules.state import BattleState
+from tactica.server.models import MAX_FIGURES, MAX_MAP, ActionBody, ApiError
+from tactica.table import Session, describe_action
+
+FIGHT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class Fight:
+    """One fight of the API: a table session, a lock, and a counter for suggestion seeds."""
+
+    def __init__(self, fid: str, session: Session) -> None:
+        self.id = fid
+        self.session = session
+        self.lock = threading.Lock()
+        self.created = time.time()
+        self.suggestions = itertools.count()
+
+    @property
+    def battle(self) -> Battle:
+        return self.session.battle
+
+    @property
+    def seed(self) -> int:
+        return self.session.seed
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        return self.session.scenario_doc
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        s = self.session
+        return {"dice_mode": s.dice_mode, "teams": {t: r.to_json() for t, r in s.roles.items()}}
+
+    def undo_depth(self) -> int:
+        s = self.session
+        return min(len(s.undo_stack), len(s.history))
+
+    def entry_words(self, h: Mapping[str, Any], s: BattleState | None = None) -> str:
+        """'Mal: attack Jubal with pistol': a history entry in words (on state `s`)."""
+        s = s or self.battle.state
+        who = s.by_id[h["actor"]].name if h.get("actor") in s.by_id else str(h.get("actor"))
+        try:
+            a = Action.from_dict(h["action"], s.grid.width)
+            return f"{who}: {describe_action(s, a, with_odds=False)}"
+        except (TacticaError, KeyError, TypeError, ValueError):
+            return f"{who}: {h.get('action', {}).get('type', '?')}"
+
+    def undo_last(self) -> str | None:
+        s = self.session
+        return self.entry_words(s.history[-1]) if self.undo_depth() else None
+
+    def summary(self) -> dict[str, Any]:
+        b = self.battle
+        d = state_summary(b.state)
+        d["scenario"] = b.state.scenario
+        d["ruleset"] = b.state.ruleset
+        d["events"] = len(b.events)
+        d["actions_resolved"] = b.actions_resolved
+        d["order"] = list(b.state.order)
+        d["end_reason"] = b.state.end_reason
+        return d
+
+
+class Store:
+    """The fights held, at most `max_fights`; saved in `data` when it is given."""
+
+    def __init__(self, max_fights: int, data: str | Path | None = None) -> None:
+        self.fights: dict[str, Fight] = {}
+        self.lock = threading.Lock()
+        self.max = max_fights
+        self.data = Path(data) if data is not None else None
+        #: save files found in `data` that could not be resumed: {"file", "error"}
+        self.skipped: list[dict[str, str]] = []
+        if self.data is not None:
+            self.data.mkdir(parents=True, exist_ok=True)
+            self._load()
+
+    def _load(self) -> None:
+        assert self.data is not None
+        for p in sorted(self.data.glob("*.json"), key=lambda q: q.stat().st_mtime):
+            if not FIGHT_ID.match(p.stem) or len(self.fights) >= self.max:
+                self.skipped.append({"file": p.name, "error": "not a fight file name, or over the fight limit"})
+                continue
+            try:
+                sess = Session.resume(p, ask_all=True)
+            except TacticaError as e:
+                self.skipped.append({"file": p.name, "error": e.line()})
+                continue
+            except Exception as e:  # noqa: BLE001 - a damaged file is reported, never fatal
+                self.skipped.append({"file": p.name, "error": f"damaged ({e.__class__.__name__})"})
+                continue
+            self.fights[p.stem] = Fight(p.stem, sess)
+
+    def add(self, session: Session) -> Fight:
+        with self.lock:
+            if len(self.fights) >= self.max:
+                raise ApiError(429, f"{len(self.fights)} fights are held; delete one first (DELETE /fights/ID)")
+            fid = secrets.token_hex(8)
+            if self.data is not None:
+                session.save_path = self.data / f"{fid}.json"
+            f = Fight(fid, session)
+            self.fights[fid] = f
+        return f
+
+    def get(self, fid: str) -> Fight:
+        with self.lock:
+            f = self.fights.get(fid)
+        if f is None:
+            raise ApiError(404, f"no fight {fid!r}", "id")
+        return f
+
+    def delete(self, fid: str) -> None:
+        with self.lock:
+            f = self.fights.pop(fid, None)
+            if f is None:
+                raise ApiError(404, f"no fight {fid!r}", "id")
+        p = f.session.save_path
+        if p is not None and self.data is not None and p.parent == self.data:
+            p.unlink(missing_ok=True)
+
+
+def check_inline(doc: dict[str, Any]) -> None:
+    m = doc.get("map")
+    rows = m.get("rows") if isinstance(m, dict) else None
+    if isinstance(rows, list) and (len(rows) > MAX_MAP or any(isinstance(r, str) and len(r) > MAX_MAP for r in rows)):
+        raise ApiError(422, f"the map is larger than {MAX_MAP}x{MAX_MAP}", "scenario.map.rows")
+    teams = doc.get("teams")
+    if isinstance(teams, list):
+        n = sum(len(t.get("combatants") or []) for t in teams if isinstance(t, dict)
+                and isinstance(t.get("combatants"), list))
+        if n > MAX_FIGURES:
+            raise ApiError(422, f"{n} figures (at most {MAX_FIGURES})", "scenario.teams")
+
+
+def tactica_error(e: TacticaError, status: int = 422) -> ApiError:
+    return ApiError(status, e.line(), e.field)
+
+
+def parse_action(s: BattleState, body: ActionBody) -> Action:
+    """The action of a request body, with its cell on the map."""
+    try:
+        action = Action.from_dict(body.model_dump(exclude_none=True, exclude={"at", "command", "label"}),
+                                  s.grid.width, field="action")
+    except TacticaError as e:
+        raise tactica_error(e) from None
+    if action.cell is not None and not 0 <= action.cell < s.grid.n:
+        raise ApiError(422, f"cell {body.cell} is off the map", "action.cell")
+    return action
+
+
+def acting_action(b: Battle, actor: str | None, body_action: Any) -> Action:
+    """The action asked of the acting figure: 409 when the fight is over or another figure acts."""
+    s = b.state
+    if s.over:
+        raise ApiError(409, "the fight is over", "action")
+    if actor is not None and actor != s.actor.id:
+        raise ApiError(409, f"it is {s.actor.id}'s turn, not {actor!r}'s", "actor")
+    return parse_action(s, body_action)
+
+
+def check_legal(b: Battle, action: Action, fid: str) -> None:
+    if action not in b.legal_actions():
+        raise ApiError(422, f"{action} is not legal for {b.state.actor.id} now (GET /fights/{fid}/legal)", "action")
+
+
+def cell_query(s: BattleState, x: int | None, y: int | None, name: str) -> int | None:
+    """A map cell from two query parameters (both or neither)."""
+    if x is None and y is None:
+        return None
+    if x is None or y is None:
+        raise ApiError(422, f"give both coordinates of the {name} cell", name)
+    if not s.grid.in_bounds(x, y):
+        raise ApiError(422, f"cell [{x}, {y}] is off the {s.grid.width}x{s.grid.height} map", name)
+    return s.grid.index(x, y)

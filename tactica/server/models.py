@@ -1,0 +1,264 @@
+"""The API's request and response bodies (pydantic), its limits and its error shapes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse
+
+from rules.actions import KINDS
+
+MAX_BODY = 1_000_000
+MAX_FIGHTS = 64
+MAX_MAP = 100          # cells per side of an inline scenario's map
+MAX_FIGURES = 60
+
+ActionType = Literal[tuple(KINDS)]  # type: ignore[valid-type]
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.field = field
+
+
+# -- request bodies ----------------------------------------------------------------------
+class CreateFight(BaseModel):
+    """A new fight from a bundled scenario name or an inline scenario, or a saved state."""
+
+    model_config = ConfigDict(extra="forbid")
+    scenario: str | dict[str, Any] | None = Field(
+        None, description="a bundled scenario name (see GET /scenarios) or a whole scenario document")
+    state: dict[str, Any] | None = Field(None, description="a Tactica state file (format tactica-state) to continue")
+    seed: int = Field(0, ge=0, le=2**63 - 1, description="seed of the fight's dice")
+
+
+class ActionBody(BaseModel):
+    """One action in the shared vocabulary (`rules/actions.py`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: ActionType
+    target: str | None = Field(None, max_length=200)
+    cell: list[int] | int | None = Field(None, description="a map cell as [x, y] (or its flat index)")
+    weapon: str | None = Field(None, max_length=200)
+    option: str | None = Field(None, max_length=200)
+
+    at: list[int] | None = Field(None, description="the cell as [x, y], as /legal and /suggest give it")
+    command: str | None = Field(None, max_length=500, description="ignored: the command /legal gives with an action")
+    label: str | None = Field(None, max_length=2000, description="ignored: /legal's words for the action")
+
+    @field_validator("cell", "at")
+    @classmethod
+    def _cell(cls, v: Any) -> Any:
+        if isinstance(v, list) and len(v) != 2:
+            raise ValueError("a cell is [x, y]")
+        return v
+
+    @model_validator(mode="after")
+    def _one_cell(self) -> "ActionBody":
+        if self.at is not None:
+            if self.cell is not None and isinstance(self.cell, list) and list(self.cell) != list(self.at):
+                raise ValueError("cell and at name different cells")
+            if self.cell is None:
+                self.cell = list(self.at)
+        return self
+
+
+class ApplyAction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: ActionBody
+    actor: str | None = Field(None, max_length=200, description="if given, must be the acting figure")
+    dice: list[int] | None = Field(None, max_length=1000,
+                                   description="every die the action rolls, in order (omit: the engine rolls)")
+
+
+class SuggestBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    policy: str | None = Field(None, min_length=1, max_length=300,
+                               description="a policy name or .npz file (default: the team's policy from /settings, "
+                                           "else tactical)")
+    actor: str | None = Field(None, max_length=200, description="default: the acting figure")
+    alternatives: int = Field(4, ge=0, le=20)
+    seed: int | None = Field(None, ge=0, le=2**63 - 1)
+
+
+class DiceBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: ActionBody
+    actor: str | None = Field(None, max_length=200, description="if given, must be the acting figure")
+    dice: list[int] = Field(default_factory=list, max_length=1000,
+                            description="the faces entered so far, in order")
+
+
+class TeamRole(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["pc", "npc"]
+    policy: str | None = Field(None, min_length=1, max_length=300,
+                               description="the policy that plans for the team (NPCs; default tactical)")
+
+
+class SettingsBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    dice_mode: Literal["engine", "manual"] | None = Field(None, description="manual: the GM enters every die")
+    teams: dict[str, TeamRole] | None = Field(None, description="who plays each team: pc (the GM) or npc")
+
+
+# -- responses (documented shapes) ---------------------------------------------------------
+class ErrorOut(BaseModel):
+    error: str
+    field: str | None = None
+
+
+class FightOut(BaseModel):
+    id: str
+    summary: dict[str, Any]
+
+
+class FightState(FightOut):
+    state: dict[str, Any]
+
+
+class FightList(BaseModel):
+    fights: list[dict[str, Any]]
+
+
+class LegalOut(BaseModel):
+    actor: str | None
+    actions: list[dict[str, Any]]
+
+
+class PlanOut(BaseModel):
+    actor: str
+    policy: str
+    action: dict[str, Any]
+    command: str
+    reason: str
+    alternatives: list[dict[str, Any]]
+    hypothetical: bool = False
+
+
+class ActionOut(BaseModel):
+    events: list[dict[str, Any]]
+    first_event: int
+    summary: dict[str, Any]
+
+
+class EventsOut(BaseModel):
+    events: list[dict[str, Any]]
+    since: int
+    next: int
+    total: int
+
+
+class ViewOut(BaseModel):
+    id: str
+    map: dict[str, Any]
+    board: dict[str, Any]
+    summary: dict[str, Any]
+    log: list[dict[str, Any]]
+    since: int
+    total: int
+    undo: int
+    undo_last: str | None = None
+    settings: dict[str, Any]
+    decision: int
+
+
+class OverlaysOut(BaseModel):
+    actor: str | None
+    width: int
+    height: int
+    reach: list[list[int]]
+    los: list[int] | None
+    threat: list[int] | None
+    threat_max: int
+    cover: list[dict[str, Any]] | None
+    cell: list[int] | None
+    path: list[list[int]] | None
+
+
+class UndoOut(BaseModel):
+    undone: str
+    undo: int
+    summary: dict[str, Any]
+
+
+class DiceOut(BaseModel):
+    request: dict[str, Any] | None
+    given: int
+
+
+class SettingsOut(BaseModel):
+    dice_mode: str
+    teams: dict[str, dict[str, Any]]
+
+
+_TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "function-after", "literal"}
+
+
+def validation_message(errs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One readable message for pydantic errors: 'action.type: Input should be ...'."""
+    def base(loc) -> str:
+        parts = [str(p) for p in loc if p != "body"]
+        parts = [p for p in parts if p.split("[")[0] not in _TYPE_TAGS and "[" not in p]
+        return ".".join(parts) or "body"
+
+    if not errs:
+        return {"error": "invalid request", "field": None}
+    first = errs[0]
+    if first.get("type") == "json_invalid":
+        return {"error": f"body: not valid JSON ({first.get('ctx', {}).get('error', 'decode error')})",
+                "field": "body"}
+    field = base(first.get("loc", ()))
+    msgs = list(dict.fromkeys(str(e.get("msg", "")) for e in errs if base(e.get("loc", ())) == field))
+    return {"error": f"{field}: {' or '.join(msgs)}", "field": field,
+            "detail": [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))} for e in errs[:20]]}
+
+
+# -- body size limit ------------------------------------------------------------------------
+class BodyTooLarge(StarletteHTTPException):
+    def __init__(self, max_body: int) -> None:
+        super().__init__(413, f"request body over {max_body} bytes")
+
+
+class BodyLimit:
+    """Pure ASGI middleware: 413 for a body over `max_body` bytes (Content-Length or streamed)."""
+
+    def __init__(self, app, max_body: int = MAX_BODY) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None:
+            try:
+                n = int(length)
+            except ValueError:
+                n = -1
+            if n < 0:
+                return await JSONResponse({"error": "bad Content-Length", "field": "Content-Length"},
+                                          status_code=400)(scope, receive, send)
+            if n > self.max_body:
+                return await JSONResponse({"error": f"request body over {self.max_body} bytes", "field": "body"},
+                                          status_code=413)(scope, receive, send)
+        seen = 0
+        limit = self.max_body
+
+        async def counting():
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLarge(limit)
+            return msg
+
+        await self.app(scope, counting, send)
+
+
