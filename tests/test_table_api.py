@@ -199,3 +199,21 @@ def test_push_updates_stream_the_view(monkeypatch):
         assert first.startswith("event: view\ndata: ")
         msg = json.loads(first.split("data: ", 1)[1])
         assert msg["id"] == fid and msg["total"] == len(events(c, fid))
+
+
+def test_roll_for_me_uses_the_fights_seeded_dice():
+    """'the web page's "Roll for me" uses the engine's seeded dice, not Math.random': two
+    fights of one seed roll the same faces; the faces are the fight's own next numbers."""
+    got = []
+    for _ in range(2):
+        with client_on() as c:
+            fid = new_fight(c, "cortex/warehouse", 4)
+            c.put(f"/fights/{fid}/settings", json={"dice_mode": "manual"})
+            legal = c.get(f"/fights/{fid}/legal").json()["actions"]
+            attack = next(a for a in legal if a["type"] == "attack")
+            r = c.post(f"/fights/{fid}/dice", json={"action": attack, "dice": [], "roll": True}).json()
+            assert r["request"] is not None and len(r["rolled"]) == len(r["request"]["sides"])
+            assert all(1 <= f <= s for f, s in zip(r["rolled"], r["request"]["sides"]))
+            nxt = c.post(f"/fights/{fid}/dice", json={"action": attack, "dice": r["rolled"]}).json()
+            got.append((r["rolled"], nxt["given"]))
+    assert got[0] == got[1] and got[0][1] == len(got[0][0])

@@ -92,6 +92,8 @@ class DiceBody(BaseModel):
     actor: str | None = Field(None, max_length=200, description="if given, must be the acting figure")
     dice: list[int] = Field(default_factory=list, max_length=1000,
                             description="the faces entered so far, in order")
+    roll: bool = Field(False, description="'Roll for me': the engine rolls the next roll's dice from the "
+                                          "fight's seeded dice and returns them in `rolled`")
 
 
 class TeamRole(BaseModel):
@@ -190,6 +192,7 @@ class UndoOut(BaseModel):
 class DiceOut(BaseModel):
     request: dict[str, Any] | None
     given: int
+    rolled: list[int] | None = None
 
 
 class SettingsOut(BaseModel):

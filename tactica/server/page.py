@@ -149,10 +149,15 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
             action = acting_action(b, body.actor, body.action)
             check_legal(b, action, fid)
             try:
-                return next_roll(b, action, body.dice)
+                out = next_roll(b, action, body.dice)
             except TacticaError as e:
                 raise ApiError(422, f"dice: {e.detail}" + (f" (expected {e.expected})" if e.expected else ""),
                                "dice") from None
+            if body.roll and out["request"] is not None:
+                # the engine's seeded dice, as `r` at the terminal's dice prompt: drawn from the
+                # fight's own generator (saved with it), so the same seed rolls the same faces
+                out["rolled"] = f.session.engine_faces(out["request"]["sides"])
+            return out
 
     @app.put("/fights/{fid}/settings", response_model=SettingsOut, tags=["page"], dependencies=[Depends(auth)],
              responses=errors)

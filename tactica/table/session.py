@@ -240,7 +240,7 @@ class Session:
                 faces = []
                 for sd in req.sides:
                     faces.append(dice.roll(sd, req.label))
-                    dice.record.pop()
+                    dice.record.pop()   # as engine_faces, without saving mid-action
             if len(faces) != len(req.sides) or any(not 1 <= f <= sd for f, sd in zip(faces, req.sides)):
                 raise DiceError(f"dice {faces} do not fit {req.sides}", field="dice", expected="one face per die")
             prefix += [int(f) for f in faces]
@@ -272,6 +272,17 @@ class Session:
             raise DiceError(f"{left} of the given dice were not used", field="dice",
                             expected="exactly the dice this action rolls")
         return evs, given
+
+    def engine_faces(self, sides: list[int]) -> list[int]:
+        """Faces for a manual roll the GM lets the engine roll (`r`, 'Roll for me'): drawn from
+        the fight's seeded dice, which move on (and are saved)."""
+        dice = self.battle.dice
+        faces = []
+        for sd in sides:
+            faces.append(dice.roll(int(sd), "rolled for the GM"))
+            dice.record.pop()
+        self.save()
+        return faces
 
     def begin(self, provider: DiceProvider | None = None) -> list[Event]:
         """Start the fight (set-up and the first round's initiative)."""
