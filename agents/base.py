@@ -109,6 +109,16 @@ def available_policies() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def policy_summary(name: str) -> str:
+    """The first sentence of a registered policy's docstring ('' when it has none)."""
+    f = _REGISTRY.get(name)
+    if isinstance(f, str):
+        mod, _, cls = f.partition(":")
+        f = getattr(importlib.import_module(mod), cls)
+    para = " ".join((getattr(f, "__doc__", None) or "").strip().split("\n\n")[0].split())
+    return para.split(". ")[0].rstrip(".") + "." if para else ""
+
+
 def check_policy(name: str, field: str = "policy") -> str:
     """`name` if it names a policy (a registry name, or an existing exported `.npz` file);
     otherwise an error naming the field and what was expected."""

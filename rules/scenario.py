@@ -120,6 +120,34 @@ def read_document(path: str | Path) -> Any:
                             source=src, field="(file)", expected="a YAML or JSON mapping") from None
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without anchors and aliases: an encounter never needs them, and nested aliases
+    can expand a small text into gigabytes."""
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            ev = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here", ev.start_mark)
+        return super().compose_node(parent, index)
+
+
+def parse_text(text: str, source: str = "<text>") -> Any:
+    """A YAML or JSON document given as text (an upload): JSON when it starts with `{`;
+    YAML aliases are refused. Errors name the source and the line."""
+    if not text.strip():
+        raise ScenarioError("empty", source=source, field="(text)", expected="a YAML or JSON mapping")
+    is_json = text.lstrip().startswith("{")
+    try:
+        return json.loads(text) if is_json else yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, json.JSONDecodeError) as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else (
+            f" at line {e.lineno}" if isinstance(e, json.JSONDecodeError) else "")
+        why = f": {e.problem}" if getattr(e, "problem", None) else ""
+        raise ScenarioError(f"not valid {'JSON' if is_json else 'YAML'}{where}{why}", source=source,
+                            field="(text)", expected="a YAML or JSON mapping") from None
+
+
 def resolve_scenario(name_or_path: str | Path) -> tuple[Any, str]:
     """(document, source) for a bundled scenario name or a file path."""
     s = str(name_or_path)

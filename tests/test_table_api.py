@@ -217,3 +217,31 @@ def test_roll_for_me_uses_the_fights_seeded_dice():
             nxt = c.post(f"/fights/{fid}/dice", json={"action": attack, "dice": r["rolled"]}).json()
             got.append((r["rolled"], nxt["given"]))
     assert got[0] == got[1] and got[0][1] == len(got[0][0])
+
+
+def test_policies_are_listed_with_the_default():
+    with client_on() as c:
+        r = c.get("/policies").json()
+        names = [p["name"] for p in r["policies"]]
+        assert r["default"] == "tactical" and {"tactical", "aggressive", "planner"} <= set(names)
+        assert all(p["description"] for p in r["policies"])
+
+
+def test_a_fight_from_an_uploaded_file_text():
+    """'Opens the GM's own encounter file or save': the page posts the file's text."""
+    from rules.scenario import bundled_dir
+
+    yaml_text = (bundled_dir() / "cortex" / "duel.yaml").read_text(encoding="utf-8")
+    with client_on() as c:
+        r = c.post("/fights", json={"text": yaml_text, "seed": 2})
+        assert r.status_code == 201, r.text
+        fid = r.json()["id"]
+        play(c, fid, 2)
+        save = json.dumps(c.get(f"/fights/{fid}").json()["state"])
+        r2 = c.post("/fights", json={"text": save})
+        assert r2.status_code == 201 and events(c, r2.json()["id"]) == events(c, fid)
+        bomb = "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"
+        r3 = c.post("/fights", json={"text": bomb})
+        assert r3.status_code == 422 and "aliases" in r3.json()["error"]
+        r4 = c.post("/fights", json={"text": "map: [unclosed"})
+        assert r4.status_code == 422 and "line" in r4.json()["error"]

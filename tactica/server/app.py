@@ -93,13 +93,32 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         """The bundled scenario names a fight can be created from."""
         return {"scenarios": bundled_scenarios()}
 
+    @app.get("/policies", tags=["meta"], dependencies=[Depends(auth)], responses=errors)
+    def policies() -> dict[str, Any]:
+        """The NPC policies a team can be given (an exported .npz file's path works too), with
+        the first line of each one's description, and the default."""
+        from agents.base import DEFAULT_POLICY, available_policies, policy_summary
+
+        return {"policies": [{"name": n, "description": policy_summary(n)} for n in available_policies()],
+                "default": DEFAULT_POLICY}
+
     @app.post("/fights", status_code=201, response_model=FightOut, tags=["fights"],
               dependencies=[Depends(auth)], responses=errors | {429: {"model": ErrorOut}})
     def create_fight(body: CreateFight) -> dict[str, Any]:
         """Create a fight from a scenario (a bundled name or a document) and a seed, or from a
         state file or an autopilot save (its history and undo come with it)."""
-        if (body.scenario is None) == (body.state is None):
-            raise ApiError(422, "give exactly one of scenario or state", "scenario")
+        if sum(x is not None for x in (body.scenario, body.state, body.text)) != 1:
+            raise ApiError(422, "give exactly one of scenario, state or text", "scenario")
+        if body.text is not None:
+            from rules.scenario import parse_text
+            try:
+                doc = parse_text(body.text, "text")
+            except TacticaError as e:
+                raise tactica_error(e) from None
+            if not isinstance(doc, dict):
+                raise ApiError(422, "text: not a mapping (expected an encounter or a save)", "text")
+            is_state = doc.get("format") == "tactica-state"
+            body = body.model_copy(update={"text": None, "state" if is_state else "scenario": doc})
         try:
             if body.state is not None:
                 try:

@@ -34,6 +34,8 @@ class CreateFight(BaseModel):
     scenario: str | dict[str, Any] | None = Field(
         None, description="a bundled scenario name (see GET /scenarios) or a whole scenario document")
     state: dict[str, Any] | None = Field(None, description="a Tactica state file (format tactica-state) to continue")
+    text: str | None = Field(None, max_length=1_000_000,
+                             description="an uploaded file's text: an encounter (YAML or JSON) or a save (JSON)")
     seed: int = Field(0, ge=0, le=2**63 - 1, description="seed of the fight's dice")
 
 
