@@ -25,7 +25,7 @@ from tactica.table.commands import _match_name, _suggest_words
 from tactica.table.dice import next_dice_request
 from tactica.table.roles import Abort, DiceProvider, Role, parse_team_options  # noqa: F401 - Abort: the terminal's
 from tactica.table.saves import _SessionBlock, _json_default, _policy_rng_state, _set_policy_rng_state, check_writable_target, read_save, replay_from_history
-from tactica.table.suggest import Plan, _make_policy, alternatives_for, suggest
+from tactica.table.suggest import Plan, _make_policy, alternatives_for
 from tactica.table.words import action_json
 
 
@@ -366,25 +366,37 @@ class Session:
             return self._pending[1]
         team = actor.team
         pol = self.policies.get(team)
-        if pol is None:
-            pol = _make_policy(ADVISOR_POLICY, self.policy_seed(len(s.teams)))
         if self._pending is not None:  # an abandoned plan of another decision point
             self._pending = None
+        before = copy.deepcopy(pol) if pol is not None else None
+        p = self._make_plan(pol)
+        self._pending = (key, p, before)
+        return p
+
+    def _make_plan(self, pol: Any) -> Plan:
+        """`pol`'s plan for the acting figure (the advisor's, seeded per session, for a figure
+        no policy plays); `pol` moves on as it decides."""
+        s = self.state
+        actor = s.actor
+        if pol is None:
+            pol = _make_policy(ADVISOR_POLICY, self.policy_seed(len(s.teams)))
         before = copy.deepcopy(pol)
         action = pol.act(s, actor)
         reason = pol.explain(s, actor, action)
         ranker = copy.deepcopy(before) if hasattr(before, "rank") else None
         alts = alternatives_for(s, actor, action, ranker, 4, self.seed)
-        p = Plan(actor.id, getattr(pol, "name", self.role_of(actor).policy or ADVISOR_POLICY), action, reason, alts)
-        self._pending = (key, p, before if team in self.policies else None)
-        return p
+        return Plan(actor.id, getattr(pol, "name", self.role_of(actor).policy or ADVISOR_POLICY), action, reason, alts)
 
     def advise(self) -> Plan:
-        """What the advisor (the team's policy, or `tactical`) would do; changes nothing."""
-        s = self.state
-        pol = self.policies.get(s.actor.team)
-        pol = copy.deepcopy(pol) if pol is not None else ADVISOR_POLICY
-        return suggest(s, s.actor.id, pol, seed=self.seed)
+        """What the acting figure's policy (or the advisor) would do; changes nothing. At a
+        decision whose plan was shown it is that very plan, numbered alike (`hint` at an NPC's
+        prompt); otherwise the plan `plan()` would make, from the policy as it stands before
+        this decision."""
+        key = self.decision_key()
+        if self._pending is not None and self._pending[0] == key:
+            return self._pending[1]
+        pol = self._decision_policies().get(self.state.actor.team)
+        return self._make_plan(copy.deepcopy(pol) if pol is not None else None)
 
     def drop_plan(self) -> None:
         """Forget a plan that was shown but not resolved (its policy's memory too)."""
