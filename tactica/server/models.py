@@ -177,6 +177,7 @@ class OverlaysOut(BaseModel):
     width: int
     height: int
     reach: list[list[int]]
+    reach_mode: list[str] | None = None
     los: list[int] | None
     threat: list[int] | None
     threat_max: int

@@ -75,6 +75,46 @@ def action_note(state: BattleState, action: Action) -> str:
     return odds_words(state, action)
 
 
+def move_facts(state: BattleState, action: Action) -> dict[str, Any] | None:
+    """What a move of the acting figure really is, read off the rules by trying it on a copy
+    with throwaway dice: `metres` along its path, `mode` (walk, run, ... in the ruleset's
+    words), `ends_turn`, and `rolls` (the move asks for a roll, e.g. a cortex_hu run). None
+    when the rules cannot say without a question or the move is not legal."""
+    from rules.dice import Dice
+    from rules.ruleset import get_ruleset
+
+    if action.kind != "move" or state.actor is None:
+        return None
+    try:
+        c = state.clone()
+        evs = get_ruleset(state.ruleset).apply(c, action, Dice(0))
+    except Exception:  # noqa: BLE001 - a move that needs a question: the plain distance is shown
+        return None
+    moves = [e for e in evs if e.get("type") == "move" and e.get("actor") == state.actor.id]
+    if not moves:
+        return None
+    return {"metres": round(sum(float(e.get("metres") or 0.0) for e in moves), 2),
+            "mode": str(moves[-1].get("mode") or "move"),
+            "ends_turn": bool(c.economy.get("turn_over")),
+            "rolls": any(e.get("type") == "roll" for e in evs)}
+
+
+def move_words(facts: dict[str, Any] | None, straight_m: float) -> str:
+    """'7.5 m path, a run that ends the turn' (or the straight distance when unknown)."""
+    if facts is None:
+        return f"{straight_m:.1f} m"
+    bits = [f"{facts['metres']:.1f} m path"]
+    mode = facts["mode"]
+    article = "an" if mode[:1] in "aeiou" else "a"
+    what = f"{article} {mode}"
+    if facts["ends_turn"]:
+        what += " that ends the turn"
+    if facts["rolls"]:
+        what += " (with a roll)"
+    bits.append(what)
+    return ", ".join(bits)
+
+
 def describe_action(state: BattleState, action: Action, with_odds: bool = True) -> str:
     """A plain description of an action of the acting figure."""
     k = action.kind
@@ -91,7 +131,7 @@ def describe_action(state: BattleState, action: Action, with_odds: bool = True) 
         if near:
             from rules.grid import COVER_NAMES
             cover = f", next to {COVER_NAMES[min(near, 4)]} cover"
-        return f"move to {cell_xy(state, action.cell)} ({d:.1f} m{cover})"
+        return f"move to {cell_xy(state, action.cell)} ({move_words(move_facts(state, action), d)}{cover})"
     verbs = {"attack": "attack", "grapple": "grapple", "reload": "reload", "pick_up": "pick up", "defend": "defend",
              "drop_prone": "drop prone", "stand": "stand up", "aim": "aim", "use": "use", "first_aid": "first aid to",
              "ready": "ready", "delay": "delay", "feint": "feint", "suppress": "suppress", "heal": "heal"}

@@ -63,6 +63,26 @@ def reach_cells(state: BattleState, legal: Iterable[Action]) -> list[list[int]]:
     return sorted({tuple(g.xy(a.cell)) for a in legal if a.kind == "move" and a.cell is not None})
 
 
+def reach_modes(state: BattleState, legal: Iterable[Action], reach: list[list[int]]) -> list[str]:
+    """For each reach cell, how the figure gets there in the ruleset's words (walk, hustle,
+    run, ...), with "!" added when the move ends the turn: the map colours walk and run reach
+    apart. The cheapest way is shown where several moves reach one cell."""
+    from tactica.table.words import move_facts
+
+    g = state.grid
+    best: dict[tuple, tuple] = {}
+    for a in legal:
+        if a.kind != "move" or a.cell is None:
+            continue
+        f = move_facts(state, a)
+        mode = "move" if f is None else f["mode"] + ("!" if f["ends_turn"] else "")
+        key = tuple(g.xy(a.cell))
+        rank = (f is not None and f["ends_turn"], f["metres"] if f else 0.0)
+        if key not in best or rank < best[key][0]:
+            best[key] = (rank, mode)
+    return [best[tuple(c)][1] if tuple(c) in best else "move" for c in reach]
+
+
 def path_to(state: BattleState, goal: int) -> list[list[int]]:
     """A cheapest path of the acting figure to `goal` around walls and standing enemies, as
     cells (for drawing a planned move); [] when there is none."""
@@ -117,6 +137,7 @@ def overlays(state: BattleState, rs: Ruleset, legal: list[Action] | None, cell: 
     if actor is None:
         return out
     out["reach"] = [list(c) for c in reach_cells(state, legal or [])]
+    out["reach_mode"] = reach_modes(state, legal or [], out["reach"])
     out["los"] = g.visible_row(actor.pos).astype(np.int8).tolist()
     enemies = _live_enemies(state, actor.team)
     threat = np.zeros(g.n, dtype=np.int64)

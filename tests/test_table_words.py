@@ -1,0 +1,61 @@
+"""Issue #33, 'NPCs that show their numbers': 'Suggested moves give the path's real length
+and say when a move is a run or ends the turn; the map shows walk and run reach in different
+colours.' The words are checked against what the rules then do with the move."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tactica.table import Session, describe_action
+from tactica.table.words import move_facts
+from tactica.web.board import overlays
+
+SCENARIOS = ["cortex/warehouse", "cortex_hu/csarda", "metalface/scrapyard", "cybergeneration/mall_raid"]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_move_words_are_what_the_move_then_does(scenario):
+    s = Session.new(scenario, seed=2)
+    s.begin()
+    moves = [a for a in s.legal() if a.kind == "move"]
+    assert moves
+    for a in moves[::max(1, len(moves) // 8)]:
+        text = describe_action(s.state, a)
+        m = re.search(r"\(([\d.]+) m path, an? (\w+)( that ends the turn)?", text)
+        assert m, text
+        b = s.battle.clone()
+        b.deciders = {}
+        evs = b.step(a)
+        mv = [e for e in evs if e["type"] == "move" and e["actor"] == s.state.actor.id]
+        assert mv, evs
+        assert float(m.group(1)) == pytest.approx(sum(e["metres"] for e in mv), abs=0.051)
+        assert m.group(2) == mv[-1]["mode"]
+        ended = b.state.actor is None or b.state.actor.id != s.state.actor.id or b.state.turn_index != s.state.turn_index
+        if m.group(3):
+            assert ended, text      # 'ends the turn' and the turn did end
+
+
+def test_a_cortex_run_says_it_ends_the_turn():
+    s = Session.new("cortex/warehouse", seed=1)
+    s.begin()
+    facts = [move_facts(s.state, a) for a in s.legal() if a.kind == "move"]
+    modes = {(f["mode"], f["ends_turn"]) for f in facts}
+    assert ("run", True) in modes and ("walk", False) in modes
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_map_colours_reach_by_how_it_is_reached(scenario):
+    s = Session.new(scenario, seed=3)
+    s.begin()
+    ov = overlays(s.state, s.rs, s.legal())
+    assert len(ov["reach_mode"]) == len(ov["reach"])
+    g = s.state.grid
+    by_cell = {}
+    for a in s.legal():
+        if a.kind == "move":
+            f = move_facts(s.state, a)
+            by_cell.setdefault(tuple(g.xy(a.cell)), set()).add(f["mode"] + ("!" if f["ends_turn"] else ""))
+    for c, mode in zip(ov["reach"], ov["reach_mode"]):
+        assert mode in by_cell[tuple(c)]
