@@ -59,3 +59,29 @@ def test_the_map_colours_reach_by_how_it_is_reached(scenario):
             by_cell.setdefault(tuple(g.xy(a.cell)), set()).add(f["mode"] + ("!" if f["ends_turn"] else ""))
     for c, mode in zip(ov["reach"], ov["reach_mode"]):
         assert mode in by_cell[tuple(c)]
+
+
+def test_options_that_cannot_succeed_come_last_and_are_never_suggested():
+    """'Options that cannot succeed (0% to hit) are listed last or hidden, never focused first.'"""
+    import io
+
+    from rich.console import Console
+
+    from tactica.table import Terminal
+    from tactica.table.words import cannot_succeed
+
+    s = Session.new("cortex/warehouse", seed=0)
+    s.begin()
+    st = s.state
+    zero = [a for a in s.legal() if cannot_succeed(st, a)]
+    assert zero, "the opening of warehouse seed 0 has attacks with no chance (the test's premise)"
+    buf = io.StringIO()
+    t = Terminal(s, Console(file=buf, width=300, color_system=None), lambda p: "quit")
+    t.show_actions()
+    attacks = [a for a in t.numbered if a.kind == "attack"]
+    flags = [cannot_succeed(st, a) for a in attacks]
+    assert flags == sorted(flags) and flags[-1] and not flags[0]    # every 0% attack after every other
+    for _ in range(4):
+        p = s.plan()
+        assert not any(cannot_succeed(s.state, alt.action) for alt in p.alternatives)
+        s.resolve(p.action, by="npc")

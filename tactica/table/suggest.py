@@ -13,7 +13,7 @@ from rules.dice import Dice
 from rules.errors import IllegalActionError, TacticaError
 from rules.state import BattleState, Combatant
 from tactica.table.base import ADVISOR_POLICY, DEFAULT_POLICY, SessionError
-from tactica.table.words import action_json, command_for, describe_action
+from tactica.table.words import action_json, cannot_succeed, command_for, describe_action
 
 
 @dataclass
@@ -134,7 +134,7 @@ def alternatives_for(state: BattleState, actor: Combatant, chosen: Action, ranke
         for a, reason, score in pool:
             if len(out) >= n:
                 break
-            if a in seen or a not in legal_set:
+            if a in seen or a not in legal_set or cannot_succeed(state, a):
                 continue
             if a.kind == "move" and moves_listed >= 2:
                 continue

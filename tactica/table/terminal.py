@@ -18,7 +18,7 @@ from tactica.table.dice import DiceRequest
 from tactica.table.roles import Abort
 from tactica.table.session import Session
 from tactica.table.suggest import Plan, _make_policy, _ranked
-from tactica.table.words import action_note, command_for, describe_action
+from tactica.table.words import action_note, cannot_succeed, command_for, describe_action
 
 
 HELP = "Command syntax" + _commands.__doc__.split("Command syntax", 1)[1].rstrip()
@@ -162,7 +162,8 @@ class Terminal:
         lines: list[tuple[str, list[Action]]] = []
         for k in (*order[:-1], "other", "end_turn"):
             if k in groups:
-                lines.append((titles[k], groups[k]))
+                # options that cannot succeed (0% to hit) come last in their group
+                lines.append((titles[k], sorted(groups[k], key=lambda a: cannot_succeed(st, a))))
         if moves:
             adv = []
             try:

@@ -67,6 +67,19 @@ def odds_words(state: BattleState, action: Action) -> str:
     return f"{o.get('p_hit', 0):.0%} to hit, {o.get('exp_damage', 0):.1f} expected damage"
 
 
+def cannot_succeed(state: BattleState, action: Action) -> bool:
+    """An attack or grapple of the acting figure with no chance to hit (the ruleset's odds say
+    0%): such options are listed last and never suggested."""
+    if action.kind not in ("attack", "grapple") or state.actor is None:
+        return False
+    from rules.ruleset import get_ruleset
+    try:
+        o = get_ruleset(state.ruleset).attack_odds(state, state.actor, action)
+    except Exception:  # noqa: BLE001 - odds are only a hint
+        return False
+    return bool(o) and float(o.get("p_hit", 0.0)) <= 0.0
+
+
 def action_note(state: BattleState, action: Action) -> str:
     """A short note for a numbered list: odds for attacks, distance and cover for moves."""
     if action.kind == "move":
