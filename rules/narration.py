@@ -21,6 +21,10 @@ An event does not name its ruleset, so the line follows what the event carries:
 The target number is told with its parts where the event has them: `difficulty_parts`
 (a list of {source, value}, for any ruleset that adds it), CyberGeneration's `range`,
 `cover` and `dodge`, METALFACE's range band, movement and cover, an `opposed` total.
+
+`modifier_words` and `target_words` work on any mapping with a roll's fields (`pool`,
+`modifiers`, `dice_modifiers`, `steps`, `difficulty` ...), so a prompt for a roll not yet
+made (an announcement) can be told in the same words as the roll line that follows it.
 """
 
 from __future__ import annotations
@@ -85,7 +89,7 @@ def _faces(e: Mapping[str, Any]) -> str:
     return "+".join(f"{r}(d{s})" for s, r in dice) or "no dice"
 
 
-def _modifier_words(e: Mapping[str, Any], family: str) -> list[str]:
+def modifier_words(e: Mapping[str, Any], family: str) -> list[str]:
     """Every modifier of the roll by name and value, in the ruleset's own units."""
     pool = str(e.get("pool") or "")
     out = []
@@ -105,7 +109,7 @@ def _modifier_words(e: Mapping[str, Any], family: str) -> list[str]:
     return out
 
 
-def _target_words(e: Mapping[str, Any]) -> str:
+def target_words(e: Mapping[str, Any]) -> str:
     """The target number with its parts: " vs 19 (range 15 + cover 4)"."""
     if e.get("difficulty") is not None:
         d = e["difficulty"]
@@ -135,7 +139,7 @@ def roll_line(e: Mapping[str, Any]) -> str:
     """One line for a `roll` event: pool, every modifier, faces, total and target number."""
     family = roll_family(e)
     pool = str(e.get("pool") or "")
-    mods = _modifier_words(e, family)
+    mods = modifier_words(e, family)
     head = f"{e['actor']} rolls {e['purpose']}"
     if pool or mods:
         head += " (" + "; ".join(x for x in [pool, *mods] if x) + ")"
@@ -143,7 +147,7 @@ def roll_line(e: Mapping[str, Any]) -> str:
     if family == "kept":
         line += "".join(f" {_signed(int(m['value']))} {m['source']}" for m in e.get("modifiers", [])
                         if m.get("value"))
-    line += f" = {e['total']}" + _target_words(e)
+    line += f" = {e['total']}" + target_words(e)
     if e.get("botch"):
         line += " - BOTCH"
     if e.get("extraordinary"):
