@@ -18,6 +18,7 @@ from rules.dice import Dice
 from rules.state import BattleState, Combatant
 
 from agents import assess as A
+from agents import reasons
 from agents.base import Policy
 
 
@@ -36,6 +37,10 @@ class CautiousPolicy(Policy):
         self._moved = False
         self._attacks = 0
         self._tiers: dict = {}
+
+    def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
+        """The action's numbers and the obvious other attack (agents/reasons.py)."""
+        return reasons.explain(state, actor, action, (), self.last_reason)
 
     def act(self, state: BattleState, actor: Combatant) -> Action:
         rs = self.ruleset(state)

@@ -35,6 +35,7 @@ from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
+from agents import reasons
 from agents.base import Policy
 from agents.tactical import BoldPolicy, Choice, TacticalPolicy, TurnMemory
 from rules.errors import TacticaError
@@ -174,7 +175,7 @@ class PlannerPolicy(Policy):
             self.last_reason = (f"{best.reason} [lookahead: {values[best.action]:+.2f} over "
                                 f"{len(self._samples[best.action])} rollouts{vs}]")
         self.guide.commit(state, actor, best.action)
-        self.last_action = best.action
+        self.last_action, self.last_ranked = best.action, ranked
         return best.action
 
     def pick(self, cands: list[Choice], values: dict[Action, float]) -> Choice:
@@ -198,8 +199,12 @@ class PlannerPolicy(Policy):
         return best
 
     def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
+        """The action's numbers and why not tactical's other candidates (agents/reasons.py),
+        then what the lookahead found."""
         if getattr(self, "last_action", None) == action and self.last_reason:
-            return f"{actor.name} {self.last_reason}"
+            own, _, look = self.last_reason.partition(" [lookahead")
+            line = reasons.explain(state, actor, action, self.last_ranked, own)
+            return line + (f" [lookahead{look}" if look else "")
         return self.guide.explain(state, actor, action)
 
     def candidates(self, ranked: list[Choice]) -> list[Choice]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rules.actions import END_TURN, Action
 from rules.state import BattleState, Combatant
 
+from agents import reasons
 from agents.base import Policy
 
 
@@ -78,6 +79,10 @@ class AggressivePolicy(Policy):
                 return reload[0]
         self.last_reason = "ends the turn"
         return END_TURN
+
+    def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
+        """The action's numbers and the obvious other attack (agents/reasons.py)."""
+        return reasons.explain(state, actor, action, (), self.last_reason)
 
     @staticmethod
     def _weapon_power(actor: Combatant, name: str | None) -> float:

@@ -32,6 +32,7 @@ from rules.state import BattleState, Combatant
 
 from agents import assess as A
 from agents import positions as P
+from agents import reasons
 from agents import refine as R
 from agents.refine import ATTACKS_PER_TURN
 from agents.base import Policy
@@ -145,17 +146,14 @@ class TacticalPolicy(Policy):
         choices = self.rank(state, actor)
         best = choices[0]
         self.commit(state, actor, best.action)
-        self.last_reason = best.reason
-        self.last_action = best.action
+        self.last_reason, self.last_action, self.last_ranked = best.reason, best.action, choices
         return best.action
 
     def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
-        if getattr(self, "last_action", None) == action and self.last_reason:
-            return f"{actor.name} {self.last_reason}"
-        for c in self.rank(state, actor):
-            if c.action == action:
-                return f"{actor.name} {c.reason}"
-        return f"{actor.name} {describe(state, action)}"
+        """The action's numbers, why not the best other candidate (agents/reasons.py)."""
+        ranked = self.last_ranked if getattr(self, "last_action", None) == action else self.rank(state, actor)
+        own = next((c.reason for c in ranked if c.action == action), describe(state, action))
+        return reasons.explain(state, actor, action, ranked, own)
 
     def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
         """Record a decision in the turn memory."""

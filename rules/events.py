@@ -123,8 +123,12 @@ def _action(a: Any) -> str:
 
 
 def narrate(e: Mapping[str, Any]) -> str:
-    """One readable line for an event."""
-    f = _NARRATORS.get(e.get("type", ""))
+    """One readable line for an event; rolls, defences and damage with all their numbers
+    (rules/narration.py)."""
+    from rules import narration
+    t = e.get("type", "")
+    f = {"roll": narration.roll_line, "defence": narration.defence_line,
+         "damage": narration.damage_line}.get(t) or _NARRATORS.get(t)
     if f is None:
         return json.dumps(e)
     return f(e)

@@ -1,0 +1,195 @@
+"""The numbers of `roll`, `defence` and `damage` events in words a GM checks (issue #33).
+
+Issue #33, "NPCs that show their numbers": "Roll lines and prompts show every modifier ...
+metalface shows the kept die and the modifiers; damage is told in each ruleset's own track
+(metalface has Status, not Stun and Wound)." `rules.events.narrate` calls these for those
+event types; each is a pure function of one event, so the replay viewer, the terminal and
+the API tell the same line.
+
+An event does not name its ruleset, so the line follows what the event carries:
+
+- a roll with `kept` is a METALFACE roll (seed 003): the faces with the kept die in
+  brackets, then `modifiers` (numbers added to the kept die) and `dice_modifiers` (dice
+  gained or lost);
+- a roll whose pool names dice only ("Agility d8 + Guns d6", "smg d8") is a Cortex roll
+  (seeds 000, 002): its `modifiers` are die steps on the die in brackets ("(skill)",
+  "(vitality)"; none: the action die of cortex_hu, whose `steps` field adds them up), told
+  as "stepped down twice";
+- any other roll (CyberGeneration, seed 004: "REF 6 + rifle 6 + 1d10") adds its modifiers
+  as numbers; those its pool already spells out are not told twice.
+
+The target number is told with its parts where the event has them: `difficulty_parts`
+(a list of {source, value}, for any ruleset that adds it), CyberGeneration's `range`,
+`cover` and `dodge`, METALFACE's range band, movement and cover, an `opposed` total.
+
+`modifier_words` and `target_words` work on any mapping with a roll's fields (`pool`,
+`modifiers`, `dice_modifiers`, `steps`, `difficulty` ...), so a prompt for a roll not yet
+made (an announcement) can be told in the same words as the roll line that follows it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+_TIMES = {1: "once", 2: "twice"}
+_DIE_WORD = re.compile(r"(^|[\s+/])d\d+\b")
+_NUMBER_WORD = re.compile(r"(^|[\s+(-])\d+\b(?!\s*d\b)")
+
+
+def roll_family(e: Mapping[str, Any]) -> str:
+    """How a roll's modifiers count: `kept` (METALFACE), `steps` (Cortex) or `points`."""
+    if "kept" in e:
+        return "kept"
+    if "steps" in e:
+        return "steps"
+    pool = str(e.get("pool") or "")
+    if pool and _DIE_WORD.search(pool) and not _NUMBER_WORD.search(pool) and "1d10" not in pool:
+        return "steps"
+    return "points"
+
+
+def _times(n: int) -> str:
+    return _TIMES.get(n, f"{n} times")
+
+
+#: what the bracket of a Cortex modifier's source names: the die it steps
+_DICE = {"skill", "attribute", "bonus die", "damage die", "action die", "agility", "alertness",
+         "intelligence", "strength", "vitality", "willpower"}
+
+
+def step_words(source: str, value: int, damage: bool = False) -> str:
+    """A Cortex step modifier: "multiple actions: skill stepped down once". A source with no
+    die in brackets steps the action die (cortex_hu), or the damage die of a damage roll."""
+    m = re.fullmatch(r"(.*?)\s*\(([^()]*)\)", source)
+    if m and m.group(2) in _DICE:
+        why, die = m.group(1), m.group(2)
+    else:
+        why, die = source, "damage die" if damage else "action die"
+    if die == "bonus die":
+        return f"{why}: +d{2 * value} bonus die"
+    return f"{why}: {die} stepped {'up' if value > 0 else 'down'} {_times(abs(value))}"
+
+
+def _signed(value: int) -> str:
+    return f"{value:+d}"
+
+
+def _faces(e: Mapping[str, Any]) -> str:
+    """The faces rolled: "3(d8)+5(d8)"; METALFACE's kept die in brackets: "4 5 [5]"."""
+    dice = [list(d) for d in e.get("dice", [])]
+    if "kept" in e:
+        faces = [f for _, f in dice]
+        if not faces:
+            return "no dice"
+        k = e["kept"]
+        i = max(range(len(faces)), key=lambda j: (faces[j] == k, j)) if k in faces else -1
+        words = [f"[{f}]" if j == i else str(f) for j, f in enumerate(faces)]
+        return " ".join(words) + f" (kept {k})"
+    return "+".join(f"{r}(d{s})" for s, r in dice) or "no dice"
+
+
+def modifier_words(e: Mapping[str, Any], family: str) -> list[str]:
+    """Every modifier of the roll by name and value, in the ruleset's own units."""
+    pool = str(e.get("pool") or "")
+    out = []
+    if family == "kept":
+        out += [f"{m['source']} {int(m['value']):+d}d" for m in e.get("dice_modifiers", [])
+                if m.get("value")]
+    for m in e.get("modifiers", []):
+        src, v = str(m.get("source", "?")), int(m.get("value", 0))
+        if family == "steps":
+            out.append(step_words(src, v, damage=e.get("check") == "damage"))
+        elif family == "points" and src in pool:
+            continue                      # the pool already says "- 3 called shot (head)"
+        elif family != "kept":
+            out.append(f"{src} {_signed(v)}")
+    if family == "steps" and e.get("steps") and len(e.get("modifiers", [])) > 1:
+        out.append(f"action die {_signed(int(e['steps']))} steps in all")
+    return out
+
+
+def target_words(e: Mapping[str, Any]) -> str:
+    """The target number with its parts: " vs 19 (range 15 + cover 4)"."""
+    if e.get("difficulty") is not None:
+        d = e["difficulty"]
+        parts = [(p["source"], int(p["value"])) for p in e.get("difficulty_parts", [])]
+        if not parts:
+            parts = [(k, int(e[k])) for k in ("range", "cover", "dodge")
+                     if isinstance(e.get(k), int) and not isinstance(e.get(k), bool)]
+            if sum(v for _, v in parts) != d:
+                parts = []
+        words = " + ".join(f"{k} {v}" for k, v in parts if v)
+        notes = []
+        if e.get("band"):
+            notes.append(f"{e['band']} range")
+        for who in ("attacker", "target"):
+            if e.get(f"{who}_moved"):
+                notes.append(f"{who} {e[f'{who}_moved']}")
+        if "cover" in e and "kept" in e:
+            notes.append(f"partial cover: {e['cover']}" if e["cover"] else "no cover")
+        inner = "; ".join(x for x in [words, ", ".join(notes)] if x)
+        return f" vs {d}" + (f" ({inner})" if inner else "")
+    if e.get("opposed") is not None:
+        return f" vs {e['opposed']} (opposed)"
+    return ""
+
+
+def roll_line(e: Mapping[str, Any]) -> str:
+    """One line for a `roll` event: pool, every modifier, faces, total and target number."""
+    family = roll_family(e)
+    pool = str(e.get("pool") or "")
+    mods = modifier_words(e, family)
+    head = f"{e['actor']} rolls {e['purpose']}"
+    if pool or mods:
+        head += " (" + "; ".join(x for x in [pool, *mods] if x) + ")"
+    line = f"{head}: {_faces(e)}"
+    if family == "kept":
+        line += "".join(f" {_signed(int(m['value']))} {m['source']}" for m in e.get("modifiers", [])
+                        if m.get("value"))
+    line += f" = {e['total']}" + target_words(e)
+    if e.get("botch"):
+        line += " - BOTCH"
+    if e.get("extraordinary"):
+        line += " - extraordinary"
+    if e.get("critical"):
+        line += f" - critical {e['critical']}"
+    if e.get("success") is not None:
+        line += " - success" if e["success"] else " - failure"
+    return line
+
+
+def defence_line(e: Mapping[str, Any]) -> str:
+    """A `defence` event: the Difficulty an attack must reach, with the cover in it."""
+    d = e["difficulty"]
+    line = f"{e['actor']} defends by {e['mode']}: Difficulty {d}"
+    cb = e.get("cover_bonus")
+    if cb:
+        line += f" ({d - cb} + {cb} cover)"
+    elif cb == 0:
+        line += " (no cover)"
+    return line + "."
+
+
+def damage_line(e: Mapping[str, Any]) -> str:
+    """A `damage` event in the ruleset's own track: METALFACE Status, CyberGeneration
+    Wounds (with the armour's SP), Cortex Stun and Wound."""
+    t, stun, wound = e["target"], int(e["stun"]), int(e["wound"])
+    if "status" in e:                     # METALFACE: one Status track, counted down
+        verb = "loses" if wound >= 0 else "regains"
+        line = f"{t} {verb} {abs(wound)} Status ({e['status']} of {e.get('max_status', '?')} left)"
+    elif "raw" in e or "sp" in e:         # CyberGeneration: Wounds after armour
+        line = f"{t} takes {wound} Wound{'s' if wound != 1 else ''}"
+        if "raw" in e and e.get("absorbed"):
+            line += f" ({e['raw']} rolled"
+            line += (f", {e['armour']} SP {e['sp']} stopped {e['absorbed']})" if e.get("armour")
+                     else f", armour stopped {e['absorbed']})")
+        return line + "."
+    elif stun < 0 or wound < 0:           # healing (second wind, recovery)
+        parts = [f"{-v} {n}" for n, v in (("Stun", stun), ("Wound", wound)) if v < 0]
+        line = f"{t} recovers " + " and ".join(parts)
+    else:
+        line = f"{t} takes {stun} Stun and {wound} Wound"
+        if e.get("absorbed"):
+            line += f" (armour stopped {e['absorbed']})"
+    return line + "."

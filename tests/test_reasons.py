@@ -1,0 +1,117 @@
+"""Issue #33, "NPCs that show their numbers": "Reasons in words a GM checks: hit odds, expected
+damage, the cover it gains or loses, why not the obvious alternative; scores only as a
+tie-break. Suggested moves give the path's real length and say when a move is a run or ends
+the turn." and "Options that cannot succeed (0% to hit) are listed last or hidden, never
+focused first" (`agents.reasons.succeeds`, for the table's ranking).
+
+The scenarios are the cortex rules tests' (tests/test_cortex_rules.py); the numbers are the
+ruleset's own (`attack_odds`), the moves tried on a copy of the state.
+"""
+
+from __future__ import annotations
+
+import pytest
+import test_cortex_rules as C
+import test_metalface as M
+
+from agents import reasons as R
+from agents.base import make_policy
+from agents.tactical import Choice
+from rules.actions import END_TURN, Action
+from rules.dice import Dice
+from rules.scenario import load_scenario, new_battle
+
+#: heavy cover (h) at x=6 between a figure at (0, 1) and the gunslinger at (11, 1)
+ROWS = ["." * 12, "." * 6 + "h" + "." * 5, "." * 12]
+
+
+def clumsy():
+    """A figure with Agility d2 and no Guns skill facing the bestiary gunslinger (Agility d10):
+    its plain shot needs the gunslinger's innate roll to come low; any called shot, at
+    Difficulty +4 or more, is beyond the 2 its d2 can show (seed 000, Called Shots)."""
+    s = C.scen(ROWS, [C.fig("A", (0, 1), agi="d2", weapons=("revolver",))], [C.gunslinger("g", (11, 1))])
+    b = C.play(s)
+    return b.state, b.state.actor
+
+
+def test_succeeds_is_false_at_zero_percent_and_none_for_non_attacks():
+    st, me = clumsy()
+    plain = Action("attack", target="g", weapon="revolver")
+    head = Action("attack", target="g", weapon="revolver", option="called:head")
+    assert R.succeeds(st, me, plain) is True
+    assert R.succeeds(st, me, head) is False
+    assert R.succeeds(st, me, END_TURN) is None
+    assert R.succeeds(st, me, Action("move", cell=st.grid.index(1, 1))) is None
+
+
+def test_attack_words_give_odds_expected_damage_in_the_track_and_the_cover():
+    st, me = clumsy()
+    head = Action("attack", target="g", weapon="revolver", option="called:head")
+    assert R.attack_words(st, me, head) == (
+        "fires at Gunslinger with the revolver (called head): 0% to hit (cannot succeed), 0.0 Stun and"
+        " Wound expected (6.0 if it hits, of 12 left); Gunslinger has no cover against it")
+
+
+def test_metalface_attack_words_count_status():
+    """seed 003: damage comes off Status (Status 10 + 5 x END = 20 at END 2)."""
+    b = M.play(M.scen(M.open_map(), [M.shooter()], [M.dummy()]))
+    st, me = b.state, b.state.actor
+    line = R.attack_words(st, me, Action("attack", target="t", weapon="pistol"))
+    assert "Status expected" in line and "of 20 left" in line and "Stun" not in line, line
+
+
+def test_move_words_give_the_path_the_pace_the_turn_and_the_cover_gained():
+    """seed 000, Movement: 7.5 m (5 squares of 1.5 m) is a hustle for this figure and leaves the
+    turn going; 12.8 m is a run that ends it. The heavy cover at x=6 shields x=5 from x=11."""
+    st, me = clumsy()
+    assert R.move_words(st, me, Action("move", cell=st.grid.index(5, 1))) == (
+        "moves to [5, 1]: 7.5 m, a hustle, the turn goes on; gains heavy cover (had no) against Gunslinger")
+    assert R.move_words(st, me, Action("move", cell=st.grid.index(8, 2))) == (
+        "moves to [8, 2]: 12.8 m, a run, ends the turn; keeps no cover against Gunslinger")
+
+
+def test_explain_names_the_alternative_and_the_scores_only_when_close():
+    st, me = clumsy()
+    cover = Action("move", cell=st.grid.index(5, 1))
+    shot = Action("attack", target="g", weapon="revolver")
+    own = "moves to [5, 1] (heavy cover vs 1 enemy) to wait"
+    far = [Choice(cover, 1.0, own), Choice(shot, 0.5, "fires")]
+    line = R.explain(st, me, cover, far, own)
+    assert line == ("A moves to [5, 1]: 7.5 m, a hustle, the turn goes on; gains heavy cover (had no) against"
+                    " Gunslinger - to wait; rather than: fires at Gunslinger with the revolver: 10% to hit, 0.4"
+                    " Stun and Wound expected (4.0 if it hits, of 12 left); Gunslinger has no cover against it")
+    close = [Choice(cover, 1.0, own), Choice(shot, 0.98, "fires")]
+    assert R.explain(st, me, cover, close, own).endswith("(a close call: score 1.00 against 0.98)")
+
+
+def test_a_policy_without_scores_names_the_obvious_attack():
+    st, me = clumsy()
+    line = R.explain(st, me, Action("move", cell=st.grid.index(5, 1)), (), "takes cover")
+    assert line.endswith("- takes cover; rather than: fires at Gunslinger with the revolver: 10% to hit, 0.4 Stun"
+                         " and Wound expected (4.0 if it hits, of 12 left); Gunslinger has no cover against it")
+
+
+@pytest.mark.parametrize("policy", ["tactical", "cautious", "aggressive", "planner"])
+def test_explain_changes_nothing_a_policy_does(policy: str):
+    """`explain` must not change what a policy does: the same seed gives the same actions
+    whether or not each one is explained (and every line is one line)."""
+    runs = []
+    for explaining in (False, True):
+        spec, src = load_scenario("cortex/warehouse")
+        b = new_battle(spec, Dice(5), src, record=True)
+        b.start()
+        s = b.state
+        pols = {t: make_policy(policy, 7 + i) for i, t in enumerate(s.teams)}
+        acts = []
+        for _ in range(10 if policy == "planner" else 25):
+            if s.over:
+                break
+            p = pols[s.actor.team]
+            a = p.act(s, s.actor)
+            if explaining:
+                line = p.explain(s, s.actor, a)
+                assert line.strip() and "\n" not in line
+            acts.append(a)
+            b.step(a)
+        runs.append(acts)
+    assert runs[0] == runs[1]
