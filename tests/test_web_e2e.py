@@ -159,7 +159,7 @@ def cell_xy(pg, x: int, y: int) -> tuple[float, float]:
     """Client coordinates of a map cell's centre (from the SVG's own transform)."""
     return tuple(pg.evaluate("""([x, y]) => {
         const svg = document.querySelector('#map');
-        const s = svg.viewBox.baseVal.width / Number(svg.dataset.width);
+        const s = Number(svg.dataset.cell);
         const pt = svg.createSVGPoint(); pt.x = (x + 0.5) * s; pt.y = (y + 0.5) * s;
         const p = pt.matrixTransform(svg.getScreenCTM()); return [p.x, p.y]; }""", [x, y]))
 
@@ -172,7 +172,7 @@ def tokens(pg) -> dict[str, list[int]]:
     """Figure id -> the cell its token is drawn on."""
     return pg.evaluate("""() => {
         const svg = document.querySelector('#map');
-        const s = svg.viewBox.baseVal.width / Number(svg.dataset.width);
+        const s = Number(svg.dataset.cell);
         const out = {};
         for (const g of document.querySelectorAll('g.token')) {
             const m = g.getAttribute('transform').match(/translate\\(([-\\d.]+) ([-\\d.]+)\\)/);
@@ -253,10 +253,10 @@ def test_pc_moves_and_attacks_by_clicking(live, page):
     me = v["board"]["actor"]
     x0, y0 = board_cells(v)[me]
     click_cell(page, x0, y0)  # select the acting figure: its reach is drawn
-    page.wait_for_selector(".ov-reach")
+    page.wait_for_selector("#map .ov-reach")
     settle(page)
     reach = c.get(f"/fights/{fid}/overlays").json()["reach"]
-    assert page.locator(".ov-reach").count() == len(reach)
+    assert page.locator("#map .ov-reach").count() == len(reach)
     goal = min((cell for cell in reach if cell != [x0, y0]), key=lambda p: (abs(p[0] - x0) + abs(p[1] - y0), p))
     click_cell(page, *goal)
     wait_decision(page, 1)
@@ -335,6 +335,8 @@ def test_undo_by_key_and_reload_finds_the_same_fight(live, page):
 def test_errors_are_readable_messages_and_change_nothing(live, page):
     url, c, _ = live
     fid = new_fight(c, seed=0, dice_mode="manual")
+    # a page that does not follow the fight (no push stream: issue 33), to be caught stale below
+    page.route(re.compile(r"/fights/[^/]+/stream"), lambda route: route.fulfill(status=503, body="off"))
     open_fight(page, url, fid)
     v = view(c, fid)
     me = v["board"]["actor"]
@@ -422,12 +424,12 @@ def test_layout_at_desktop_and_tablet_size(live, browser):
             settle(pg)
             goal = c.post(f"/fights/{fid}/suggest", json={"seed": view(c, fid)["decision"]}).json()["action"]
             pg.mouse.move(*cell_xy(pg, *(goal.get("at") or [10, 7])))
-            pg.wait_for_selector(".ov-cover-line")
+            pg.wait_for_selector("#map .ov-cover-line")
             settle(pg)
             pg.wait_for_function("document.querySelector('#tooltip').innerText.includes('vs ')")
         else:
             pg.keyboard.press("t")
-            pg.wait_for_selector(".ov-threat")
+            pg.wait_for_selector("#map .ov-threat")
             settle(pg)
         box = pg.locator("#map").bounding_box()
         side = pg.locator("#side").bounding_box()

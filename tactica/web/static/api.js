@@ -21,8 +21,16 @@ export function initToken() {
   }
 }
 
-function token() {
+/** The token kept for this tab (null: none). */
+export function token() {
   return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** Keep (or with an empty value forget) the token for this tab: the setup form's token field. */
+export function setToken(t) {
+  const v = (t || "").trim();
+  if (v) sessionStorage.setItem(TOKEN_KEY, v);
+  else sessionStorage.removeItem(TOKEN_KEY);
 }
 
 function askToken() {
@@ -72,6 +80,7 @@ export async function api(method, path, body) {
 export const get = (path) => api("GET", path);
 export const post = (path, body) => api("POST", path, body ?? {});
 export const put = (path, body) => api("PUT", path, body);
+export const del = (path) => api("DELETE", path);
 
 export function query(params) {
   const q = new URLSearchParams();

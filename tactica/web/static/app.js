@@ -25,7 +25,11 @@ export const page = {
       return undefined;
     } finally {
       this.busy -= 1;
-      if (this.busy === 0) document.body.dataset.busy = "0";
+      if (this.busy === 0) {
+        document.body.dataset.busy = "0";
+        // a pushed update that came while busy is looked at now (live fights)
+        if (this.mode && this.mode.onIdle) setTimeout(() => this.busy === 0 && this.mode.onIdle(), 0);
+      }
     }
   },
 

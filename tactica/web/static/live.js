@@ -2,22 +2,15 @@
 // manual dice, undo. The fight id is in the URL (?fight=ID), so a reload finds it again.
 
 import { get, post, put, query, ApiError } from "./api.js";
+import { showSetup, teamsBox } from "./setup.js";
+import { FightStream } from "./stream.js";
+import { DiceSteps, actionBody } from "./dice.js";
 import {
   $, h, say, clearError, renderOrder, renderLog, appendLog, openMenu, tooltip, cellLines, errorText, scrollLog,
 } from "./ui.js";
 
 const SELF_KINDS_ORDER = ["end_turn", "defend", "aim", "reload", "ready", "drop_prone", "stand", "use", "delay",
   "turn", "posture", "drop"];
-
-function actionBody(a) {
-  const b = { type: a.type };
-  if (a.target) b.target = a.target;
-  if (a.at) b.cell = a.at;
-  else if (a.cell !== undefined && a.cell !== null) b.cell = a.cell;
-  if (a.weapon) b.weapon = a.weapon;
-  if (a.option) b.option = a.option;
-  return b;
-}
 
 function sameCell(a, x, y) {
   return Array.isArray(a.at) && a.at[0] === x && a.at[1] === y;
@@ -44,6 +37,8 @@ export class LiveMode {
     this.hover = null;
     this.hoverTimer = null;
     this.dice = null;       // manual dice in progress: {action, faces, request}
+    this.stream = null;     // push updates of the open fight (stream.js)
+    this.pushed = null;     // a pushed view that came while the page was busy
     document.querySelector("#undo").addEventListener("click", () => this.page.run(() => this.undo()));
     document.querySelector("#new-fight").addEventListener("click", () => this.page.run(() => this.showSetup()));
     document.querySelector("#dice-mode").addEventListener("change", (ev) =>
@@ -57,6 +52,7 @@ export class LiveMode {
     this.fid = fid;
     try {
       await this.refresh(true);
+      this.listen();
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         say(`no fight ${fid} on this server (it may have been restarted): start a new one`, "error");
@@ -69,49 +65,11 @@ export class LiveMode {
   }
 
   async showSetup() {
-    const [sc, fights] = await Promise.all([get("/scenarios"), get("/fights")]);
-    const panel = $("#action-panel");
-    const scen = h("select", { id: "setup-scenario" },
-      sc.scenarios.map((n) => h("option", { value: n, selected: n === "cortex/warehouse" }, n)));
-    const seed = h("input", { id: "setup-seed", type: "number", min: 0, value: 0, inputmode: "numeric" });
-    const dice = h("select", { id: "setup-dice" },
-      h("option", { value: "engine" }, "the engine rolls"), h("option", { value: "manual" }, "I enter the dice"));
-    const who = h("select", { id: "setup-roles" },
-      h("option", { value: "scenario" }, "the PC teams of the scenario"),
-      h("option", { value: "all-pc" }, "every team"),
-      h("option", { value: "all-npc" }, "no team (NPCs only)"));
-    const startBtn = h("button", { id: "setup-start", class: "primary", type: "submit" }, "Start the fight");
-    const form = h("form", { id: "setup", onsubmit: (ev) => { ev.preventDefault(); this.page.run(() => this.create(scen.value, Number(seed.value || 0), dice.value, who.value)); } },
-      h("h2", {}, "New fight"),
-      h("label", {}, "Scenario ", scen),
-      h("label", {}, "Seed ", seed),
-      h("label", {}, "Dice ", dice),
-      h("label", {}, "The GM plays ", who),
-      startBtn);
-    const list = fights.fights.length
-      ? h("div", { class: "fight-list" }, h("h3", {}, "Fights on this server"),
-        h("ul", {}, fights.fights.map((f) => h("li", {},
-          h("button", { class: "link", onclick: () => this.page.run(() => this.open(f.id)) },
-            `${f.scenario} - round ${f.round}${f.over ? " (over)" : ""}`)))))
-      : null;
-    panel.replaceChildren(...[form, list].filter(Boolean));
-    $("#fight-title").textContent = "";
-    $("#round").textContent = "";
-    document.body.dataset.state = "setup";
-    scen.focus();
-  }
-
-  async create(scenario, seed, diceMode, roles) {
-    const r = await post("/fights", { scenario, seed });
-    const teams = r.summary && r.summary.combatants
-      ? [...new Set(Object.values(r.summary.combatants).map((c) => c.team))] : [];
-    const body = {};
-    if (diceMode !== "engine") body.dice_mode = diceMode;
-    if (roles !== "scenario") {
-      body.teams = Object.fromEntries(teams.map((t) => [t, { role: roles === "all-pc" ? "pc" : "npc" }]));
-    }
-    if (Object.keys(body).length) await put(`/fights/${r.id}/settings`, body);
-    await this.open(r.id);
+    this.closeStream();
+    this.fid = null;
+    this.view = null;
+    history.replaceState(null, "", location.pathname);
+    await showSetup(this);
   }
 
   async open(fid) {
@@ -119,13 +77,54 @@ export class LiveMode {
     this.log = [];
     history.replaceState(null, "", `${location.pathname}?fight=${encodeURIComponent(fid)}`);
     await this.refresh(true);
+    this.listen();
+  }
+
+  // -- push updates ----------------------------------------------------------------------
+  /** Follow the open fight's changes (another page, the terminal, a VTT module): the server
+   *  pushes a view on /stream; if the stream cannot be opened, ask every few seconds. */
+  listen() {
+    this.closeStream();
+    const fid = this.fid;
+    this.stream = new FightStream(fid, this.log.length, (v) => this.onPush(v),
+      () => get(`/fights/${fid}/view${query({ since: this.log.length })}`));
+    this.stream.start();
+  }
+
+  closeStream() {
+    if (this.stream) this.stream.close();
+    this.stream = null;
+    this.pushed = null;
+  }
+
+  static key(v) {
+    return JSON.stringify([v.total, v.decision, v.undo, v.settings, v.board]);
+  }
+
+  /** A view pushed (or polled): redraw if the fight is not the one shown. */
+  onPush(v) {
+    if (!this.view || !v || v.id !== this.fid) return;
+    if (this.page.busy) {
+      this.pushed = v;
+      return;
+    }
+    if (LiveMode.key(v) === LiveMode.key(this.view)) return;
+    const fits = v.since === this.log.length || v.since === 0;
+    this.page.run(() => this.refresh(!fits, fits ? v : null));
+  }
+
+  /** The page is idle again: a view pushed meanwhile is looked at now. */
+  onIdle() {
+    const v = this.pushed;
+    this.pushed = null;
+    if (v) this.onPush(v);
   }
 
   /** Fetch the fight and redraw everything; a plan is asked for when an NPC acts. */
-  async refresh(full = false) {
+  async refresh(full = false, pushed = null) {
     const since = full ? 0 : this.log.length;
-    let v = await get(`/fights/${this.fid}/view${query({ since })}`);
-    if (v.total < this.log.length && since > 0) v = await get(`/fights/${this.fid}/view?since=0`);
+    let v = pushed || await get(`/fights/${this.fid}/view${query({ since })}`);
+    if (v.total < this.log.length && v.since > 0) v = await get(`/fights/${this.fid}/view?since=0`);
     const fresh = v.since === 0;
     const newEntries = v.log;
     this.log = fresh ? v.log : this.log.concat(v.log);
@@ -264,6 +263,7 @@ export class LiveMode {
     else parts.push(h("p", { class: "hint", id: "pc-hint" },
       `Click ${me.name}, then a highlighted cell to move or an enemy to attack; or pick an action below.`));
     parts.push(this.selfActions());
+    parts.push(teamsBox(this));
     panel.replaceChildren(...parts);
   }
 
@@ -345,67 +345,6 @@ export class LiveMode {
   async setDiceMode(mode) {
     await put(`/fights/${this.fid}/settings`, { dice_mode: mode });
     await this.refresh();
-  }
-
-  // -- manual dice ------------------------------------------------------------------------
-  async startDice(action, label) {
-    const ask = { action: actionBody(action), actor: this.view.board.actor, dice: [] };
-    const r = await this.orRefresh(() => post(`/fights/${this.fid}/dice`, ask));
-    if (!r.request) return this.resolve(action, []);
-    this.dice = { action, label, faces: [], request: r.request };
-    this.renderDice();
-  }
-
-  renderDice() {
-    const d = this.dice;
-    const req = d.request;
-    const inputs = req.sides.map((s, i) => h("input", {
-      class: "die", type: "text", inputmode: "numeric", "aria-label": `d${s}`, placeholder: `d${s}`,
-      dataset: { sides: s, i },
-    }));
-    const form = h("form", { id: "dice", class: "dice", onsubmit: (ev) => { ev.preventDefault(); this.page.run(() => this.submitDice(inputs)); } },
-      h("div", { class: "plan-label" }, `Dice for: ${d.label}`),
-      h("p", { id: "dice-prompt" }, req.text.replace(/ - enter .*$/, "")),
-      h("div", { class: "dice-row" }, inputs.map((inp, i) => h("label", {}, h("span", {}, `d${req.sides[i]}`), inp))),
-      d.faces.length ? h("p", { class: "hint" }, `entered so far: ${d.faces.join(" ")}`) : null,
-      h("div", { class: "row" },
-        h("button", { id: "dice-ok", class: "primary", type: "submit" }, "Enter the dice (Enter)"),
-        h("button", {
-          id: "dice-roll", type: "button", onclick: () => {
-            inputs.forEach((inp) => (inp.value = String(1 + Math.floor(Math.random() * Number(inp.dataset.sides)))));
-          },
-        }, "Roll for me"),
-        h("button", { id: "dice-cancel", type: "button", onclick: () => this.cancelDice() }, "Cancel (Esc)")));
-    $("#action-panel").replaceChildren(form);
-    scrollLog();
-    inputs[0].focus();
-  }
-
-  async submitDice(inputs) {
-    const faces = inputs.map((inp) => inp.value.trim());
-    const bad = faces.findIndex((v) => !/^\d+$/.test(v));
-    if (bad >= 0) {
-      say(`die ${bad + 1}: enter a whole number (a d${inputs[bad].dataset.sides} shows 1..${inputs[bad].dataset.sides})`, "error");
-      inputs[bad].focus();
-      return;
-    }
-    const d = this.dice;
-    const all = d.faces.concat(faces.map(Number));
-    const r = await post(`/fights/${this.fid}/dice`, { action: actionBody(d.action), actor: this.view.board.actor, dice: all });
-    clearError();
-    d.faces = all;
-    if (r.request) {
-      d.request = r.request;
-      this.renderDice();
-      return;
-    }
-    this.dice = null;
-    await this.resolve(d.action, all);
-  }
-
-  cancelDice() {
-    this.dice = null;
-    this.renderPanel();
   }
 
   // -- the map ---------------------------------------------------------------------------
@@ -515,3 +454,5 @@ export class LiveMode {
     return false;
   }
 }
+
+Object.assign(LiveMode.prototype, DiceSteps);

@@ -1,7 +1,11 @@
 // The battle map as SVG: terrain, objects, overlays, plan, marks of the last action,
-// tokens. Cells are S units square; the SVG scales to its box.
+// tokens. Cells are S units square; the SVG scales to its box. Column numbers run along the
+// top edge and row numbers down the left one, numbered as the terminal's `move X Y` (from 0).
+
+import { renderLegend } from "./legend.js";
 
 const S = 32;
+const M = 14;   // the margin that holds the coordinates
 const NS = "http://www.w3.org/2000/svg";
 export const TEAM_COLOURS = ["#2f6fde", "#d8452b", "#2e9d57", "#c48a12", "#8a4fd1", "#1b9aa6"];
 const BADGES = [
@@ -33,7 +37,7 @@ export class BattleMap {
     this.onCell = null;     // (x, y, figure|null, event) on click
     this.onHover = null;    // (x, y, figure|null, event) on move; (null) on leave
     this.layers = {};
-    for (const name of ["terrain", "grid", "objects", "overlay", "marks", "plan", "tokens", "hover"]) {
+    for (const name of ["coords", "terrain", "grid", "objects", "overlay", "marks", "plan", "tokens", "hover"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, svg);
     }
     svg.addEventListener("click", (ev) => this._pointer(ev, this.onCell));
@@ -89,9 +93,14 @@ export class BattleMap {
     this.map = map;
     if (!changed) return;
     this.rows = rows || map.rows;
-    this.svg.setAttribute("viewBox", `0 0 ${map.width * S} ${map.height * S}`);
+    this.svg.setAttribute("viewBox", `${-M} ${-M} ${map.width * S + M} ${map.height * S + M}`);
     this.svg.dataset.width = map.width;
     this.svg.dataset.height = map.height;
+    this.svg.dataset.cell = S;
+    this.svg.dataset.margin = M;
+    this._coords(map.width, map.height);
+    const legend = document.querySelector("#legend");
+    if (legend) renderLegend(legend, map);
     const t = this.layers.terrain;
     t.replaceChildren();
     el("rect", { x: 0, y: 0, width: map.width * S, height: map.height * S, class: "floor" }, t);
@@ -113,6 +122,22 @@ export class BattleMap {
     for (let x = 1; x < map.width; x++) d += `M${x * S} 0V${map.height * S}`;
     for (let y = 1; y < map.height; y++) d += `M0 ${y * S}H${map.width * S}`;
     el("path", { d, class: "grid-lines" }, g);
+  }
+
+  /** Column numbers along the top, row numbers down the left (as `move X Y`). */
+  _coords(w, h) {
+    const g = this.layers.coords;
+    g.replaceChildren();
+    for (let x = 0; x < w; x++) {
+      const t = el("text", { x: x * S + S / 2, y: -M / 2, class: "coord col" }, g);
+      t.dataset.x = x;
+      t.textContent = String(x);
+    }
+    for (let y = 0; y < h; y++) {
+      const t = el("text", { x: -M / 2, y: y * S + S / 2, class: "coord row" }, g);
+      t.dataset.y = y;
+      t.textContent = String(y);
+    }
   }
 
   terrainAt(x, y) {

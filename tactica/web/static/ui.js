@@ -207,6 +207,7 @@ export function cellLines(map, x, y, fig, terrain) {
     if (fig.weapons && fig.weapons.length) lines.push(`weapons: ${fig.weapons.join(", ")}`);
   }
   const cov = terrain && terrain.cover ? `, ${map.cover_names[Math.min(4, terrain.cover)]} cover` : "";
-  lines.push(`[${x}, ${y}] ${terrain ? terrain.name : "floor"}${cov}`);
+  // the cell as the terminal names it: `move X Y` (column, row; from 0)
+  lines.push(`${x} ${y} · ${terrain ? terrain.name : "floor"}${cov}`);
   return lines;
 }
