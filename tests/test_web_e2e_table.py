@@ -114,12 +114,24 @@ def test_open_a_json_encounter_and_an_autopilot_save(live, page, tmp_path):
     resumed, orig = view(c, fid_of(page)), view(c, src)
     assert fid_of(page) != src and resumed["decision"] == orig["decision"] == 3
     assert resumed["board"] == orig["board"] and resumed["undo"] == orig["undo"]
-    # a YAML file: one readable line, nothing created
-    n = len(c.get("/fights").json()["fights"])
+    # a YAML encounter: the server reads it (POST /fights {text}); the same fight as by name
     setup(page, url)
     page.set_input_files("#setup-file", str(WAREHOUSE))
+    page.wait_for_function("document.querySelector('#setup-file-note').innerText.includes('warehouse')")
+    page.fill("#setup-seed", "5")
+    page.click("#setup-start")
+    page.wait_for_selector("body[data-state='fight'][data-busy='0']")
+    by_name = c.post("/fights", json={"scenario": "cortex/warehouse", "seed": 5}).json()["id"]
+    assert view(c, fid_of(page))["board"] == view(c, by_name)["board"]
+    # a broken YAML file: one readable line naming the line, nothing created
+    n = len(c.get("/fights").json()["fights"])
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("name: x\nmap: [unclosed\n", encoding="utf-8")
+    setup(page, url)
+    page.set_input_files("#setup-file", str(bad))
+    page.click("#setup-start")
     page.wait_for_selector("#banner[data-kind='error']:not([hidden])")
-    assert "YAML" in page.inner_text("#banner .banner-text") and page.locator("#setup-scenario").is_enabled()
+    assert "line" in page.inner_text("#banner .banner-text")
     assert len(c.get("/fights").json()["fights"]) == n
 
 

@@ -2,7 +2,7 @@
 // manual dice, undo. The fight id is in the URL (?fight=ID), so a reload finds it again.
 
 import { get, post, put, query, ApiError } from "./api.js";
-import { showSetup, teamsBox } from "./setup.js";
+import { loadPolicies, showSetup, teamsBox } from "./setup.js";
 import { FightStream } from "./stream.js";
 import { DiceSteps, actionBody } from "./dice.js";
 import {
@@ -76,6 +76,7 @@ export class LiveMode {
     this.fid = fid;
     this.log = [];
     history.replaceState(null, "", `${location.pathname}?fight=${encodeURIComponent(fid)}`);
+    await loadPolicies();
     await this.refresh(true);
     this.listen();
   }

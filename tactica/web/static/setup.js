@@ -5,16 +5,28 @@
 import { del, get, post, put, setToken, token } from "./api.js";
 import { $, h, say } from "./ui.js";
 
-// There is no /policies route yet: the scripted policies every server knows (agents/).
+// The policies a team can be given: filled from GET /policies (the registry) when the
+// setup form or the teams box is drawn; these stand in until then.
 export const POLICIES = ["tactical", "aggressive", "cautious", "random", "planner"];
+
+export async function loadPolicies() {
+  try {
+    const r = await get("/policies");
+    POLICIES.splice(0, POLICIES.length, ...r.policies.map((p) => p.name));
+  } catch (e) {
+    /* an older server: keep the stand-ins */
+  }
+}
 
 /** What a local file holds: {kind: "scenario"|"state", doc, title, teams}. Throws an Error
  *  with one readable line when it is not something a fight can be made from. */
 export function readFightFile(name, text) {
   const lower = name.toLowerCase();
   if (lower.endsWith(".yaml") || lower.endsWith(".yml")) {
-    throw new Error(`${name}: YAML files cannot be opened in the browser yet; convert it to JSON, ` +
-      "or start the fight at the terminal (tactica autopilot FILE) and open its save here");
+    // the server reads YAML (POST /fights {text}); its errors name the line
+    if (!text.trim()) throw new Error(`${name}: the file is empty`);
+    const m = text.match(/^name:\s*(.+)$/m);
+    return { kind: "text", doc: text, title: `encounter ${m ? m[1].trim() : name}`, teams: [] };
   }
   let doc;
   try {
@@ -52,14 +64,14 @@ function when(created) {
 
 /** Draw the setup form and the fight list into the action panel. `live`: the LiveMode. */
 export async function showSetup(live) {
-  const [sc, fights] = await Promise.all([get("/scenarios"), get("/fights")]);
+  const [sc, fights] = await Promise.all([get("/scenarios"), get("/fights"), loadPolicies()]);
   const panel = $("#action-panel");
   let opened = null;   // readFightFile's answer for a chosen local file
   const scen = h("select", { id: "setup-scenario" },
     sc.scenarios.map((n) => h("option", { value: n, selected: n === "cortex/warehouse" }, n)));
   const file = h("input", { id: "setup-file", type: "file", accept: ".json,.yaml,.yml,application/json" });
   const fileNote = h("span", { id: "setup-file-note", class: "hint" },
-    "a JSON encounter or an autopilot save (YAML: convert it to JSON first)");
+    "an encounter (YAML or JSON) or an autopilot save");
   const seed = h("input", { id: "setup-seed", type: "number", min: 0, value: 0, inputmode: "numeric" });
   const dice = h("select", { id: "setup-dice" },
     h("option", { value: "engine" }, "the engine rolls"), h("option", { value: "manual" }, "I enter the dice"));
