@@ -8,6 +8,7 @@ replays with override steps.
 from __future__ import annotations
 
 import copy
+import json
 import random
 
 import pytest
@@ -21,6 +22,7 @@ from rules.overrides import apply_override
 from rules.replay import run_replay, state_summary
 from rules.scenario import load_scenario, new_battle, parse_scenario
 from rules.schema import problems
+from rules.serialize import battle_from_dict, battle_to_dict
 
 
 def scenario(ruleset: str, a: list[tuple[str, str, list[int]]], b: list[tuple[str, str, list[int]]]) -> dict:
@@ -210,6 +212,22 @@ def test_refusals_name_the_field_and_change_nothing(spec, field, words):
     assert snapshot(b) == before
 
 
+def test_a_failure_half_way_leaves_the_fight_as_it_was(monkeypatch):
+    """Nothing is half-applied: an error while applying restores the state and the log."""
+    b = battle_of(CORTEX)
+    before = snapshot(b)
+
+    def broken(self, state, c, name, value):
+        c.res[name] = value
+        c.conditions.add("dead")
+        raise RuntimeError("broken ruleset")
+
+    monkeypatch.setattr(type(b.ruleset), "set_track", broken)
+    with pytest.raises(RuntimeError):
+        apply_override(b, {"kind": "track", "figure": "thug", "track": "wound", "value": 3})
+    assert snapshot(b) == before
+
+
 def test_refused_before_the_start_and_after_the_end():
     b = new_battle(parse_scenario(copy.deepcopy(CORTEX), "<test>"), Dice(0), "<test>")
     with pytest.raises(OverrideError, match="has not started"):
@@ -259,10 +277,12 @@ def test_order_keeps_the_acting_figure():
     b = battle_of(CORTEX)
     s = b.state
     b.step(Action("end_turn"))
-    evs = apply_override(b, {"kind": "order", "order": ["thug2", "zoe", "mal", "thug"]})
-    assert s.actor.id == "zoe" and s.turn_index == 1 and evs[0]["before"] == ["mal", "zoe", "thug", "thug2"]
+    evs = apply_override(b, {"kind": "order", "order": ["thug2", "mal", "zoe", "thug"]})
+    assert s.actor.id == "zoe" and s.turn_index == 2 and evs[0]["before"] == ["mal", "zoe", "thug", "thug2"]
     b.step(Action("end_turn"))
-    assert s.actor.id == "mal"
+    assert s.actor.id == "thug"
+    b.step(Action("end_turn"))
+    assert s.round == 2
 
 
 def test_end():
@@ -301,6 +321,29 @@ def test_replay_with_overrides_reproduces_the_fight():
         r = run_replay(doc)
         assert r.events == b.events, name
         assert any(e["type"] == "override" for e in r.events)
+
+
+@pytest.mark.parametrize("ruleset,a,b,template", [
+    ("cortex", "gunslinger", "thug", "thug"), ("cortex_hu", "betyar", "pandur", "pandur"),
+    ("metalface", "metalface_trooper", "soldier", "soldier"), ("cybergeneration", "juve", "adult", "adult")])
+def test_saved_with_added_and_removed_figures_resumes_exactly(ruleset, a, b, template):
+    """Issue #33: each override is "kept in saves": a fight saved after an add and a remove
+    (rules/serialize.py) and resumed plays on event for event as the fight that was saved."""
+    doc = scenario(ruleset, [("p1", a, [0, 1]), ("p2", a, [0, 3])], [("n1", b, [8, 1]), ("n2", b, [8, 3])])
+    live = battle_of(doc, seed=5)
+    live.step(Action("end_turn"))
+    apply_override(live, {"kind": "add", "template": template, "team": "b", "cell": [9, 4], "name": "New"})
+    apply_override(live, {"kind": "remove", "figure": "n1"})
+    apply_override(live, {"kind": "place", "figure": "p1", "cell": [6, 2]})
+    saved = json.loads(json.dumps(battle_to_dict(live, doc)))
+    assert saved["removed"] == ["n1"] and [x["id"] for x in saved["added"]] == [f"{template}_1"]
+    back = battle_from_dict(saved)
+    assert [c.id for c in back.state.combatants] == [c.id for c in live.state.combatants]
+    assert state_summary(back.state, back.ruleset) == state_summary(live.state, live.ruleset)
+    pols = [make_policy("random", seed=9), make_policy("random", seed=9)]
+    for x, pol in zip((live, back), pols):
+        x.run({t: pol for t in x.state.teams}, max_actions=300)
+    assert back.events == live.events
 
 
 def test_replay_override_errors_name_the_step(tmp_path):
