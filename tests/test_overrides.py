@@ -11,6 +11,8 @@ import copy
 import json
 import random
 
+from pathlib import Path
+
 import pytest
 
 from agents.base import make_policy
@@ -33,6 +35,7 @@ def scenario(ruleset: str, a: list[tuple[str, str, list[int]]], b: list[tuple[st
                       {"name": "b", "combatants": [{"id": i, "template": t, "at": at} for i, t, at in b]}]}
 
 
+REPO = Path(__file__).resolve().parents[1]
 CORTEX = scenario("cortex", [("mal", "gunslinger", [0, 1]), ("zoe", "gunslinger", [0, 3])],
                   [("thug", "thug", [8, 1]), ("thug2", "thug", [8, 3])])
 
@@ -344,6 +347,24 @@ def test_saved_with_added_and_removed_figures_resumes_exactly(ruleset, a, b, tem
     for x, pol in zip((live, back), pols):
         x.run({t: pol for t in x.state.teams}, max_actions=300)
     assert back.events == live.events
+
+
+def test_shipped_replay_with_overrides():
+    """tests/replays/gm_overrides.yaml: the GM's overrides, event for event, in words."""
+    b = run_replay(REPO / "tests" / "replays" / "gm_overrides.yaml")
+    said = [(e["step"], narrate(e)) for e in b.events if e["type"] in ("override", "down", "turn_start")]
+    assert said == [
+        (0, "mal's turn."),
+        (0, "GM: thug's wound 0 -> 14."), (0, "thug goes down (dying (GM: wound 14))."),
+        (0, "GM: zoe is now prone."), (0, "GM: mal is placed at (4, 0) (from (0, 1))."),
+        (1, "zoe's turn."),
+        (1, "GM: thug3 (thug) joins b at (10, 4)."), (1, "GM: zoe is taken out of the fight."),
+        (1, "thug2's turn."), (1, "GM: the order is now mal, thug3, thug, thug2."),
+        (2, "mal's turn.")]
+    s = b.state
+    assert s.round == 2 and s.order == ["mal", "thug2", "thug3"] and "zoe" not in s.by_id
+    assert s.by_id["thug"].res["wound"] == 15 and s.by_id["thug3"].name == "Second Thug"
+    assert all(not problems("events", e) for e in b.events)
 
 
 def test_replay_override_errors_name_the_step(tmp_path):
