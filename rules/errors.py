@@ -51,3 +51,7 @@ class IllegalActionError(TacticaError):
 
 class UnknownNameError(TacticaError):
     """An unknown ruleset, template, weapon, policy or scenario name."""
+
+
+class OverrideError(TacticaError):
+    """A GM override (rules/overrides.py) the fight cannot take now; nothing was changed."""

@@ -42,6 +42,7 @@ EVENT_TYPES: dict[str, tuple[str, ...]] = {
     "refused": ("actor", "action", "reason"),
     "question": ("actor", "key", "options", "default"),
     "choice": ("actor", "key", "choice"),
+    "override": ("kind", "figure", "before", "after"),
 }
 
 def event(type_: str, **fields: Any) -> Event:
@@ -109,7 +110,34 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "battle_end": lambda e: (f"The battle ends after {e['rounds']} rounds: "
                              + (f"{e['winner']} win." if e["winner"] else f"draw ({e['reason']}).")),
     "refused": lambda e: f"{e['actor']} tries {_action(e['action'])}: refused ({e['reason']}).",
+    "override": lambda e: _override(e),
 }
+
+
+def _xy(v: Any) -> str:
+    return f"({v[0]}, {v[1]})" if isinstance(v, list) and len(v) == 2 else str(v)
+
+
+def _override(e: Mapping[str, Any]) -> str:
+    """A GM override in words: "GM: mal's wound 3 -> 5."."""
+    k, f, b, a = e["kind"], e["figure"], e["before"], e["after"]
+    if k == "track":
+        return f"GM: {f}'s {e.get('track', 'track')} {b} -> {a}."
+    if k == "condition":
+        return f"GM: {f} {'is now' if a else 'is no longer'} {e.get('condition', '?')}" + (
+            "" if a != b else " (no change)") + "."
+    if k == "place":
+        return f"GM: {f} is placed at {_xy(a)} (from {_xy(b)})."
+    if k == "add":
+        return f"GM: {f} ({a['template']}) joins {a['team']} at {_xy(a['pos'])}."
+    if k == "remove":
+        return f"GM: {f} is taken out of the fight."
+    if k == "order":
+        return "GM: the order is now " + ", ".join(a) + "."
+    if k == "end":
+        return "GM: the fight ends" + (f", {a['winner']} win" if a.get("winner") else ", a draw") + (
+            f" ({a['reason']})." if a.get("reason") else ".")
+    return f"GM: {k} {f}: {b} -> {a}."
 
 
 def _action(a: Any) -> str:

@@ -24,7 +24,20 @@ rolls from the seeded generator. A step with `expect: refused` must be one the r
 refuse: it rolls nothing, so it may give no dice (an error names the step), changes
 nothing, and is recorded as a `refused` event (actor, the action as written, the reason,
 its round and step); a step that expects refusal but is legal is an error. A refused step
-counts as a decision, so the events of `steps[i]` always carry `step` i + 1.
+counts as a decision.
+
+A step may instead be a GM override (rules/overrides.py), played in order:
+
+```yaml
+  - override: {kind: track, figure: jubal, track: wound, value: 12}
+  - override: {kind: remove, figure: mal}
+    dice: [4, 2]               # what the turns it moves on roll, if any (all must be used)
+```
+
+An override is not a decision: its events carry the `step` of the decision before it, and
+the action steps' events carry their decision's number (`steps[i]` is step i + 1 when no
+override comes before it; each override before it lowers that by one). A bad override stops
+the replay with an error naming `steps[i].override.<field>`.
 
 `play_replay` plays as far as the file allows and returns the battle with the error, if
 any (the `--json` output of `tactica replay` shows the events and state so far);
@@ -48,11 +61,14 @@ from rules.dice import Dice
 from rules.errors import DiceError, IllegalActionError, ScenarioError, TacticaError
 from rules.events import event
 from rules.final_state import state_summary  # also `rules.replay.state_summary` (tactica/server.py, tests)
+from rules.overrides import apply_override
 from rules.scenario import load_scenario, new_battle, read_document
 from rules.state import BattleState
 
 REPLAY_FIELDS = {"scenario", "seed", "start_dice", "steps", "description", "questions"}
 STEP_FIELDS = ("actor", "action", "dice", "expect", "reason", "note")
+#: the fields of a GM override step (`override`: a spec of rules/overrides.py)
+OVERRIDE_STEP_FIELDS = ("override", "dice", "note")
 #: what a step may `expect` (a step without `expect` must be legal)
 EXPECTATIONS = ("refused",)
 #: legal actions listed in an error, at most (cell actions are grouped and count once)
@@ -204,6 +220,8 @@ def _set_up(doc: dict, src: str, base_dir: Path | None) -> tuple[Battle, list]:
 def _play_step(battle: Battle, src: str, i: int, st: Any) -> None:
     """Play `steps[i]`: check it, then apply it, or record the refusal it expects."""
     f = f"steps[{i}]"
+    if isinstance(st, Mapping) and "override" in st:
+        return _play_override(battle, src, f, st)
     expect, words = _read_step(st, src, f)
     s = battle.state
     if s.over:
@@ -263,6 +281,28 @@ def _play_step(battle: Battle, src: str, i: int, st: Any) -> None:
         raise IllegalActionError(f"{_show(action, s)} was expected to be refused, but it is legal for "
                                  f"{actor.id} now", source=src, field=f"{f}.expect",
                                  expected="a step the rules refuse, or no `expect: refused`")
+    _check_used(dice, src, f"{f}.dice", rolled, given)
+
+
+def _play_override(battle: Battle, src: str, f: str, st: Mapping[str, Any]) -> None:
+    """A GM override step (`{override: {kind: ...}, dice: [...]}`, rules/overrides.py): applied
+    in order; its `dice` are those the turns it moves on roll (usually none)."""
+    bad = set(st) - set(OVERRIDE_STEP_FIELDS)
+    if bad:
+        raise ScenarioError(f"unknown field(s) {sorted(bad)} beside an override", source=src, field=f,
+                            expected=", ".join(OVERRIDE_STEP_FIELDS))
+    dice = battle.dice
+    given = _forced(st["dice"], src, f"{f}.dice") if "dice" in st else []
+    if "dice" in st:
+        dice.force(given, strict=True)
+    rolled = len(dice.record)
+    try:
+        apply_override(battle, st["override"])
+    except DiceError as e:
+        raise _ran_out(e, dice, rolled, src, f"{f}.dice")
+    except TacticaError as e:
+        dice.clear_forced()
+        raise e.at(src, f"{f}.override")
     _check_used(dice, src, f"{f}.dice", rolled, given)
 
 

@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterable, Mapping
 from rules.actions import Action
 from rules.dice import Dice
 from rules.errors import IllegalActionError, UnknownNameError
-from rules.events import Event
-from rules.state import BattleState, Combatant
+from rules.events import Event, event
+from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 
 
 def _answers(state: BattleState) -> list[Action]:
@@ -41,6 +41,23 @@ def _asks_first(name: str, f: Callable) -> Callable:
                                          expected="choose with option one of " + ", ".join(q.options))
     wrapped.__name__, wrapped.__doc__, wrapped.__wrapped__ = f.__name__, f.__doc__, f
     return wrapped
+
+
+def condition_events(c: Combatant, before: set[str], cause: str) -> list[Event]:
+    """The `condition` events (and a `down` event when `c` fell) of a change of `c`'s conditions
+    from `before` to what they are now, in a fixed order."""
+    evs: list[Event] = []
+    was_down = not DOWN_CONDITIONS.isdisjoint(before)
+    gained = sorted(c.conditions - before)
+    for name in sorted(before - c.conditions):
+        evs.append(event("condition", target=c.id, condition=name, on=False, cause=cause))
+    if c.down and not was_down:
+        down = [n for n in gained if n in DOWN_CONDITIONS]
+        evs.append(event("down", target=c.id, reason=f"{', '.join(down)} ({cause})"))
+        gained = [n for n in gained if n not in DOWN_CONDITIONS]
+    for name in gained:
+        evs.append(event("condition", target=c.id, condition=name, on=True, cause=cause))
+    return evs
 
 
 class Ruleset(ABC):
@@ -221,6 +238,45 @@ class Ruleset(ABC):
         weapons; tests/test_env_shortcuts.py checks each against the two calls)."""
         reach, ammo = self.reach_m, self.ammo_frac
         return [(reach(c), ammo(c)) for c in figures]
+
+    # -- the GM's overrides (rules/overrides.py) ---------------------------------------
+    def damage_tracks(self, c: Combatant) -> dict[str, tuple[int, int]]:
+        """The figure's damage tracks in the system's own terms: name -> (value now, the
+        largest value a GM may set). Empty (the default): the ruleset gives none."""
+        return {}
+
+    def set_track(self, state: BattleState, c: Combatant, name: str, value: int) -> list[Event]:
+        """Set track `name` of `c` to `value` (checked against `damage_tracks` by the caller)
+        and re-derive what it means under the rules (down, unconscious, dying, dead, back up),
+        with the ruleset's own thresholds and no dice; return the condition/down/dead events."""
+        raise IllegalActionError(f"{self.name} has no track {name!r} to set", field="track",
+                                 expected="one of " + (", ".join(self.damage_tracks(c)) or "(none)"))
+
+    def gm_conditions(self) -> tuple[str, ...]:
+        """The conditions a GM may put on or take off a figure directly. Conditions that follow a
+        damage track (dying, dead, Status levels) are set through the track instead
+        (`track_conditions`); those that tie two figures or follow an action are not offered."""
+        return ()
+
+    def track_conditions(self) -> dict[str, str]:
+        """Condition name -> the damage track that decides it (set that track instead)."""
+        return {}
+
+    def set_condition(self, state: BattleState, c: Combatant, name: str, on: bool) -> list[Event]:
+        """Put condition `name` (one of `gm_conditions`) on `c` or take it off, with what the
+        rules tie to it; return the condition events (and `down` when the figure falls)."""
+        before = set(c.conditions)
+        (c.conditions.add if on else c.conditions.discard)(name)
+        return condition_events(c, before, "GM")
+
+    def detach(self, state: BattleState, c: Combatant, why: str) -> list[Event]:
+        """End what ties `c` to other figures before the GM moves it (`why` "place") or takes it
+        out of the fight ("remove"): grapples, holds, feints, suppression. Default: nothing."""
+        return []
+
+    def join(self, state: BattleState, c: Combatant) -> list[Event]:
+        """A figure the GM added mid-fight, after it is placed: what `setup` does per figure."""
+        return []
 
     def describe(self, c: Combatant) -> str:
         """A one-line summary of a figure for GMs."""

@@ -11,6 +11,8 @@ Format (`format: "tactica-state"`, `format_version: 1`):
  "map_rows": ["....", ...],            # the map now (cover can be destroyed)
  "objects": {"x,y": ["bottle_glass"]},
  "combatants": {"mal": {"pos": [1, 10], "conditions": [...], "res": {...}}, ...},
+ "added": [{"id": "thug_1", "template": "thug", "team": "b", "name": "Thug", "order": 4}],
+ "removed": ["jubal"],                  # GM overrides (rules/overrides.py); absent when none
  "dice": {...generator state...}, "actions_resolved": 12,
  "pending": null,                       # or an open question (rules/choices.py)
  "events": [...]}
@@ -71,11 +73,44 @@ def battle_to_dict(battle: Battle, scenario_doc: Mapping[str, Any], include_even
         "objects": {f"{g.xy(c)[0]},{g.xy(c)[1]}": list(v) for c, v in s.objects.items()},
         "combatants": {c.id: {"pos": list(g.xy(c.pos)), "conditions": sorted(c.conditions),
                               "res": _jsonable(c.res)} for c in s.combatants},
+        **_added_removed(s, scenario_doc),
         "dice": _jsonable(battle.dice.get_state()),
         "actions_resolved": battle.actions_resolved,
         "pending": s.pending.to_dict() if s.pending is not None else None,
         "events": _jsonable(battle.events) if include_events else [],
     }
+
+
+def _scenario_ids(scenario_doc: Mapping[str, Any]) -> list[str]:
+    return [str(c.get("id")) for t in scenario_doc.get("teams", []) for c in t.get("combatants", [])]
+
+
+def _added_removed(s: Any, scenario_doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The figures a GM added (`added`: id, template, team, name, order, in the state's order)
+    and took out (`removed`: ids) since the scenario (rules/overrides.py); absent when none."""
+    ids = _scenario_ids(scenario_doc)
+    out: dict[str, Any] = {}
+    added = [{"id": c.id, "template": c.template, "team": c.team, "name": c.name, "order": c.order}
+             for c in s.combatants if c.id not in ids]
+    removed = [i for i in ids if i not in s.by_id]
+    if added:
+        out["added"] = added
+    if removed:
+        out["removed"] = removed
+    return out
+
+
+def _rebuild_figures(battle: Battle, d: Mapping[str, Any], source: str) -> None:
+    """Take out the figures saved as `removed` and build those saved as `added` (placed below)."""
+    s, rs = battle.state, battle.ruleset
+    gone = set(_need(d, "removed", list, source)) if "removed" in d else set()
+    s.combatants[:] = [c for c in s.combatants if c.id not in gone]
+    for i, a in enumerate(_need(d, "added", list, source) if "added" in d else []):
+        entry = {"id": a["id"], "template": a["template"], "at": [0, 0], "name": a["name"]}
+        c = rs.build_combatant(entry, id=a["id"], team=a["team"], pos=0, order=int(a["order"]),
+                               source=source, field=f"added[{i}]")
+        s.combatants.append(c)
+    s.by_id = {c.id: c for c in s.combatants}
 
 
 def _need(d: Mapping[str, Any], key: str, kind: type | tuple, source: str) -> Any:
@@ -116,6 +151,7 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
                         changes[s.grid.index(x, y)] = b
             s.grid = s.grid.with_changes(changes)
         g = s.grid
+        _rebuild_figures(battle, d, source)
         saved = _need(d, "combatants", dict, source)
         if set(saved) != set(s.by_id):
             raise ScenarioError("the figures do not match the scenario", source=source, field="combatants",

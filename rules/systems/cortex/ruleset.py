@@ -40,6 +40,7 @@ from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, 
 from rules.systems.cortex.specials import SpecialsMixin
 from rules.systems.cortex.start import CORTEX_START, apply_start, link_start
 from rules.systems.cortex.traits import TraitBook
+from rules.systems.cortex.tracks import CortexGM
 from rules.systems.cortex.views import MovePriceMixin, UnitNumbersMixin
 from rules.systems.cortex_common.mechanics import CortexBase
 
@@ -49,7 +50,7 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
                          "crawl_only")
 
 
-class CortexRuleset(UnitNumbersMixin, AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
+class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
                     MovePriceMixin, Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 

@@ -36,6 +36,7 @@ from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
 from rules.systems.cortex_hu.start import apply_start, link_start, start_schema
 from rules.systems.cortex_hu.tracked import TrackedHu
+from rules.systems.cortex_hu.tracks import CortexHuGM
 
 DATA = Path(__file__).with_name("data.yaml")
 
@@ -46,7 +47,7 @@ MELEE_WEAPONS = ("unarmed", "knife", "club", "sabre", "axe", "shepherds_axe", "s
 NOT_HERE = ("block_effect", "traits", "items")
 
 
-class CortexHuRuleset(CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
+class CortexHuRuleset(CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"

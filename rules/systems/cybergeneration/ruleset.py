@@ -37,6 +37,7 @@ from rules.systems.cybergeneration.ordnance import OrdnanceMixin
 from rules.systems.cybergeneration.start import apply_start, check_links
 from rules.systems.cybergeneration.threat import best_expected_damage
 from rules.systems.cybergeneration.timing import TimingMixin
+from rules.systems.cybergeneration.tracks import CybergenerationGM
 from rules.systems.cybergeneration.views import ViewsMixin
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -45,7 +46,7 @@ TRIGGERS = ("on_move", "on_attack", "on_draw")
 READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
 
 
-class CybergenerationRuleset(AsksMixin, ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
+class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
                              GearMixin, CareMixin, ViewsMixin, Ruleset):
     """Cybergeneration (Interlock) with the seed 004 house rules."""
 

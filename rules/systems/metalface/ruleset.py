@@ -38,6 +38,7 @@ from rules.systems.metalface.model import Weapon, build_stat_block, build_weapon
 from rules.systems.metalface.repair import RepairMixin
 from rules.systems.metalface.start import apply_start
 from rules.systems.metalface.tracked import TrackedMixin
+from rules.systems.metalface.tracks import MetalfaceGM
 from rules.systems.metalface.views import MovePriceMixin, UnitNumbersMixin
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -48,7 +49,7 @@ LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.
 SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
 
 
-class MetalfaceRuleset(OddsMixin, MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin,
+class MetalfaceRuleset(MetalfaceGM, OddsMixin, MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin,
                        TrackedMixin, Ruleset):
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
