@@ -142,7 +142,7 @@ class BehavedPolicy(Policy):
             return best
         a = inner.act(state, actor)
         first = Choice(a, 1.0, getattr(inner, "last_reason", "") or str(a))
-        return self._screen(state, actor, b, [first] + self._alternatives(state, actor, legal), legal)[0]
+        return self._screen(state, actor, b, [first] + self._alternatives(state, actor, b, legal, a), legal)[0]
 
     def _commit(self, state: BattleState, actor: Combatant, a: Action) -> None:
         """Tell a ranking policy (or the planner's guide) the action taken, for its turn memory."""
@@ -150,11 +150,22 @@ class BehavedPolicy(Policy):
         if hasattr(p, "commit") and hasattr(p, "rank"):
             p.commit(state, actor, a)
 
-    def _alternatives(self, state: BattleState, actor: Combatant, legal: list[Action]) -> list[Choice]:
-        """Attacks by expected damage, then the end of the turn (for policies that do not rank)."""
+    def _alternatives(self, state: BattleState, actor: Combatant, b: Behaviour, legal: list[Action],
+                      wanted: Action) -> list[Choice]:
+        """For policies that do not rank: the allowed move nearest the cell the policy wanted
+        (when it gets closer), attacks by expected damage, then the end of the turn."""
+        out = []
+        g = state.grid
+        if wanted.kind == "move" and wanted.cell is not None:
+            moves = [a for a in legal if a.kind == "move" and a.cell is not None and a != wanted
+                     and not self._allowed(state, actor, b, a)]
+            m = min(moves, key=lambda a: (g.distance_m(a.cell, wanted.cell), a.cell), default=None)
+            if m is not None and g.distance_m(m.cell, wanted.cell) < g.distance_m(actor.pos, wanted.cell) - 1e-9:
+                out.append(Choice(m, 0.9, f"moves towards {list(g.xy(wanted.cell))} as far as it may, "
+                                          f"to {list(g.xy(m.cell))}"))
         odds = [o for o in A.attack_options(self.ruleset(state), state, actor, legal) if o.p_hit >= P_MIN]
         odds.sort(key=lambda o: (-o.exp_damage, o.action.option or "", o.action.target or ""))
-        out = [Choice(o.action, 0.5 - 0.001 * i, _attack_words(state, o)) for i, o in enumerate(odds)]
+        out += [Choice(o.action, 0.5 - 0.001 * i, _attack_words(state, o)) for i, o in enumerate(odds)]
         return out + [Choice(END_TURN, 0.0, "ends the turn")]
 
     # -- screening the policy's choices ---------------------------------------------------
