@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.base import make_policy
+from agents.base import available_policies, make_policy
 from agents.behaved import BehavedPolicy, hostile, morale_broken
 from agents.behaviour import PROTECT_CELLS, Behaviour, BehaviourBook, BehaviourError
 from rules.dice import Dice
@@ -415,3 +415,23 @@ def test_settings_round_trip_and_figures_override_their_team() -> None:
     assert Behaviour.from_json(b.to_json()) == b
     assert BehaviourBook.of(Behaviour(downed="spare")).resolve("x", "y").downed == "spare"
     assert BehaviourBook().empty and not book.empty
+
+
+@pytest.mark.parametrize("ruleset,scenario", FIGHTS)
+def test_every_scripted_policy_plays_legal_actions_with_settings(ruleset: str, scenario: str) -> None:
+    """Each registered scripted policy, wrapped, chooses only legal actions (learned `ppo` aside)."""
+    mixed = {"teams": {"*": {"downed": "spare", "morale": "fall_back", "break_at": 0.3}}}
+    for name in [n for n in available_policies() if n != "ppo"]:
+        spec, src = load_scenario(scenario)
+        bt = new_battle(spec, Dice(np.random.default_rng(4)), src, record=False)
+        bt.start()
+        s = bt.state
+        pols = {t: make_policy(name, 9 + i, behaviour=mixed) for i, t in enumerate(s.teams)}
+        for _ in range(3 if name.startswith("planner") else 40):
+            if s.over:
+                break
+            me = s.actor
+            a = pols[me.team].act(s, me)
+            assert a in bt.ruleset.legal_actions(s) or a.kind == "choose", (name, a)
+            assert pols[me.team].explain(s, me, a)
+            bt.step(a)
