@@ -137,8 +137,19 @@ def check_policy(name: str, field: str = "policy") -> str:
                            expected="one of " + ", ".join(available_policies()) + ", or a .npz policy file" + hint)
 
 
-def make_policy(name: str, seed: int | np.random.SeedSequence | None = None) -> Policy:
-    """A fresh policy by registry name (or the path of an exported `.npz` policy), seeded."""
+def make_policy(name: str, seed: int | np.random.SeedSequence | None = None, behaviour=None) -> Policy:
+    """A fresh policy by registry name (or the path of an exported `.npz` policy), seeded;
+    with `behaviour` (a `BehaviourBook`, one `Behaviour` for every figure, or their JSON;
+    agents/behaviour.py) it plays the NPC behaviour a GM set (agents/behaved.py)."""
+    if behaviour is None:
+        return _make(name, seed)
+    from agents.behaved import BehavedPolicy
+    from agents.behaviour import BehaviourBook
+    book = BehaviourBook.of(behaviour)  # bad settings fail before the policy is built
+    return BehavedPolicy(_make(name, seed), book)
+
+
+def _make(name: str, seed: int | np.random.SeedSequence | None) -> Policy:
     if name.endswith(".npz"):
         from agents.learned import NumpyPolicy
         return NumpyPolicy(name, seed=seed)

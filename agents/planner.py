@@ -157,10 +157,15 @@ class PlannerPolicy(Policy):
         self.confidence = confidence
         self.last_values: dict[Action, float] = {}
         self._samples: dict[Action, list[float]] = {}
+        #: None, or a function (state, actor, ranked) -> ranked that filters or re-ranks the
+        #: guide's choices before the lookahead (agents/behaved.py: a GM's NPC behaviour)
+        self.screen = None
 
     # -- the policy interface --------------------------------------------------------
     def act(self, state: BattleState, actor: Combatant) -> Action:
         ranked = self.guide.rank(state, actor)
+        if self.screen is not None:
+            ranked = self.screen(state, actor, ranked)
         cands = self.candidates(ranked)
         if len(cands) == 1:
             best = cands[0]
