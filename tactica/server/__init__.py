@@ -11,6 +11,8 @@ Endpoints (OpenAPI description at `/openapi.json`, interactive docs at `/docs`):
     POST   /fights/{id}/suggest          {"policy": NAME?} -> the plan, its reason, alternatives
                                          (no policy: the team's policy from /settings)
     POST   /fights/{id}/actions          {"action": {"type": "attack", ...}, "dice": [5, 3, ...]}
+    POST   /fights/{id}/overrides        {"kind": "track"|"condition"|"place"|"add"|"remove"|"order"|"end", ...}
+                                         the GM overrules the engine (logged, undoable, saved)
     GET    /fights/{id}/events?since=N   events from index N on
     DELETE /fights/{id}                  forget the fight (and its save file)
 

@@ -16,7 +16,7 @@ from rules.errors import DiceError, IllegalActionError, TacticaError
 from rules.scenario import bundled_scenarios, resolve_scenario
 from tactica.server.fights import (Store, acting_action, check_inline, check_legal, tactica_error)
 from tactica.server.models import (MAX_BODY, MAX_FIGHTS, ActionOut, ApiError, ApplyAction, BodyLimit, CreateFight,
-                                   ErrorOut, EventsOut, FightList, FightOut, FightState, LegalOut, PlanOut,
+                                   ErrorOut, EventsOut, FightList, FightOut, FightState, LegalOut, OverrideBody, PlanOut,
                                    SuggestBody, validation_message)
 from tactica.table import Session
 
@@ -227,6 +227,23 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
                 raise tactica_error(e) from None
             except TacticaError as e:
                 raise tactica_error(e) from None
+            return {"events": sess.battle.events[n0:], "first_event": n0, "summary": f.summary()}
+
+    @app.post("/fights/{fid}/overrides", response_model=ActionOut, tags=["fights"], dependencies=[Depends(auth)],
+              responses=errors | {409: {"model": ErrorOut}})
+    def apply_override(body: OverrideBody, fid: str = FightId) -> dict[str, Any]:
+        """The GM overrules the engine: set a figure's track (`track`, `value`), add or remove a
+        condition (`condition`, `on`), put a figure on any free `cell`, `add` a figure from a
+        `template` to a `team` or `remove` one, set the round's `order`, or `end` the fight
+        (`winner`, `reason`). Logged as an `override` event, undoable (/undo), saved."""
+        f = store.get(fid)
+        with f.lock:
+            sess = f.session
+            n0 = len(sess.battle.events)
+            try:
+                sess.override(body.model_dump())
+            except TacticaError as e:
+                raise tactica_error(e, 409 if e.detail in ("the fight is over", "the fight has not started") else 422) from None
             return {"events": sess.battle.events[n0:], "first_event": n0, "summary": f.summary()}
 
     @app.get("/fights/{fid}/events", response_model=EventsOut, tags=["fights"], dependencies=[Depends(auth)],

@@ -62,6 +62,9 @@ class Fight:
     def entry_words(self, h: Mapping[str, Any], s: BattleState | None = None) -> str:
         """'Mal: attack Jubal with pistol': a history entry in words (on state `s`)."""
         s = s or self.battle.state
+        if h.get("override") is not None:
+            from tactica.table.overrule import entry_words
+            return entry_words(h, s)
         who = s.by_id[h["actor"]].name if h.get("actor") in s.by_id else str(h.get("actor"))
         try:
             a = Action.from_dict(h["action"], s.grid.width)

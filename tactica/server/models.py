@@ -88,6 +88,14 @@ class SuggestBody(BaseModel):
     seed: int | None = Field(None, ge=0, le=2**63 - 1)
 
 
+class OverrideBody(BaseModel):
+    """A GM override (rules/overrides.py): {"kind": "track" | "condition" | "place" | "add" |
+    "remove" | "order" | "end", ...}; the rules check the fields and name a bad one."""
+
+    model_config = ConfigDict(extra="allow")
+    kind: Literal["track", "condition", "place", "add", "remove", "order", "end"]
+
+
 class DiceBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: ActionBody

@@ -38,6 +38,16 @@ Commands at any prompt (the dice prompt too):
   help               this text
   quit               save and leave
 
+The GM overrules the engine (each is logged, undoable, saved and replayed):
+
+  set FIGURE TRACK VALUE       set jubal wound 5 (the ruleset's own tracks)
+  cond FIGURE +NAME | -NAME    add or remove a condition: cond mal +prone
+  place FIGURE X Y             put a figure on any free cell
+  add TEMPLATE TEAM X Y [NAME] a new figure, last in this round's order
+  remove FIGURE                take a figure out of the fight
+  order ID ID ...              set this round's initiative order
+  endfight [TEAM|draw] [WHY]   end the fight
+
 Manual dice: every roll the engine needs is asked for, naming who rolls
 what against what ("Jubal rolls attack with revolver: Agility d10 +
 Guns/Pistols d8 against Mal's defence - enter 2 dice (d10 d8), or r to
@@ -61,9 +71,12 @@ from tactica.table.words import command_for
 
 
 META = ("help", "map", "moves", "list", "status", "order", "log", "hint", "undo", "cancel", "dice",
-        "confirm", "save", "export", "quit")
+        "confirm", "save", "export", "quit", "set", "cond", "place", "add", "remove", "endfight")
 META_ALIASES = {"?": "help", "h": "help", "exit": "quit", "q": "quit", "actions": "list", "ls": "list",
-                "show": "map", "stat": "status", "who": "status", "suggest": "hint"}
+                "show": "map", "stat": "status", "who": "status", "suggest": "hint",
+                # the GM's overrides (tactica/table/overrule.py)
+                "condition": "cond", "conditions": "cond", "put": "place", "drag": "place", "delete": "remove",
+                "end_fight": "endfight"}
 ACTION_ALIASES = {
     "move": "move", "m": "move", "go": "move", "attack": "attack", "a": "attack", "shoot": "attack",
     "fire": "attack", "hit": "attack", "strike": "attack", "defend": "defend", "block": "defend",

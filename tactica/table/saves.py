@@ -95,7 +95,10 @@ def replay_from_history(scenario_doc: Mapping[str, Any], seed: int, start_dice: 
     teams whose figures' choices were the GM's steps (the others took their defaults)."""
     steps = []
     for h in history:
-        steps.append({"actor": h["actor"], "action": dict(h["action"]), "dice": list(h["dice"])})
+        if h.get("override") is not None:
+            steps.append({"override": dict(h["override"]), "dice": list(h["dice"])})
+        else:
+            steps.append({"actor": h["actor"], "action": dict(h["action"]), "dice": list(h["dice"])})
     teams = [t["name"] for t in scenario_doc.get("teams", [])]
     asked = set(asked or ())
     return {"description": "exported by tactica autopilot", "scenario": dict(scenario_doc), "seed": int(seed),
@@ -125,7 +128,7 @@ class _SessionBlock:
 
     @staticmethod
     def check(s: Any) -> dict[str, Any]:
-        from pydantic import BaseModel, ConfigDict, ValidationError
+        from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
         class TeamRole(BaseModel):
             model_config = ConfigDict(extra="forbid")
@@ -133,12 +136,20 @@ class _SessionBlock:
             policy: str | None = None
 
         class Step(BaseModel):
+            """An action of a figure (actor, action) or a GM override (override)."""
             model_config = ConfigDict(extra="allow")
-            actor: str
-            action: dict[str, Any]
+            actor: str | None = None
+            action: dict[str, Any] | None = None
+            override: dict[str, Any] | None = None
             dice: list[int]
             round: int | None = None
             turn: int | None = None
+
+            @model_validator(mode="after")
+            def _one(self) -> "Step":
+                if (self.override is None) == (self.action is None or self.actor is None):
+                    raise ValueError("a step is an actor's action or a GM override")
+                return self
 
         class Undo(BaseModel):
             model_config = ConfigDict(extra="allow")

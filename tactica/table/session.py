@@ -353,6 +353,11 @@ class Session:
         self.save()
         return evs
 
+    def override(self, spec: Mapping[str, Any], by: str = "gm") -> list[Event]:
+        """A GM override (rules/overrides.py): logged, undoable, saved, replayed."""
+        from tactica.table.overrule import override
+        return override(self, spec, by)
+
     def decision_key(self) -> tuple:
         s = self.state
         return (s.round, s.turn_index, s.actor.id if s.actor else None, len(self.history))
@@ -466,7 +471,7 @@ class Session:
         if commit is None:
             return
         for h in self.history:
-            if (h.get("round"), h.get("turn"), h.get("actor")) == (s.round, s.turn_index, a.id):
+            if h.get("action") and (h.get("round"), h.get("turn"), h.get("actor")) == (s.round, s.turn_index, a.id):
                 try:
                     commit(s, a, Action.from_dict(h["action"], s.grid.width))
                 except Exception:  # noqa: BLE001

@@ -15,6 +15,9 @@ from tactica.table.base import ADVISOR_POLICY, CommandError
 from tactica.table import commands as _commands
 from tactica.table.commands import Command, parse_command, parse_faces
 from tactica.table.dice import DiceRequest
+from tactica.table.overrule import WORDS as OVERRIDES
+from tactica.table.overrule import entry_words as override_words
+from tactica.table.overrule import parse_override
 from tactica.table.roles import Abort
 from tactica.table.session import Session
 from tactica.table.suggest import Plan, _make_policy, _ranked
@@ -82,6 +85,14 @@ class Terminal:
             self.say(f"{len(cells)} reachable cells (+): type move X Y")
         elif n == "list":
             self.show_actions()
+        elif n in OVERRIDES or (n == "order" and args):
+            if at_dice:
+                raise CommandError("an action is waiting for its dice", field=n,
+                                   expected="the dice, or cancel, before overruling the engine")
+            spec = parse_override(n, args, s.state)
+            self.narrate(s.override(spec))
+            self._shown_turn = None
+            raise Abort("overruled")   # the prompt starts again on the changed fight
         elif n == "order":
             from tactica.render import order_line
             self.con.print(order_line(s.state))
@@ -242,6 +253,8 @@ class Terminal:
         h = self.s.undo()
         if h is None:
             self.say("nothing to undo")
+        elif h.get("override") is not None:
+            self.say(f"undone: {override_words(h, self.s.state)}", "bold")
         else:
             self.say(f"undone: {h['actor']} {command_for(self.s.state, Action.from_dict(h['action'], self.s.state.grid.width))}",
                      "bold")
