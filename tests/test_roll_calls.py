@@ -134,6 +134,13 @@ def test_cortex_attack_call_names_the_wound_steps_and_the_medium_cover():
     assert ("wounded (agility)", -2) in call.modifiers
     assert call.against == {"figure": "t", "what": "defence", "total": None, "cover": 8}
     assert _only([e for e in events if e["type"] == "defence"])["cover_bonus"] == 8
+    # a target that rolls its innate defence (RULES-NOTES cortex: "a free Agility roll whose
+    # total is the Difficulty to hit") rolls it against the attack's total, 2 + 3 = 5
+    s["teams"][1]["combatants"] = [fig("t", (5, 1), decline_innate="never", life_points=99)]
+    calls, events, _ = _play(s, [{"type": "attack", "target": "t", "weapon": "pistol"}], [2, 3, 1])
+    attack, innate = calls
+    assert (innate.roller, innate.check, innate.pool, innate.sides) == ("t", "innate_defence", "Agility d6", (6,))
+    assert innate.against == {"figure": "s", "what": "attack", "total": 5}
 
 
 def test_cortex_hu_see_through_the_feint_is_against_the_feint_total():

@@ -53,17 +53,17 @@ class AskedMixin:
     """The attack-time questions of seed 000 for `CortexRuleset` (see the module docstring)."""
 
     # -- innate defence ---------------------------------------------------------------
-    def innate_or_stand(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int
-                        ) -> tuple[int, list[Event]]:
+    def innate_or_stand(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int,
+                        against: dict | None = None) -> tuple[int, list[Event]]:
         """Innate defence, or Easy (3) when the figure declines: its choice when its stat
         block says `auto` (default: assumption innate_decline), else the stat block's."""
         if d.stats["decline_innate"] != "auto" or state.asking is None or not self.ask_innate:
-            return self.innate_defence(d, dice, cover_bonus)
+            return self.innate_defence(d, dice, cover_bonus, against=against)
         default = "stand" if self.declines_innate(d) else "roll"
         way = decide(state, d, "innate_defence", ("roll", "stand"), default,
                      f"{d.id} is attacked: roll innate defence (Agility) or stand as an Easy (3) target?")
         if way == default:
-            return self.innate_defence(d, dice, cover_bonus)
+            return self.innate_defence(d, dice, cover_bonus, against=against)
         if way == "stand":
             diff = self.diff["easy"] + cover_bonus
             return diff, [_chose(d, "innate_defence", way),
@@ -72,7 +72,8 @@ class AskedMixin:
         agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
         r = roll_steps(dice, (agi,), "innate defence",
                        RollCall(d.id, "innate defence", "innate_defence", f"Agility {agi}", step_sides((agi,)),
-                                modifiers=calls.mods(self.attr_modifiers(d, "agility")), label="innate defence"))
+                                against=against, modifiers=calls.mods(self.attr_modifiers(d, "agility")),
+                                label="innate defence"))
         diff = r.total + cover_bonus
         return diff, [_chose(d, "innate_defence", way),
                       event("roll", actor=d.id, purpose="innate defence", check="innate_defence",

@@ -104,15 +104,15 @@ class DefenceMixin:
                 return cell, int(row["steps"]), g.path(d.pos, cell, far, blockers)
         return None
 
-    def innate(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int, melee: bool
-               ) -> tuple[int, list[Event]]:
+    def innate(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int, melee: bool,
+               against: dict | None = None) -> tuple[int, list[Event]]:
         """seed 000, Capoeira: "Your Innate Defense against melee attacks is 5": no roll, the
         Difficulty is 5 (plus any cover a sheltering figure has); ranged attacks as usual."""
         if melee and self.has_style(d, "capoeira"):
             diff = int(self.data["capoeira"]["innate_melee"]) + cover_bonus
             return diff, [event("defence", actor=d.id, mode="innate (capoeira)", difficulty=diff,
                                 cover_bonus=cover_bonus)]
-        return self.innate_or_stand(state, d, dice, cover_bonus)
+        return self.innate_or_stand(state, d, dice, cover_bonus, against)
 
     def stance_steps(self, d: Combatant) -> int:
         """The step modifier of the next defensive roll in the stance (each further roll is one lower)."""
@@ -188,7 +188,8 @@ class DefenceMixin:
                 diff = self.diff["easy"] + cb
                 evs.append(event("defence", actor=d.id, mode="helpless", difficulty=diff, cover_bonus=cb))
                 return diff, info, evs
-            diff, ev = self.innate(state, d, dice, cb, melee=False)
+            diff, ev = self.innate(state, d, dice, cb, melee=False,
+                                   against={"figure": a.id, "what": "attack", "total": atk_total})
             return diff, info, evs + ev
         cb = self.defence_cover(state, a, d, ranged)
         if not can_react:
@@ -230,7 +231,8 @@ class DefenceMixin:
                 info["roll"] = r.total
                 evs.append(event("defence", actor=d.id, mode=mode, difficulty=diff, cover_bonus=cb))
                 return diff, info, evs
-        diff, ev = self.innate(state, d, dice, cb, melee=True)
+        diff, ev = self.innate(state, d, dice, cb, melee=True,
+                               against={"figure": a.id, "what": "attack", "total": atk_total})
         return diff, info, evs + ev
 
     def dive(self, state: BattleState, d: Combatant, cell: int, mode: str) -> list[Event]:

@@ -247,12 +247,13 @@ class CortexBase:
         agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
         return agi.mean < self.diff["easy"]
 
-    def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int, decline: bool | None = None
-                       ) -> tuple[int, list[Event]]:
+    def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int, decline: bool | None = None,
+                       against: dict | None = None) -> tuple[int, list[Event]]:
         """Innate defence: a free Agility roll is the Difficulty, or Easy (3) when declined
         (`decline`: the figure's answer where the ruleset asks it; None: `declines_innate`).
 
-        Cover adds to either (it is not a modifier of the roll: the `defence` event has it)."""
+        Cover adds to either (it is not a modifier of the roll: the `defence` event has it).
+        `against`: the attack it defends against, for the roll's announcement (rules/calls.py)."""
         if self.declines_innate(d) if decline is None else decline:
             diff = self.diff["easy"] + cover_bonus
             return diff, [event("defence", actor=d.id, mode="declined innate", difficulty=diff,
@@ -261,7 +262,7 @@ class CortexBase:
         ms = self.attr_modifiers(d, "agility")
         r = roll_steps(dice, (agi,), "innate defence",
                        RollCall(d.id, "innate defence", "innate_defence", f"Agility {agi}", step_sides((agi,)),
-                                modifiers=calls.mods(ms), label="innate defence"))
+                                against=against, modifiers=calls.mods(ms), label="innate defence"))
         diff = r.total + cover_bonus
         return diff, [event("roll", actor=d.id, purpose="innate defence", check="innate_defence",
                             modifiers=ms, pool=f"Agility {agi}",

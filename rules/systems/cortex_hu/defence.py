@@ -188,7 +188,8 @@ class DefenceHu:
             decline = self.ask(state, d, "innate_defence", ("roll", "easy"), "easy" if decline else "roll",
                                f"{d.id}'s innate defence against {a.id}: roll Agility or stand as Easy (3)?",
                                pre) == "easy"
-        diff, evs = self.innate_defence(d, dice, cb, decline)
+        diff, evs = self.innate_defence(d, dice, cb, decline,
+                                        against={"figure": a.id, "what": "attack", "total": atk_total})
         fill(evs, "innate_defence", lambda _id: self.attr_mods(d, "agility"))
         if why:
             evs[-1]["mode"] += f" only ({why})"
