@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from rules.calls import RollCall
 from rules.errors import DiceError
 
 _BATCH = 2048
@@ -25,7 +26,7 @@ _BATCH = 2048
 class Dice:
     """Seeded dice with a roll record and an optional queue of forced results."""
 
-    __slots__ = ("_rng", "_buf", "_pos", "_forced", "strict", "record", "on_roll", "_seed")
+    __slots__ = ("_rng", "_buf", "_pos", "_forced", "strict", "record", "on_roll", "_seed", "call", "on_call")
     #: uniforms drawn from the generator at a time
     batch = _BATCH
 
@@ -44,6 +45,10 @@ class Dice:
         # Optional hook for manual dice (GM types results): called with (sides, label)
         # and returns a face, or None to let the generator roll.
         self.on_roll: Callable[[int, str], int | None] | None = None
+        # The roll announced last (rules/calls.py): every die rolled until the next
+        # announcement belongs to it; `on_call`, when set, hears each announcement.
+        self.call: RollCall | None = None
+        self.on_call: Callable[[RollCall], None] | None = None
 
     # -- forced results -------------------------------------------------------------
     def force(self, results: Iterable[int], *, strict: bool = False) -> None:
@@ -67,6 +72,13 @@ class Dice:
     def clear_forced(self) -> None:
         self._forced.clear()
         self.strict = False
+
+    # -- announcing ------------------------------------------------------------------
+    def announce(self, call: RollCall) -> None:
+        """The rules say which roll comes next (draws no random number)."""
+        self.call = call
+        if self.on_call is not None:
+            self.on_call(call)
 
     # -- rolling --------------------------------------------------------------------
     def _uniform(self) -> float:
@@ -239,8 +251,10 @@ class PoolRoll:
         return bool(self.faces) and all(r == 1 for _, r in self.faces)
 
 
-def roll_steps(dice: Dice, steps: Iterable[Step], label: str = "") -> PoolRoll:
-    """Roll the dice of every step and add them up."""
+def roll_steps(dice: Dice, steps: Iterable[Step], label: str = "", call: RollCall | None = None) -> PoolRoll:
+    """Roll the dice of every step and add them up; `call`, when given, is announced first."""
+    if call is not None:
+        dice.announce(call)
     faces = []
     total = 0
     for st in steps:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 
 from rules.choices import decide
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import D0, Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
@@ -51,24 +53,27 @@ class AskedMixin:
     """The attack-time questions of seed 000 for `CortexRuleset` (see the module docstring)."""
 
     # -- innate defence ---------------------------------------------------------------
-    def innate_or_stand(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int
-                        ) -> tuple[int, list[Event]]:
+    def innate_or_stand(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int,
+                        against: dict | None = None) -> tuple[int, list[Event]]:
         """Innate defence, or Easy (3) when the figure declines: its choice when its stat
         block says `auto` (default: assumption innate_decline), else the stat block's."""
         if d.stats["decline_innate"] != "auto" or state.asking is None or not self.ask_innate:
-            return self.innate_defence(d, dice, cover_bonus)
+            return self.innate_defence(d, dice, cover_bonus, against=against)
         default = "stand" if self.declines_innate(d) else "roll"
         way = decide(state, d, "innate_defence", ("roll", "stand"), default,
                      f"{d.id} is attacked: roll innate defence (Agility) or stand as an Easy (3) target?")
         if way == default:
-            return self.innate_defence(d, dice, cover_bonus)
+            return self.innate_defence(d, dice, cover_bonus, against=against)
         if way == "stand":
             diff = self.diff["easy"] + cover_bonus
             return diff, [_chose(d, "innate_defence", way),
                           event("defence", actor=d.id, mode="declined innate", difficulty=diff,
                                 cover_bonus=cover_bonus)]
         agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
-        r = roll_steps(dice, (agi,), "innate defence")
+        r = roll_steps(dice, (agi,), "innate defence",
+                       RollCall(d.id, "innate defence", "innate_defence", f"Agility {agi}", step_sides((agi,)),
+                                against=against, modifiers=calls.mods(self.attr_modifiers(d, "agility")),
+                                label="innate defence"))
         diff = r.total + cover_bonus
         return diff, [_chose(d, "innate_defence", way),
                       event("roll", actor=d.id, purpose="innate defence", check="innate_defence",
@@ -175,7 +180,9 @@ class AskedMixin:
         ctx = {"plot_points", "reduce_stun"} | ({"unarmed_or_bludgeoning"} if blunt else set())
         bonus = self.traitbook.modifiers(t.traits, ctx, None).plot_point_bonus if (t.traits and stun) else 0
         die = plot_point_die(n + bonus)
-        r = roll_steps(dice, (die,), "plot points")
+        r = roll_steps(dice, (die,), "plot points",
+                       RollCall(t.id, f"spends {n} Plot Points against damage", "plot_points_against_damage", str(die),
+                                step_sides((die,)), modifiers=calls.mods(bonus_dice([die])), label="plot points"))
         dw = min(wound, r.total)
         evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage",
                          check="plot_points_against_damage", modifiers=bonus_dice([die]), pool=str(die),

@@ -16,6 +16,8 @@ from typing import Any
 from rules.actions import Action
 from rules.choices import decide
 from rules.errors import IllegalActionError
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import D0, Dice, PoolRoll, Step, roll_steps
 from rules.events import Event, event
 from rules.grid import FEET
@@ -208,11 +210,16 @@ class CombatMixin:
                attr: Step, sname: str, skill: Step, extra: list[Step], dice: Dice, mods: list = ()
                ) -> list[Event]:
         """One attack roll against one defence, and what follows from it."""
-        r = roll_steps(dice, (attr, skill, *extra), f"attack with {w.name}")
         pool = f"{attr_name.capitalize()} {attr}" + (f" + {sname.replace('_', ' ').title()} {skill}" if skill else "")
         pool += "".join(f" + Plot Points {x}" for x in extra)
-        ev = event("roll", actor=a.id, purpose=f"attack with {w.name}" + (f" ({option})" if option else ""),
-                   check="attack", modifiers=[*mods, *bonus_dice(extra)], pool=pool, dice=_faces(r), total=r.total)
+        purpose = f"attack with {w.name}" + (f" ({option})" if option else "")
+        ms = [*mods, *bonus_dice(extra)]
+        r = roll_steps(dice, (attr, skill, *extra), f"attack with {w.name}",
+                       RollCall(a.id, purpose, "attack", pool, step_sides((attr, skill, *extra)),
+                                against=self.defence_against(state, a, t, w, option), modifiers=calls.mods(ms),
+                                label=f"attack with {w.name}"))
+        ev = event("roll", actor=a.id, purpose=purpose,
+                   check="attack", modifiers=ms, pool=pool, dice=_faces(r), total=r.total)
         if r.botch:
             ev["botch"] = True
         evs: list[Event] = [ev]
@@ -317,14 +324,18 @@ class CombatMixin:
 
         `die_steps` come from the attack's `option` (a fire mode or a called shot)."""
         die = w.damage + die_steps
-        r = roll_steps(dice, (die,), "damage")
         why = f"called shot to the {option[7:]}" if option.startswith("called:") else option
+        ms = [mod(f"{why} (damage die)", die_steps)] if die_steps else []
+        r = roll_steps(dice, (die,), "damage", RollCall(a.id, f"damage ({w.dtype})", "damage", f"{w.name} {die}",
+                                                        step_sides((die,)), modifiers=calls.mods(ms), label="damage"))
         evs = [event("roll", actor=a.id, purpose=f"damage ({w.dtype})", check="damage",
-                     modifiers=[mod(f"{why} (damage die)", die_steps)] if die_steps else [],
+                     modifiers=ms,
                      pool=f"{w.name} {die}", dice=_faces(r), total=r.total)]
         basic = 0 if weapon_only else margin
         if extra_basic is not None:
-            rb = roll_steps(dice, (extra_basic,), "krav maga rifle")
+            rb = roll_steps(dice, (extra_basic,), "krav maga rifle",
+                            RollCall(a.id, "assault rifle (Krav Maga) Basic", "krav_maga_rifle", str(extra_basic),
+                                     step_sides((extra_basic,)), label="krav maga rifle"))
             evs.append(event("roll", actor=a.id, purpose="assault rifle (Krav Maga) Basic", check="krav_maga_rifle",
                              modifiers=[], pool=str(extra_basic), dice=_faces(rb), total=rb.total))
             basic += rb.total
@@ -387,8 +398,11 @@ class CombatMixin:
             elif col.get("drop_roll") and held is not None:
                 agi = Step(max(1, t.stats["attributes"]["agility"].index + self.attr_steps(t, "agility")))
                 wil = t.stats["attributes"]["willpower"]
-                r = roll_steps(dice, (agi, wil), "hold on")
                 diff = int(self.called["drop_difficulty"])
+                r = roll_steps(dice, (agi, wil), "hold on",
+                               RollCall(t.id, "keep hold (Agility + Willpower)", "keep_hold",
+                                        f"Agility {agi} + Willpower {wil}", step_sides((agi, wil)), difficulty=diff,
+                                        modifiers=calls.mods(self.attr_modifiers(t, "agility")), label="hold on"))
                 ok = r.total >= diff and not r.botch
                 evs.append(event("roll", actor=t.id, purpose="keep hold (Agility + Willpower)", check="keep_hold",
                                  modifiers=self.attr_modifiers(t, "agility"), pool=f"Agility {agi} + Willpower {wil}", dice=_faces(r), total=r.total,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.grid import FEET
@@ -102,15 +104,15 @@ class DefenceMixin:
                 return cell, int(row["steps"]), g.path(d.pos, cell, far, blockers)
         return None
 
-    def innate(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int, melee: bool
-               ) -> tuple[int, list[Event]]:
+    def innate(self, state: BattleState, d: Combatant, dice: Dice, cover_bonus: int, melee: bool,
+               against: dict | None = None) -> tuple[int, list[Event]]:
         """seed 000, Capoeira: "Your Innate Defense against melee attacks is 5": no roll, the
         Difficulty is 5 (plus any cover a sheltering figure has); ranged attacks as usual."""
         if melee and self.has_style(d, "capoeira"):
             diff = int(self.data["capoeira"]["innate_melee"]) + cover_bonus
             return diff, [event("defence", actor=d.id, mode="innate (capoeira)", difficulty=diff,
                                 cover_bonus=cover_bonus)]
-        return self.innate_or_stand(state, d, dice, cover_bonus)
+        return self.innate_or_stand(state, d, dice, cover_bonus, against)
 
     def stance_steps(self, d: Combatant) -> int:
         """The step modifier of the next defensive roll in the stance (each further roll is one lower)."""
@@ -120,18 +122,33 @@ class DefenceMixin:
             k = max(0, k - 1)  # seed 000, Capoeira: the first 2 defensive moves count as 1 action
         return st["steps"] - k
 
+    def defence_cover(self, state: BattleState, a: Combatant, d: Combatant, ranged: bool) -> int:
+        """The cover bonus the defender's Difficulty gets against this attack (hand-to-hand:
+        cover only when sheltering and not attacking, seed 000)."""
+        g = state.grid
+        if ranged:
+            return self.cover_table[g.cover(d.pos, a.pos)]
+        return self.cover_table[g.cover(d.pos, a.pos, melee=True) if not d.res["attacked_last"] else 0]
+
+    def defence_against(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str = ""
+                        ) -> dict[str, Any]:
+        """The `against` of an attack's roll call (rules/calls.py): the defender's Difficulty,
+        rolled after the attack, with the cover bonus it will get."""
+        if d.res["grappled_by"] == a.id and not w.ranged:
+            return {"figure": d.id, "what": "held", "total": None, "cover": 0}
+        return {"figure": d.id, "what": "defence", "total": None,
+                "cover": self.defence_cover(state, a, d, w.ranged or option == "throw")}
+
     def resolve_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, atk_total: int,
                         dice: Dice, option: str = "") -> tuple[int, dict, list[Event]]:
         """The Difficulty to hit d, with what the defence did (stumble, block result ...)."""
-        g = state.grid
         evs: list[Event] = []
         info: dict[str, Any] = {}
         stance = d.res["stance"]
-        cover = g.cover(d.pos, a.pos)
         ranged = w.ranged or option == "throw"
         can_react = "incapacitated" not in d.conditions
         if ranged:
-            cb = self.cover_table[cover]
+            cb = self.defence_cover(state, a, d, ranged)
             if "prone" in d.conditions:
                 diff = self.diff["easy"] + max(self.cover_table[1], cb)
                 evs.append(event("defence", actor=d.id, mode="prone", difficulty=diff, cover_bonus=cb))
@@ -145,10 +162,14 @@ class DefenceMixin:
                         evs += chose
                         mods = self.stance_modifiers(d, cstep, "distance to cover")
                         stance["rolls"] += 1
-                        r = roll_steps(dice, (p[0], p[1]), "dodge")
+                        pool = f"Agility {p[0]} + Athletics/Dodge {p[1]}"
+                        r = roll_steps(dice, (p[0], p[1]), "dodge",
+                                       RollCall(d.id, "dodge to cover", "dodge", pool, step_sides(p[:2]),
+                                                against={"figure": a.id, "what": "attack", "total": atk_total},
+                                                modifiers=calls.mods(mods), label="dodge"))
                         evs.append(event("roll", actor=d.id, purpose="dodge to cover", check="dodge",
                                          modifiers=mods,
-                                         pool=f"Agility {p[0]} + Athletics/Dodge {p[1]}", dice=_faces(r),
+                                         pool=pool, dice=_faces(r),
                                          total=r.total, **({"botch": True} if r.botch else {})))
                         if r.botch:
                             occ = state.occupied() - {d.pos}
@@ -167,11 +188,10 @@ class DefenceMixin:
                 diff = self.diff["easy"] + cb
                 evs.append(event("defence", actor=d.id, mode="helpless", difficulty=diff, cover_bonus=cb))
                 return diff, info, evs
-            diff, ev = self.innate(state, d, dice, cb, melee=False)
+            diff, ev = self.innate(state, d, dice, cb, melee=False,
+                                   against={"figure": a.id, "what": "attack", "total": atk_total})
             return diff, info, evs + ev
-        # hand-to-hand: cover only when sheltering and not attacking (seed 000)
-        cover = g.cover(d.pos, a.pos, melee=True) if not d.res["attacked_last"] else 0
-        cb = self.cover_table[cover]
+        cb = self.defence_cover(state, a, d, ranged)
         if not can_react:
             diff = self.diff["easy"] + cb
             evs.append(event("defence", actor=d.id, mode="helpless", difficulty=diff, cover_bonus=cb))
@@ -191,9 +211,13 @@ class DefenceMixin:
                 mods = self.stance_modifiers(d, extra, "smaller blocking weapon" if extra < 0
                                              else "larger blocking weapon")
                 stance["rolls"] += 1
-                r = roll_steps(dice, (p[0], p[1]), mode)
+                pool = f"Agility {p[0]} + {p[2].replace('_', ' ').title()} {p[1]}"
+                r = roll_steps(dice, (p[0], p[1]), mode,
+                               RollCall(d.id, mode, mode, pool, step_sides(p[:2]),
+                                        against={"figure": a.id, "what": "attack", "total": atk_total},
+                                        modifiers=calls.mods(mods), label=mode))
                 evs.append(event("roll", actor=d.id, purpose=mode, check=mode, modifiers=mods,
-                                 pool=f"Agility {p[0]} + {p[2].replace('_', ' ').title()} {p[1]}",
+                                 pool=pool,
                                  dice=_faces(r), total=r.total, **({"botch": True} if r.botch else {})))
                 if r.botch:
                     d.res["no_move_round"] = state.round
@@ -207,7 +231,8 @@ class DefenceMixin:
                 info["roll"] = r.total
                 evs.append(event("defence", actor=d.id, mode=mode, difficulty=diff, cover_bonus=cb))
                 return diff, info, evs
-        diff, ev = self.innate(state, d, dice, cb, melee=True)
+        diff, ev = self.innate(state, d, dice, cb, melee=True,
+                               against={"figure": a.id, "what": "attack", "total": atk_total})
         return diff, info, evs + ev
 
     def dive(self, state: BattleState, d: Combatant, cell: int, mode: str) -> list[Event]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 
 from rules.choices import decide
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, PoolRoll, Step, roll_steps
 from rules.events import Event, event
 from rules.grid import COMPASS, COMPASS_NAMES, FEET, Grid
@@ -65,15 +67,21 @@ class ExplosionsMixin:
         a.res["uses"][w.name] -= 1
         g = state.grid
         diff = int(self.expl["throw_difficulty"])
-        r = roll_steps(dice, (attr, skill, *extra), f"throw {w.name}")
+        ms = [*mods, *bonus_dice(extra)]
+        pool = f"{attr_name.capitalize()} {attr} + {sname.replace('_', ' ').title()} {skill}"
+        r = roll_steps(dice, (attr, skill, *extra), f"throw {w.name}",
+                       RollCall(a.id, f"throw {w.name}", "throw_explosive", pool, step_sides((attr, skill, *extra)),
+                                difficulty=diff, modifiers=calls.mods(ms), label=f"throw {w.name}"))
         evs = [event("roll", actor=a.id, purpose=f"throw {w.name}", check="throw_explosive",
-                     modifiers=[*mods, *bonus_dice(extra)], pool=f"{attr_name.capitalize()} {attr} + {sname.replace('_', ' ').title()} {skill}",
+                     modifiers=ms, pool=pool,
                      dice=_faces(r), total=r.total, difficulty=diff, **({"botch": True} if r.botch else {}))]
         centre = t.pos
         if r.botch or r.total < diff:
             short = max(diff - r.total, int(self.expl["scatter_points"]))if r.botch else diff - r.total
             feet = self.expl["scatter_ft_per_miss"] * max(1, math.ceil(short / self.expl["scatter_points"]))
             cells = max(1, int(round(feet * FEET / g.cell_m)))
+            dice.announce(RollCall(a.id, "scatter direction (d8: 1 = north, clockwise)", "scatter", "d8", (8,),
+                                   label="scatter direction"))
             k = dice.roll(8, "scatter direction")
             evs.append(event("roll", actor=a.id, purpose="scatter direction (d8: 1 = north, clockwise)",
                              check="scatter", modifiers=[], dice=[[8, k]], total=k))
@@ -105,10 +113,12 @@ class ExplosionsMixin:
             if "prone" in c.conditions and d > near:
                 n -= int(self.expl["prone_dice"])
             n = max(0, n)
-            r = roll_steps(dice, [w.damage] * n, "blast")
             cut = [mod("cover (dice)", -level)] if level else []
             if "prone" in c.conditions and d > near:
                 cut.append(mod("lying prone (dice)", -int(self.expl["prone_dice"])))
+            r = roll_steps(dice, [w.damage] * n, "blast",
+                           RollCall(c.id, "blast damage", "blast_damage", f"{n}{w.damage}", step_sides([w.damage] * n),
+                                    modifiers=calls.mods(cut), label="blast"))
             evs.append(event("roll", actor=c.id, purpose="blast damage", check="blast_damage", modifiers=cut,
                              pool=f"{n}{w.damage}",
                              dice=_faces(r), total=r.total, cover=level, prone="prone" in c.conditions))
@@ -153,7 +163,10 @@ class ExplosionsMixin:
         agi = Step(max(1, at["agility"].index + self.base_attr_steps(c, "agility") + steps[0]))
         ale = Step(max(1, at["alertness"].index + self.base_attr_steps(c, "alertness") + steps[1]))
         diff = int(self.data["harms_way"]["difficulty"])
-        r = roll_steps(dice, (agi, ale), "harm's way")
+        r = roll_steps(dice, (agi, ale), "harm's way",
+                       RollCall(c.id, "get out of harm's way", "harms_way", f"Agility {agi} + Alertness {ale}",
+                                step_sides((agi, ale)), difficulty=diff, label="harm's way",
+                                modifiers=calls.mods(self.pair_modifiers(c, ("agility", "alertness"), {"harms_way"}))))
         ok = r.total >= diff and not r.botch
         c.res["reaction_debt"] += 1
         evs.append(event("roll", actor=c.id, purpose="get out of harm's way", pool=f"Agility {agi} + Alertness {ale}",

@@ -8,6 +8,8 @@ calls these after an attack roll.
 from __future__ import annotations
 
 from rules.choices import decide
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
@@ -54,10 +56,17 @@ class MeleeMixin:
         ta = t.stats["attributes"]
         a_pool = (Step(max(1, aa["agility"].index + self.attr_steps(a, "agility"))), aa["strength"] + bonus)
         t_pool = (Step(max(1, ta["agility"].index + self.attr_steps(t, "agility"))), ta["strength"])
-        ra = roll_steps(dice, a_pool, "trip")
-        rt = roll_steps(dice, t_pool, "resist trip")
         a_mods = self.attr_modifiers(a, "agility") + ([mod("extraordinary trip attack (strength)", bonus)]
                                                       if bonus else [])
+        ra = roll_steps(dice, a_pool, "trip",
+                        RollCall(a.id, "trip (opposed)", "trip", f"Agility {a_pool[0]} + Strength {a_pool[1]}",
+                                 step_sides(a_pool), against={"figure": t.id, "what": "resist trip", "total": None},
+                                 modifiers=calls.mods(a_mods), label="trip"))
+        rt = roll_steps(dice, t_pool, "resist trip",
+                        RollCall(t.id, "resist trip (opposed)", "resist_trip",
+                                 f"Agility {t_pool[0]} + Strength {t_pool[1]}", step_sides(t_pool),
+                                 against={"figure": a.id, "what": "trip", "total": ra.total},
+                                 modifiers=calls.mods(self.attr_modifiers(t, "agility")), label="resist trip"))
         evs += [event("roll", actor=a.id, purpose="trip (opposed)", check="trip", modifiers=a_mods, pool=f"Agility {a_pool[0]} + Strength {a_pool[1]}",
                      dice=_faces(ra), total=ra.total),
                event("roll", actor=t.id, purpose="resist trip (opposed)", check="resist_trip",
@@ -76,6 +85,8 @@ class MeleeMixin:
         chance = float(w.x("break", 0) or 0)
         if chance <= 0:
             return []
+        dice.announce(RollCall(a.id, f"{w.name} breaks on {int(round(chance * 100))} or less", "breaking", "d100",
+                               (100,), label="breaking"))
         r = dice.roll(100, "breaking")
         evs = [event("roll", actor=a.id, purpose=f"{w.name} breaks on {int(round(chance * 100))} or less",
                      check="breaking", modifiers=[], dice=[[100, r]], total=r)]
@@ -117,7 +128,9 @@ class MeleeMixin:
             evs += self.knock_prone(a, "tripped")
         else:
             st = Step(max(1, d.stats["attributes"]["strength"].index - 2))
-            r = roll_steps(dice, (st,), "bash")
+            r = roll_steps(dice, (st,), "bash",
+                           RollCall(d.id, "bash damage", "bash_damage", f"Strength {st}", step_sides((st,)),
+                                    modifiers=(("bash: Strength -2 steps (attribute)", -2),), label="bash"))
             evs.append(event("roll", actor=d.id, purpose="bash damage", check="bash_damage",
                              modifiers=[mod("bash: Strength -2 steps (attribute)", -2)], pool=f"Strength {st}",
                              dice=_faces(r), total=r.total))
@@ -136,8 +149,11 @@ class MeleeMixin:
         w = self.weapons["unarmed"]
         sname, sk = self.weapon_skill(d, w)
         attr = Step(max(1, d.stats["attributes"][w.attribute].index + self.attr_steps(d, w.attribute)))
-        r = roll_steps(dice, (attr, sk), "krav maga counter")
         diff = self.diff["easy"]
+        r = roll_steps(dice, (attr, sk), "krav maga counter",
+                       RollCall(d.id, "Krav Maga counter (free)", "krav_maga_counter", f"Strength {attr} + {sname} {sk}",
+                                step_sides((attr, sk)), difficulty=diff,
+                                modifiers=calls.mods(self.attr_modifiers(d, w.attribute)), label="krav maga counter"))
         evs = [event("roll", actor=d.id, purpose="Krav Maga counter (free)", check="krav_maga_counter",
                      modifiers=self.attr_modifiers(d, w.attribute), pool=f"Strength {attr} + {sname} {sk}",
                      dice=_faces(r), total=r.total, difficulty=diff)]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from rules.actions import Action
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
@@ -115,7 +117,11 @@ class SpecialsMixin:
         state.economy["actions"] += 1
         state.economy["rise_penalty"] = False
         extra = self.take_pp_bonus(state, a, {"attack"})
-        r = roll_steps(dice, (attr, sk, *extra), "grapple")
+        r = roll_steps(dice, (attr, sk, *extra), "grapple",
+                       RollCall(a.id, "grapple", "grapple", f"Agility {attr} + {sname} {sk}",
+                                step_sides((attr, sk, *extra)), against=self.defence_against(
+                                    state, a, t, self.weapons["unarmed"]),
+                                modifiers=calls.mods(mods + bonus_dice(extra)), label="grapple"))
         evs = [event("roll", actor=a.id, purpose="grapple", check="grapple", modifiers=mods + bonus_dice(extra),
                      pool=f"Agility {attr} + {sname} {sk}",
                      dice=[list(f) for f in r.faces], total=r.total, **({"botch": True} if r.botch else {}))]
@@ -143,11 +149,17 @@ class SpecialsMixin:
                        self.attr_steps(a, "agility"))
         pa = pa or (Step(1), Step(0))
         ph = (holder.stats["attributes"]["agility"], holder.stats["attributes"][att])
-        ra = roll_steps(dice, pa, "escape")
-        rh = roll_steps(dice, ph, "hold")
-        ok = ra.total > rh.total
         before = state.economy["actions"] - 1  # the escape's own action is counted already
         mods = self.attr_modifiers(a, "agility") + ([mod("multiple actions (strength)", -before)] if before else [])
+        ra = roll_steps(dice, pa, "escape",
+                        RollCall(a.id, "escape (opposed)", "escape", f"Agility {pa[0]} + Strength {pa[1]}",
+                                 step_sides(pa), against={"figure": holder.id, "what": "hold on", "total": None},
+                                 modifiers=calls.mods(mods), label="escape"))
+        rh = roll_steps(dice, ph, "hold",
+                        RollCall(holder.id, "hold on (opposed)", "hold_on", f"Agility {ph[0]} + Strength {ph[1]}",
+                                 step_sides(ph), against={"figure": a.id, "what": "escape", "total": ra.total},
+                                 label="hold"))
+        ok = ra.total > rh.total
         evs = [event("roll", actor=a.id, purpose="escape (opposed)", check="escape", modifiers=mods, pool=f"Agility {pa[0]} + Strength {pa[1]}",
                      dice=[list(f) for f in ra.faces], total=ra.total),
                event("roll", actor=holder.id, purpose="hold on (opposed)", check="hold_on", modifiers=[], pool=f"Agility {ph[0]} + Strength {ph[1]}",

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.errors import ScenarioError, UnknownNameError
 from rules.events import Event, event
@@ -174,8 +176,6 @@ def skill_check(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Mapp
     if plot_points:
         ppb = book.modifiers(traits, ctx | {"plot_points"}, attribute).plot_point_bonus
         pool.append(plot_point_die(plot_points + ppb))
-    r = roll_steps(dice, pool, "check")
-    ok = r.total >= difficulty and not r.botch
     named = [{"source": f"{n} (bonus die)", "value": d.index} for n, d in zip(("traits",) * len(mods.bonus_dice),
                                                                                mods.bonus_dice)]
     named += [{"source": f"skill steps ({', '.join(sorted(set(mods.sources))) or 'context'}) (skill)",
@@ -183,7 +183,11 @@ def skill_check(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Mapp
     named += [{"source": f"traits ({attribute})", "value": mods.attr_steps}] if mods.attr_steps else []
     named += [{"source": "plot points (bonus die)", "value": pool[-1].index}] if plot_points else []
     named += [{"source": "extra die (bonus die)", "value": d.index} for d in extra_dice]
-    ev = event("roll", actor=actor, purpose="skill check", check="skill_check", modifiers=named, pool=" + ".join(str(p) for p in pool if p),
+    words = " + ".join(str(p) for p in pool if p)
+    r = roll_steps(dice, pool, "check", RollCall(actor, "skill check", "skill_check", words, step_sides(pool),
+                                                 difficulty=difficulty, modifiers=calls.mods(named), label="check"))
+    ok = r.total >= difficulty and not r.botch
+    ev = event("roll", actor=actor, purpose="skill check", check="skill_check", modifiers=named, pool=words,
                dice=[list(f) for f in r.faces], total=r.total, difficulty=difficulty, success=ok,
                context=sorted(set(context)), traits=sorted(set(mods.sources)))
     if r.botch:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event
 from rules.systems.cortex.traits import TraitBook, plot_point_die
@@ -76,7 +78,10 @@ def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
     if pool is None:
         raise ValueError("no dice left for the check after the multiple-action penalty")
     intel, me = pool
-    r = roll_steps(dice, (intel, me), "open up the thrust")
+    r = roll_steps(dice, (intel, me), "open up the thrust",
+                   RollCall(actor, "open up the thrust", "open_up_thrust",
+                            f"Intelligence {intel} + Mechanical Engineering {me}", step_sides((intel, me)),
+                            difficulty=diff, modifiers=calls.mods(_steps_mod(steps)), label="open up the thrust"))
     ok = r.total >= diff and not r.botch
     ev = {"type": "roll", "actor": actor, "purpose": "open up the thrust", "check": "open_up_thrust",
           "modifiers": _steps_mod(steps),
@@ -105,13 +110,15 @@ def maneuver_roll(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Ma
     if plot_points:
         bonus = book.modifiers(traits, ctx | {"plot_points"}, "agility").plot_point_bonus
         pool.append(plot_point_die(plot_points + bonus))
-    r = roll_steps(dice, pool, "maneuver")
-    ok = r.total >= difficulty and not r.botch
     named = [{"source": "the vehicle's lower Agility (attribute)",
               "value": base.index - stats["attributes"]["agility"].index}] if base != stats["attributes"]["agility"] else []
     named += _steps_mod(steps)
     named += [{"source": "traits (bonus die)", "value": d.index} for d in mods.bonus_dice]
     named += [{"source": "plot points (bonus die)", "value": pool[-1].index}] if plot_points else []
+    r = roll_steps(dice, pool, "maneuver",
+                   RollCall(actor, "maneuver", "maneuver", " + ".join(str(p) for p in pool), step_sides(pool),
+                            difficulty=difficulty, modifiers=calls.mods(named), label="maneuver"))
+    ok = r.total >= difficulty and not r.botch
     ev = {"type": "roll", "actor": actor, "purpose": "maneuver", "check": "maneuver", "modifiers": named,
           "pool": " + ".join(str(p) for p in pool),
           "dice": [list(f) for f in r.faces], "total": r.total, "difficulty": difficulty, "success": ok}

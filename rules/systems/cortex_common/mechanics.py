@@ -20,6 +20,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from rules.actions import Action
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.errors import ScenarioError
 from rules.events import Event, event
@@ -220,9 +222,13 @@ class CortexBase:
         evs: list[Event] = []
         keyed = []
         for c, agi, ale, *mods in entries:
-            r = roll_steps(dice, (agi, ale), "initiative")
+            pool = f"Agility {agi} + Alertness {ale}"
+            ms = list(mods[0]) if mods else []
+            r = roll_steps(dice, (agi, ale), "initiative",
+                           RollCall(c.id, "initiative", "initiative", pool, step_sides((agi, ale)),
+                                    modifiers=calls.mods(ms), label="initiative"))
             evs.append(event("roll", actor=c.id, purpose="initiative", check="initiative",
-                             modifiers=list(mods[0]) if mods else [], pool=f"Agility {agi} + Alertness {ale}",
+                             modifiers=ms, pool=pool,
                              dice=faces(r), total=r.total))
             keyed.append((-r.total, -agi.index, c.order, c.id))
         keyed.sort()
@@ -241,37 +247,46 @@ class CortexBase:
         agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
         return agi.mean < self.diff["easy"]
 
-    def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int, decline: bool | None = None
-                       ) -> tuple[int, list[Event]]:
+    def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int, decline: bool | None = None,
+                       against: dict | None = None) -> tuple[int, list[Event]]:
         """Innate defence: a free Agility roll is the Difficulty, or Easy (3) when declined
         (`decline`: the figure's answer where the ruleset asks it; None: `declines_innate`).
 
-        Cover adds to either (it is not a modifier of the roll: the `defence` event has it)."""
+        Cover adds to either (it is not a modifier of the roll: the `defence` event has it).
+        `against`: the attack it defends against, for the roll's announcement (rules/calls.py)."""
         if self.declines_innate(d) if decline is None else decline:
             diff = self.diff["easy"] + cover_bonus
             return diff, [event("defence", actor=d.id, mode="declined innate", difficulty=diff,
                                 cover_bonus=cover_bonus)]
         agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
-        r = roll_steps(dice, (agi,), "innate defence")
+        ms = self.attr_modifiers(d, "agility")
+        r = roll_steps(dice, (agi,), "innate defence",
+                       RollCall(d.id, "innate defence", "innate_defence", f"Agility {agi}", step_sides((agi,)),
+                                against=against, modifiers=calls.mods(ms), label="innate defence"))
         diff = r.total + cover_bonus
         return diff, [event("roll", actor=d.id, purpose="innate defence", check="innate_defence",
-                            modifiers=self.attr_modifiers(d, "agility"), pool=f"Agility {agi}",
+                            modifiers=ms, pool=f"Agility {agi}",
                             dice=faces(r), total=r.total),
                       event("defence", actor=d.id, mode="innate", difficulty=diff, cover_bonus=cover_bonus)]
 
     # -- damage ---------------------------------------------------------------------
     def endurance(self, c: Combatant, dice: Dice, difficulty: int, purpose: str, blunt: bool = False,
-                  context: frozenset[str] = frozenset({"endurance", "injury"}), check: str = "endurance"
-                  ) -> tuple[bool, Event]:
+                  context: frozenset[str] = frozenset({"endurance", "injury"}), check: str = "endurance",
+                  modifiers: list | None = None) -> tuple[bool, Event]:
         """An Endurance roll: Vitality + Willpower against `difficulty` (a botch fails);
-        `check` is the roll event's key (what the roll is for)."""
+        `check` is the roll event's key (what the roll is for), `modifiers` its named steps
+        when the ruleset names them its own way (default: `attr_modifiers`)."""
         ctx = set(context) | ({"unarmed_or_bludgeoning"} if blunt else set())
         vit = Step(max(1, c.stats["attributes"]["vitality"].index + self.attr_steps(c, "vitality", ctx)))
         wil = c.stats["attributes"]["willpower"]
-        r = roll_steps(dice, (vit, wil), purpose)
+        ms = self.attr_modifiers(c, "vitality", ctx) if modifiers is None else modifiers
+        pool = f"Vitality {vit} + Willpower {wil}"
+        r = roll_steps(dice, (vit, wil), purpose,
+                       RollCall(c.id, purpose, check, pool, step_sides((vit, wil)), difficulty=difficulty,
+                                modifiers=calls.mods(ms), label=purpose))
         ok = r.total >= difficulty and not r.botch
         return ok, event("roll", actor=c.id, purpose=purpose, check=check,
-                         modifiers=self.attr_modifiers(c, "vitality", ctx), pool=f"Vitality {vit} + Willpower {wil}",
+                         modifiers=ms, pool=pool,
                          dice=faces(r), total=r.total, difficulty=difficulty, success=ok)
 
     @staticmethod

@@ -13,6 +13,8 @@ from typing import Any, Mapping
 
 import yaml
 
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import D0, D2, Dice, PoolRoll, Step, roll_steps
 from rules.errors import ScenarioError, UnknownNameError
 from rules.events import Event, event
@@ -270,11 +272,18 @@ def make_pool(c: Combatant, attr_name: str, skill: Step, steps: int, attr_steps:
 
 def roll_pool(dice: Dice, actor: str, purpose: str, attr_name: str, attr: Step, skill_name: str | None,
               skill: Step, difficulty: int | None = None, extra: Mapping[str, Any] | None = None,
-              check: str | None = None, modifiers: list | None = None) -> tuple[PoolRoll, Event]:
-    """Roll attribute + skill; the roll event gets `check` and `modifiers` when given (or
-    through `extra`, which is laid over the event last)."""
+              check: str | None = None, modifiers: list | None = None,
+              against: dict | None = None) -> tuple[PoolRoll, Event]:
+    """Roll attribute + skill, announced first (`against`: the other side of an opposed roll,
+    rules/calls.py); the roll event gets `check` and `modifiers` when given (or through
+    `extra`, which is laid over the event last)."""
+    pool = describe_pool(attr_name, attr, skill_name, skill)
+    x = extra or {}
+    dice.announce(RollCall(actor, purpose, x.get("check", check), x.get("pool", pool), step_sides((attr, skill)),
+                           difficulty=x.get("difficulty", difficulty), against=against,
+                           modifiers=calls.mods(x.get("modifiers", modifiers)), label=purpose))
     r = roll_steps(dice, (attr, skill), purpose)
-    e = event("roll", actor=actor, purpose=purpose, pool=describe_pool(attr_name, attr, skill_name, skill),
+    e = event("roll", actor=actor, purpose=purpose, pool=pool,
               dice=[list(f) for f in r.faces], total=r.total)
     if check is not None:
         e["check"] = check

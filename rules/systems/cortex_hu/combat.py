@@ -265,8 +265,11 @@ class CombatHu:
             if w.magazine:
                 a.res["ammo"][w.name] -= 1
         purpose = f"attack with {w.name}" + (f" ({option})" if option else "")
+        held = t.res["grappled_by"] is not None and w.name == "unarmed"
         r, ev = roll_pool(dice, a.id, purpose, attr_name, attr, sname, skill,
-                          extra={"steps": steps, "check": "attack", "modifiers": modifiers})
+                          extra={"steps": steps, "check": "attack", "modifiers": modifiers},
+                          against={"figure": t.id, "what": "held" if held else "defence", "total": None,
+                                   "cover": 0 if held else self.cover_against(state, a, t, w, option)})
         evs.append(ev)
         if used:
             evs.append(used)

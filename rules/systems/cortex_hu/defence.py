@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.choices import decide
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
@@ -158,7 +159,7 @@ class DefenceHu:
                 if pool is not None:
                     declared = p.get("modifiers", mods(("declared", p["steps"])))
                     return self._active_defence(state, a, d, w, p["mode"], pool, p["steps"], cb, dice, "prepared",
-                                                declared + self.attr_mods(d, "agility"))
+                                                declared + self.attr_mods(d, "agility"), atk_total)
             ro = self.reaction_options(state, d, a, w, option)
             if ro is not None:
                 steps, pools, default = ro
@@ -172,7 +173,7 @@ class DefenceHu:
                     d.res["debt"] += 1
                     self.lose_aim(d)
                     diff, info, evs = self._active_defence(state, a, d, w, mode, pools[mode], steps, cb, dice,
-                                                           "reaction", modifiers)
+                                                           "reaction", modifiers, atk_total)
                     evs.append(event("effect", target=d.id, effect=f"reacts off its turn: its next turn starts "
                                      f"{d.res['debt']} step{'s' if d.res['debt'] > 1 else ''} lower",
                                      carried=d.res["debt"]))
@@ -187,7 +188,8 @@ class DefenceHu:
             decline = self.ask(state, d, "innate_defence", ("roll", "easy"), "easy" if decline else "roll",
                                f"{d.id}'s innate defence against {a.id}: roll Agility or stand as Easy (3)?",
                                pre) == "easy"
-        diff, evs = self.innate_defence(d, dice, cb, decline)
+        diff, evs = self.innate_defence(d, dice, cb, decline,
+                                        against={"figure": a.id, "what": "attack", "total": atk_total})
         fill(evs, "innate_defence", lambda _id: self.attr_mods(d, "agility"))
         if why:
             evs[-1]["mode"] += f" only ({why})"
@@ -223,12 +225,14 @@ class DefenceHu:
 
     def _active_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, mode: str,
                         pool: tuple[Step, Step, str], steps: int, cb: int, dice: Dice, how: str,
-                        modifiers: list[dict[str, Any]]) -> tuple[int, dict, list[Event]]:
+                        modifiers: list[dict[str, Any]], atk_total: int | None = None
+                        ) -> tuple[int, dict, list[Event]]:
         evs: list[Event] = []
         if mode == "parry":
             wp, pool = self.parry_choice(state, a, d, steps, pool, evs)
         r, ev = roll_pool(dice, d.id, f"{mode} ({how})", "agility", pool[0], pool[2], pool[1],
-                          extra={"steps": steps, "check": mode, "modifiers": modifiers})
+                          extra={"steps": steps, "check": mode, "modifiers": modifiers},
+                          against={"figure": a.id, "what": "attack", "total": atk_total})
         diff = r.total + cb
         info: dict[str, Any] = {"mode": mode, "roll": r.total}
         if mode == "parry" and w.name != "unarmed" and wp.name == "unarmed":
@@ -256,7 +260,10 @@ class DefenceHu:
             return diff, out
         d.res["pp"] -= n
         die = plot_point_die(n)
-        r = roll_steps(dice, (die,), "plot points")
+        purpose = f"spends {n} Plot Point{'s' if n > 1 else ''} on innate defence"
+        r = roll_steps(dice, (die,), "plot points",
+                       RollCall(d.id, purpose, "plot_points", str(die), step_sides((die,)),
+                                against={"figure": a.id, "what": "attack", "total": atk_total}, label="plot points"))
         return diff + r.total, out + [tag(event("roll", actor=d.id, purpose=f"spends {n} Plot Point"
                                                 f"{'s' if n > 1 else ''} on innate defence", pool=str(die),
                                                 dice=faces(r), total=r.total, points=n), "plot_points")]

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
@@ -27,8 +29,11 @@ class EffectsHu:
                ) -> list[Event]:
         """The margin as Basic plus the weapon's damage die (stepped up by a called shot), less armour."""
         die = w.damage + die_steps
-        r = roll_steps(dice, (die,), "damage")
-        evs = [tag(event("roll", actor=a.id, purpose=f"damage ({'S' if all_stun else w.dtype})",
+        purpose = f"damage ({'S' if all_stun else w.dtype})"
+        r = roll_steps(dice, (die,), "damage",
+                       RollCall(a.id, purpose, "damage", f"{w.name} {die}", step_sides((die,)),
+                                modifiers=calls.mods(mods((f"called shot ({area})", die_steps))), label="damage"))
+        evs = [tag(event("roll", actor=a.id, purpose=purpose,
                          pool=f"{w.name} {die}", dice=faces(r), total=r.total),
                    "damage", mods((f"called shot ({area})", die_steps)))]
         basic = 0 if weapon_only else margin
@@ -48,7 +53,10 @@ class EffectsHu:
         agi = self.attr_die(t, "agility")
         wil = t.stats["attributes"]["willpower"]
         diff = int(self.disarm_rules["difficulty"])
-        r = roll_steps(dice, (agi, wil), "keep hold")
+        r = roll_steps(dice, (agi, wil), "keep hold",
+                       RollCall(t.id, "keep hold of the weapon (Agility + Willpower)", "disarm_resist",
+                                f"Agility {agi} + Willpower {wil}", step_sides((agi, wil)), difficulty=diff,
+                                modifiers=calls.mods(self.attr_mods(t, "agility")), label="keep hold"))
         ok = r.total >= diff and not r.botch
         evs = [tag(event("roll", actor=t.id, purpose="keep hold of the weapon (Agility + Willpower)",
                          pool=f"Agility {agi} + Willpower {wil}", dice=faces(r), total=r.total, difficulty=diff,
@@ -65,7 +73,8 @@ class EffectsHu:
             return []
         spec = self.called["areas"][area]
         ok, ev = self.endurance(t, dice, int(self.called["resist_difficulty"]),
-                                f"Vitality + Willpower vs called shot ({area})")
+                                f"Vitality + Willpower vs called shot ({area})", check="called_shot",
+                                modifiers=self.attr_mods(t, "vitality"))
         evs = [tag(ev, "called_shot", self.attr_mods(t, "vitality"))]
         if ok:
             return evs
@@ -102,6 +111,8 @@ class EffectsHu:
         """Out for 1d6 of its turns (data.yaml assumption knockout_timing); a figure already
         down (unconscious, dying) gets the condition without a second `down` event."""
         sides = int(self.called["knockout_die"])
+        dice.announce(RollCall(t.id, "turns knocked out", "knockout_rounds", f"d{sides}", (sides,),
+                               label="knocked out"))
         n = dice.roll(sides, "knocked out")
         was_down = t.down
         t.res["ko_turns"] = n

@@ -15,6 +15,8 @@ seed 002 rules implemented here:
 from __future__ import annotations
 
 from rules.actions import Action
+from rules import calls
+from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
@@ -205,11 +207,13 @@ class ManoeuvresHu:
         modifiers = self.turn_mods(state, a) + self.attr_mods(a, "alertness")
         self.spend(state, a)
         ra, ea = roll_pool(dice, a.id, "feint", "alertness", attr, sname, sk,
-                           extra={"steps": steps, "check": "feint", "modifiers": modifiers})
+                           extra={"steps": steps, "check": "feint", "modifiers": modifiers},
+                           against={"figure": t.id, "what": "see through the feint", "total": None})
         intel = self.attr_die(t, "intelligence")
         pname, per = named_skill(t, "perception", "intuition")
         rt, et = roll_pool(dice, t.id, "see through the feint", "intelligence", intel, pname, per,
-                           extra={"check": "feint_resist", "modifiers": self.attr_mods(t, "intelligence")})
+                           extra={"check": "feint_resist", "modifiers": self.attr_mods(t, "intelligence")},
+                           against={"figure": a.id, "what": "feint", "total": ra.total})
         ok = ra.total > rt.total and not ra.botch
         ea["difficulty"] = rt.total
         ea["success"] = ok
@@ -262,7 +266,8 @@ class ManoeuvresHu:
         used = self.use_feint(t)
         self.spend(state, a)
         r, ev = roll_pool(dice, a.id, "grapple", "agility", attr, sname, sk,
-                          extra={"steps": steps, "check": "grapple", "modifiers": modifiers})
+                          extra={"steps": steps, "check": "grapple", "modifiers": modifiers},
+                          against={"figure": t.id, "what": "defence", "total": None})
         w = self.weapons["unarmed"]
         diff, _, dev = self.resolve_defence(state, a, t, w, "grapple", -1 if r.botch else r.total, dice,
                                             innate_only=used is not None)
@@ -293,8 +298,11 @@ class ManoeuvresHu:
         steps = self.turn_steps(state, a)
         modifiers = self.turn_mods(state, a) + self.attr_mods(a, "agility") + self.attr_mods(a, "strength")
         self.spend(state, a)
-        r = roll_steps(dice, (agi, st), "escape")
         grip = a.res["grip"]
+        r = roll_steps(dice, (agi, st), "escape",
+                       RollCall(a.id, "escape (Agility + Strength)", "escape", f"Agility {agi} + Strength {st}",
+                                step_sides((agi, st)), difficulty=grip, modifiers=calls.mods(modifiers),
+                                label="escape"))
         ok = r.total >= grip and not r.botch
         evs = [tag(event("roll", actor=a.id, purpose="escape (Agility + Strength)",
                          pool=f"Agility {agi} + Strength {st}", dice=faces(r), total=r.total, difficulty=grip,

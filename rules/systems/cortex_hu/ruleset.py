@@ -33,7 +33,7 @@ from rules.systems.cortex_hu.combat import CombatHu
 from rules.systems.cortex_hu.defence import SPEND, DefenceHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
-from rules.systems.cortex_hu.rolls import RollsHu, fill, mods, tag
+from rules.systems.cortex_hu.rolls import RollsHu, fill, mods
 from rules.systems.cortex_hu.start import apply_start, link_start, start_schema
 from rules.systems.cortex_hu.tracked import TrackedHu
 from rules.systems.cortex_hu.tracks import CortexHuGM
@@ -185,14 +185,10 @@ class CortexHuRuleset(CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, 
         for c in alive:
             at = c.stats["attributes"]
             agi = Step(max(1, at["agility"].index + self.attr_steps(c, "agility") + c.stats["initiative_steps"]))
-            entries.append((c, agi, self.attr_die(c, "alertness")))
-        order, evs = self.rolled_order(state, dice, entries)
-        for ev in evs:
-            if ev["type"] == "roll":
-                c = state.by_id[ev["actor"]]
-                tag(ev, "initiative", mods(("advantage (agility)", c.stats["initiative_steps"]))
-                    + self.attr_mods(c, "agility") + self.attr_mods(c, "alertness"))
-        return order, evs
+            entries.append((c, agi, self.attr_die(c, "alertness"),
+                            mods(("advantage (agility)", c.stats["initiative_steps"]))
+                            + self.attr_mods(c, "agility") + self.attr_mods(c, "alertness")))
+        return self.rolled_order(state, dice, entries)
 
     def fresh_economy(self, state: BattleState, actor: Combatant) -> list[Event]:
         debt = min(actor.res["debt"], self.max_actions)

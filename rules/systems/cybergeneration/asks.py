@@ -26,7 +26,7 @@ from rules.choices import decide
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import Check
+from rules.systems.cybergeneration.checks import Check, crit_call
 
 #: every answer of every question, in a fixed order (the envs' answer block)
 ANSWERS = ("second_die", "damage_dice", "add_bonus", "forgo_bonus", "streetfighting", "yogang", "fire",
@@ -82,6 +82,7 @@ class AsksMixin:
             if way == "damage_dice":
                 c.two_damage_dice = True
                 return c, evs
+        dice.announce(crit_call(c.call, label + " (critical success)"))
         s = dice.roll(10, label + " (critical success)")
         c.second = s
         c.faces.append([10, s])

@@ -18,11 +18,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from rules.actions import Action
+from rules import calls
+from rules.calls import RollCall
 from rules.dice import Dice
 from rules.errors import ScenarioError
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import roll_ev, skill_check
+from rules.systems.cybergeneration.checks import d10_call, modifiers, roll_ev, skill_check
 
 
 class CareMixin:
@@ -61,11 +63,13 @@ class CareMixin:
 
     def body_check(self, c: Combatant, dice: Dice, bonus: int, purpose: str) -> tuple[bool, Event]:
         body = c.stats["stats"]["body"]
+        pool = f"d10 at or under BODY {body}" + (f" + first aid {bonus}" if bonus else "")
+        dice.announce(RollCall(c.id, purpose, "stabilise", pool, (10,), difficulty=body + bonus,
+                               modifiers=calls.mods(modifiers([("first aid", bonus)])), label=purpose))
         r = dice.roll(10, purpose)
         ok = r <= body + bonus
         return ok, roll_ev(c.id, "stabilise", purpose, [[10, r]], r, [("first aid", bonus)],
-                           pool=f"d10 at or under BODY {body}" + (f" + first aid {bonus}" if bonus else ""),
-                           difficulty=body + bonus, success=ok)
+                           pool=pool, difficulty=body + bonus, success=ok)
 
     def stabilise(self, c: Combatant) -> list[Event]:
         c.res["stable"] = True
@@ -108,10 +112,12 @@ class CareMixin:
         tech, sch = self.stat(a, "tech"), self.skill(a, "schooling")
         parts = self.action_parts(state)
         diff = self.chk["first_aid"] - (self.chk["evolved_medical_reduction"] if self.is_type(t, "evolved") else 0)
-        r = skill_check(dice, tech + sch + sum(v for _, v in parts), "first aid")
+        pool = f"TECH {tech} + schooling {sch}" + self._pool(parts)
+        r = skill_check(dice, tech + sch + sum(v for _, v in parts), "first aid",
+                        call=d10_call(a.id, "first_aid", f"first aid on {t.id}", pool, parts, difficulty=diff,
+                                      label="first aid"))
         ok = r.total >= diff
-        evs = [self.roll_event(a, "first_aid", f"first aid on {t.id}", f"TECH {tech} + schooling {sch}"
-                               + self._pool(parts), r, parts, difficulty=diff, success=ok)]
+        evs = [self.roll_event(a, "first_aid", f"first aid on {t.id}", pool, r, parts, difficulty=diff, success=ok)]
         if not ok:
             return evs
         bonus = r.total - diff
@@ -189,6 +195,8 @@ class CareMixin:
         if steps < 1 or c.dead:
             return [event("effect", target=c.id, effect=f"falls {metres:g} m without harm")]
         dc = int(fb["base_dc"]) + steps - 1
+        dice.announce(RollCall(c.id, f"falling damage DC{dc} ({metres:g} m)", "falling_damage", "d10", (10,),
+                               label="falling damage"))
         r = dice.roll(10, "falling damage")
         raw = self.table.wounds(dc, r)
         evs = [roll_ev(c.id, "falling_damage", f"falling damage DC{dc} ({metres:g} m)", [[10, r]], r, wounds=raw)]

@@ -8,11 +8,13 @@ and either add or subtract it from the total" (a natural 10 adds a second d10, a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from typing import Any, Iterable
 
+from rules import calls
+from rules.calls import RollCall
 from rules.dice import Dice
 from rules.events import Event, event
 
@@ -31,13 +33,31 @@ class Check:
     crit: str | None = None          # "success" | "failure" | None
     two_damage_dice: bool = False    # a critical attack that takes two damage dice instead
     faces: list[list[int]] = field(default_factory=list)
+    call: RollCall | None = None     # the announcement of the natural die (rules/calls.py)
 
 
-def first_die(dice: Dice, base: int, label: str) -> Check:
-    """The natural d10 of a skill check; a natural 1 rolls (and subtracts) its second die at once."""
+def d10_call(actor: str, check: str, purpose: str, pool: str, parts: Iterable[Part] = (), *,
+             difficulty: int | None = None, against: dict[str, Any] | None = None, label: str | None = None
+             ) -> RollCall:
+    """The announcement of a d10 check that `roll_ev` will record: `pool` in words without the
+    die (" + 1d10" is added, as the roll event has it), `parts` its named modifiers."""
+    return RollCall(actor, purpose, check, pool + " + 1d10", (10,), difficulty=difficulty, against=against,
+                    modifiers=calls.mods(modifiers(parts)), label=purpose if label is None else label)
+
+
+def crit_call(call: RollCall, label: str) -> RollCall:
+    """The second d10 of a critical: a follow-up of the check's call (the same roll event)."""
+    return replace(call, label=label, follow_up=True)
+
+
+def first_die(dice: Dice, base: int, label: str, *, call: RollCall) -> Check:
+    """The natural d10 of a skill check (announced as `call` first); a natural 1 rolls (and
+    subtracts) its second die at once."""
+    dice.announce(call)
     r = dice.roll(10, label)
-    c = Check(base, r, faces=[[10, r]])
+    c = Check(base, r, faces=[[10, r]], call=call)
     if r == 1:
+        dice.announce(crit_call(call, label + " (critical failure)"))
         s = dice.roll(10, label + " (critical failure)")
         c.second = s
         c.faces.append([10, s])
@@ -58,6 +78,7 @@ def finish(dice: Dice, c: Check, label: str, need: int | None = None, may_take_d
     if may_take_damage and need is not None and c.total >= need:
         c.two_damage_dice = True
         return c
+    dice.announce(crit_call(c.call, label + " (critical success)"))
     s = dice.roll(10, label + " (critical success)")
     c.second = s
     c.faces.append([10, s])
@@ -65,9 +86,9 @@ def finish(dice: Dice, c: Check, label: str, need: int | None = None, may_take_d
     return c
 
 
-def skill_check(dice: Dice, base: int, label: str) -> Check:
-    """A plain skill check: stat + skill + modifiers + 1d10, criticals both ways."""
-    return finish(dice, first_die(dice, base, label), label)
+def skill_check(dice: Dice, base: int, label: str, *, call: RollCall) -> Check:
+    """A plain skill check: stat + skill + modifiers + 1d10, criticals both ways, announced as `call`."""
+    return finish(dice, first_die(dice, base, label, call=call), label)
 
 
 def modifiers(parts: Iterable[Part]) -> list[dict[str, Any]]:

@@ -17,10 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from rules.actions import Action
+from rules import calls
+from rules.calls import RollCall
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import Check, Part, first_die, roll_ev, skill_check
+from rules.systems.cybergeneration.checks import (Check, Part, crit_call, d10_call, first_die, modifiers, roll_ev,
+                                                  skill_check)
 from rules.systems.cybergeneration.model import Weapon
 
 CALLED = ("called:head", "called:gap")
@@ -288,11 +291,11 @@ class CombatMixin:
         parts = self.attack_parts(state, a, t, w, option, turn, melee=False, throw=throw, at=at, evs=evs)
         base = ref + sk + acc + sum(v for _, v in parts)
         label = f"attack with {w.name}" + (f" ({option})" if option else "")
-        c = first_die(dice, base, label)
+        pool = f"REF {ref} + {sname} {sk}" + (f" + accuracy {acc}" if acc else "") + self._pool(parts)
+        c = first_die(dice, base, label, call=d10_call(a.id, "attack", label, pool, parts, difficulty=diff))
         c, cevs = self.settle_crit(state, a, dice, c, label, diff, True, full)
         evs += cevs
-        evs += [self.roll_event(a, "attack", label, f"REF {ref} + {sname} {sk}" + (f" + accuracy {acc}" if acc else "")
-                               + self._pool(parts), c, parts, difficulty=diff, **dparts)]
+        evs += [self.roll_event(a, "attack", label, pool, c, parts, difficulty=diff, **dparts)]
         hit = c.total >= diff
         if c.crit == "failure":
             evs += self.mishap(state, a, w, c.second, throw)
@@ -341,9 +344,13 @@ class CombatMixin:
               head: bool, two_dice: bool = False) -> list[Event]:
         """seed 004, Full automatic: each point over adds 1 to the damage die; past 10 a second hit starts.
         A critical success that takes two damage dice keeps the higher, then adds the margin."""
+        call = RollCall(a.id, f"damage DC{w.dc} (full auto, +{margin})", "damage", "d10", (10,),
+                        modifiers=calls.mods(modifiers([("full auto margin", margin)])), label="damage (full auto)")
+        dice.announce(call)
         r = dice.roll(10, "damage (full auto)")
         rolled = [[10, r]]
         if two_dice:
+            dice.announce(crit_call(call, "damage (full auto, critical: two dice, keep the higher)"))
             r2 = dice.roll(10, "damage (full auto, critical: two dice, keep the higher)")
             rolled.append([10, r2])
             r = max(r, r2)
@@ -408,10 +415,12 @@ class CombatMixin:
         if option == "called:gap":  # a skill roll of the action: -5 in a two-action round too
             i, sf = self.stat(a, "int"), self.skill(a, "streetfighting")
             parts = self.action_parts(state) if state.actor is a else []
-            r = skill_check(dice, i + sf + sum(v for _, v in parts), "spot a gap in the armour")
+            pool = f"INT {i} + streetfighting {sf}" + self._pool(parts)
+            r = skill_check(dice, i + sf + sum(v for _, v in parts), "spot a gap in the armour",
+                            call=d10_call(a.id, "armour_gap", "spot a gap in the armour", pool, parts,
+                                          difficulty=self.chk["spot_gap"]))
             gap = r.total >= self.chk["spot_gap"]
-            evs.append(self.roll_event(a, "armour_gap", "spot a gap in the armour",
-                                       f"INT {i} + streetfighting {sf}" + self._pool(parts), r, parts,
+            evs.append(self.roll_event(a, "armour_gap", "spot a gap in the armour", pool, r, parts,
                                        difficulty=self.chk["spot_gap"], success=gap))
         ok, c, evs2 = self.melee_roll(state, a, t, w, option, dice, turn, gap,
                                       may_take_damage=option in ("", "called:head", "called:gap"))
@@ -451,12 +460,17 @@ class CombatMixin:
         parts += self.opposed_bonus(state, a, t)
         base = ref + sk + w.accuracy + sum(v for _, v in parts)
         label = f"attack with {w.name}" + (f" ({option})" if option else "")
-        c = first_die(dice, base, label)
+        pool = f"REF {ref} + {sname} {sk}" + (f" + accuracy {w.accuracy}" if w.accuracy else "") + self._pool(parts)
+        c = first_die(dice, base, label, call=d10_call(a.id, "attack", label, pool, parts,
+                                                       against={"figure": t.id, "what": "melee defence",
+                                                                "total": None}))
         dbase, dpool, dparts = self.defence_base(state, t, a)
-        d = skill_check(dice, dbase, "melee defence")
+        d = skill_check(dice, dbase, "melee defence",
+                        call=d10_call(t.id, "melee_defence", "melee defence (opposed)", dpool, dparts,
+                                      against={"figure": a.id, "what": "attack", "total": None},
+                                      label="melee defence"))
         c, evs = self.settle_crit(state, a, dice, c, label, d.total + 1, may_take_damage)
         ok = c.total > d.total
-        pool = f"REF {ref} + {sname} {sk}" + (f" + accuracy {w.accuracy}" if w.accuracy else "") + self._pool(parts)
         evs += [self.roll_event(a, "attack", label, pool, c, parts, opposed=d.total),
                self.roll_event(t, "melee_defence", "melee defence (opposed)", dpool, d, dparts, opposed=c.total)]
         evs.append(self.attack_event(a, t, w, "hit" if ok else "miss", c, d.total + 1, option, opposed=d.total))

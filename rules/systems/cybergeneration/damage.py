@@ -16,10 +16,12 @@ stun_save, stun_fail_choice, bleeding.
 
 from __future__ import annotations
 
+from rules import calls
+from rules.calls import RollCall
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import roll_ev
+from rules.systems.cybergeneration.checks import crit_call, modifiers, roll_ev
 from rules.systems.cybergeneration.model import Weapon
 
 
@@ -45,11 +47,17 @@ class DamageMixin:
             ap: bool | None = None, stun_weapon: bool | None = None, stun_delta: int = 0, label: str = ""
             ) -> list[Event]:
         """One hit: the damage d10 (+ modifiers) read on the DC row, then armour, Wounds and the stun save."""
+        pool = "d10" + (f" {'+' if mod >= 0 else '-'} {abs(mod)} body type" if mod else "")
+        purpose = f"damage DC{dc}" + (f" ({label})" if label else "")
         if face is None:
+            call = RollCall(a.id, purpose, "damage", pool, (10,), modifiers=calls.mods(modifiers([("body type", mod)])),
+                            label="damage")
+            dice.announce(call)
             r1 = dice.roll(10, "damage")
             faces = [[10, r1]]
             r = r1
             if two_dice:
+                dice.announce(crit_call(call, "damage (critical: two dice, keep the higher)"))
                 r2 = dice.roll(10, "damage (critical: two dice, keep the higher)")
                 faces.append([10, r2])
                 r = max(r1, r2)
@@ -57,8 +65,7 @@ class DamageMixin:
             faces, r = [], face
         value = r + mod
         raw = self.table.wounds(dc, value)
-        pool = "d10" + (f" {'+' if mod >= 0 else '-'} {abs(mod)} body type" if mod else "")
-        ev = roll_ev(a.id, "damage", f"damage DC{dc}" + (f" ({label})" if label else ""), faces, value,
+        ev = roll_ev(a.id, "damage", purpose, faces, value,
                      [("body type", mod)], pool=pool, wounds=raw)
         if face is not None and not faces:
             ev["counts_as"] = face
@@ -112,12 +119,13 @@ class DamageMixin:
         """A d10 at or under Wounds left + stun modifier + bonus (the modifiers move that number)."""
         rem = self.remaining(t)
         target = rem + t.res["stun_mod"] + bonus
+        parts = [("stun modifier", t.res["stun_mod"]), ("help to wake", bonus)]
+        pool = f"d10 at or under Wounds {rem} {t.res['stun_mod']:+d} stun modifier" + (f" +{bonus}" if bonus else "")
+        dice.announce(RollCall(t.id, purpose, check, pool, (10,), difficulty=target,
+                               modifiers=calls.mods(modifiers(parts)), label=purpose))
         r = dice.roll(10, purpose)
         ok = r <= target
-        return ok, roll_ev(t.id, check, purpose, [[10, r]], r,
-                           [("stun modifier", t.res["stun_mod"]), ("help to wake", bonus)],
-                           pool=f"d10 at or under Wounds {rem} {t.res['stun_mod']:+d} stun modifier"
-                           + (f" +{bonus}" if bonus else ""), difficulty=target, success=ok)
+        return ok, roll_ev(t.id, check, purpose, [[10, r]], r, parts, pool=pool, difficulty=target, success=ok)
 
     def pass_out(self, t: Combatant, why: str, way: str) -> list[Event]:
         """seed 004: "you pass out / go into shock" - `way` is the figure's answer (asks.py stun_fail)."""

@@ -16,7 +16,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import roll_ev, skill_check
+from rules.systems.cybergeneration.checks import d10_call, roll_ev, skill_check
 from rules.systems.cybergeneration.model import Weapon, weapon_from
 from rules.systems.cybergeneration.start import weapon_row
 
@@ -119,11 +119,13 @@ class GearMixin:
         parts = self.action_parts(state)
         pen = sum(v for _, v in parts)
         diff = self.chk["unjam"]
-        r = skill_check(dice, tech + sf + pen, "unjam")
+        words = f"TECH {tech} + streetfighting {sf}" + (f" {pen}" if pen else "")
+        r = skill_check(dice, tech + sf + pen, "unjam",
+                        call=d10_call(a.id, "unjam", f"clear the jammed {w.name}", words, parts, difficulty=diff,
+                                      label="unjam"))
         ok = r.total >= diff
         evs = [roll_ev(a.id, "unjam", f"clear the jammed {w.name}", r.faces, r.total, parts,
-                       pool=f"TECH {tech} + streetfighting {sf}" + (f" {pen}" if pen else "") + " + 1d10",
-                       difficulty=diff, success=ok)]
+                       pool=words + " + 1d10", difficulty=diff, success=ok)]
         if ok:
             a.res["jammed"].remove(w.name)
             evs.append(event("effect", target=a.id, effect=f"clears the {w.name}", weapon=w.name))

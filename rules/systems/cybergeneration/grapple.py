@@ -19,7 +19,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import finish, first_die, skill_check
+from rules.systems.cybergeneration.checks import d10_call, finish, first_die, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
 
@@ -107,12 +107,19 @@ class GrappleMixin:
             parts.append(("two actions", self.mod["two_actions"]))
         ref = self.stat(x, "ref")
         base = ref + sf + sum(v for _, v in parts)
-        c = first_die(dice, base, purpose)
+        pool = f"REF {ref} + {name} {sf}" + self._pool(parts)
+        c = first_die(dice, base, purpose,
+                      call=d10_call(x.id, key, f"{purpose} (opposed)", pool, parts,
+                                    against={"figure": y.id, "what": f"resist {purpose}", "total": None},
+                                    label=purpose))
         dbase, dpool, dparts = self.defence_base(state, y, x, dodge=False)
-        d = skill_check(dice, dbase, f"resist ({purpose})")
+        d = skill_check(dice, dbase, f"resist ({purpose})",
+                        call=d10_call(y.id, key + "_resist", f"resist {purpose} (opposed)", dpool, dparts,
+                                      against={"figure": x.id, "what": purpose, "total": None},
+                                      label=f"resist ({purpose})"))
         c = finish(dice, c, purpose)
         ok = c.total > d.total
-        evs = [self.roll_event(x, key, f"{purpose} (opposed)", f"REF {ref} + {name} {sf}" + self._pool(parts), c, parts,
+        evs = [self.roll_event(x, key, f"{purpose} (opposed)", pool, c, parts,
                                opposed=d.total, success=ok),
                self.roll_event(y, key + "_resist", f"resist {purpose} (opposed)", dpool, d, dparts, opposed=c.total,
                                success=not ok)]

@@ -18,11 +18,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rules.calls import RollCall
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.grid import COMPASS
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import Check, roll_ev, skill_check
+from rules.systems.cybergeneration.checks import Check, d10_call, roll_ev, skill_check
 from rules.systems.cybergeneration.model import Weapon
 
 
@@ -81,13 +82,16 @@ class OrdnanceMixin:
         sk = self.skill(a, "athletics")
         parts = self.attack_parts(state, a, t, w, "", turn, melee=False, throw=True)
         base = ref + sk + sum(v for _, v in parts)
-        c = skill_check(dice, base, f"throw {w.name}")
-        evs = [self.roll_event(a, "attack", f"throw {w.name}", f"REF {ref} + athletics {sk}" + self._pool(parts), c,
-                               parts, difficulty=diff, **dparts)]
+        pool = f"REF {ref} + athletics {sk}" + self._pool(parts)
+        c = skill_check(dice, base, f"throw {w.name}",
+                        call=d10_call(a.id, "attack", f"throw {w.name}", pool, parts, difficulty=diff))
+        evs = [self.roll_event(a, "attack", f"throw {w.name}", pool, c, parts, difficulty=diff, **dparts)]
         centre = t.pos
         dc = w.dc
         if c.total < diff:
             n = diff - c.total
+            dice.announce(RollCall(a.id, "scatter direction (d8: 1 = north, clockwise)", "grenade_scatter", "d8", (8,),
+                                   label="grenade scatter direction"))
             k = dice.roll(8, "grenade scatter direction")
             evs.append(roll_ev(a.id, "grenade_scatter", "scatter direction (d8: 1 = north, clockwise)", [[8, k]], k))
             cells = int(round(n * float(self.data["grenades"]["scatter_m_per_point"]) / g.cell_m))
@@ -119,6 +123,8 @@ class OrdnanceMixin:
         a.res["ammo"][w.name] = max(0, a.res["ammo"][w.name] - dc)
         diff, dparts = self.difficulty(state, a, t, w)
         skill = int(w.x("missile_skill", 15))
+        dice.announce(RollCall(a.id, f"genius gun missile ({option})", "genius_missile", f"missile {skill} + 1d10",
+                               (10,), difficulty=diff, label="genius missile"))
         r = dice.roll(10, "genius missile")
         total = skill + r
         evs = [roll_ev(a.id, "genius_missile", f"genius gun missile ({option})", [[10, r]], total,
@@ -134,6 +140,8 @@ class OrdnanceMixin:
         radius = float(w.x("scribble_radius_m", 3))
         area = [t] + [o for o in state.combatants if o is not t and not o.down
                       and g.distance_m(o.pos, t.pos) <= radius + 1e-6 and g.los(t.pos, o.pos)]
+        dice.announce(RollCall(a.id, f"damage DC{dc} (scribble, shared by {len(area)})", "damage", "d10", (10,),
+                               label="damage (scribble)"))
         d = dice.roll(10, "damage (scribble)")
         wounds = self.table.wounds(dc, d)
         share, rest = divmod(wounds, len(area))

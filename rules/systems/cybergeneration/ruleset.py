@@ -25,7 +25,7 @@ from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cybergeneration.asks import AsksMixin
 from rules.systems.cybergeneration.care import CareMixin
-from rules.systems.cybergeneration.checks import roll_ev
+from rules.systems.cybergeneration.checks import d10_call, roll_ev
 from rules.systems.cybergeneration.choices import ChoicesMixin
 from rules.systems.cybergeneration.combat import CombatMixin
 from rules.systems.cybergeneration.damage import DamageMixin
@@ -214,10 +214,12 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
         for c in active:
             ref = self.stat(c, "ref")
             sense = self.skill(c, "combat_sense") if self.is_type(c, "solo") else 0
+            words = f"REF {ref}" + (f" + combat sense {sense}" if sense else "")
+            dice.announce(d10_call(c.id, "initiative", "initiative", words, [("combat sense", sense)]))
             r = dice.roll(10, "initiative")
             total = ref + sense + r
             evs.append(roll_ev(c.id, "initiative", "initiative", [[10, r]], total, [("combat sense", sense)],
-                               pool=f"REF {ref}" + (f" + combat sense {sense}" if sense else "") + " + 1d10"))
+                               pool=words + " + 1d10"))
             keyed.append((-total, -ref, c.order, c.id))
         keyed.sort()
         order = [k[3] for k in keyed] + waiting

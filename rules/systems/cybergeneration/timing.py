@@ -23,7 +23,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cybergeneration.checks import Part, roll_ev, skill_check
+from rules.systems.cybergeneration.checks import Part, d10_call, roll_ev, skill_check
 
 TRIGGER_OF_KIND = {"attack": "on_attack", "suppress": "on_attack", "grapple": "on_attack", "ready": "on_draw",
                    "pick_up": "on_draw", "move": "on_move"}
@@ -54,8 +54,10 @@ class TimingMixin:
         if not state.economy["two"]:
             return True, []
         ref = self.stat(a, "ref")
-        r = dice.roll(10, f"hurried {what}")
         diff = self.chk["hurried_stat"]
+        dice.announce(d10_call(a.id, "hurried_action", f"hurried {what} (REF check)", f"REF {ref}", difficulty=diff,
+                               label=f"hurried {what}"))
+        r = dice.roll(10, f"hurried {what}")
         ok = ref + r >= diff
         evs = [roll_ev(a.id, "hurried_action", f"hurried {what} (REF check)", [[10, r]], ref + r,
                        pool=f"REF {ref} + 1d10", difficulty=diff, success=ok)]
@@ -219,7 +221,10 @@ class TimingMixin:
         e = state.economy
         cool, fl = self.stat(a, "cool"), self.skill(a, "fearless_leader")
         diff = self.chk["suppression_cool"]
-        r = skill_check(dice, cool + fl, "keep cool under suppression")
+        r = skill_check(dice, cool + fl, "keep cool under suppression",
+                        call=d10_call(a.id, "suppression_cool", "COOL under suppression",
+                                      f"COOL {cool} + fearless leader {fl}", difficulty=diff,
+                                      label="keep cool under suppression"))
         ok = r.total >= diff
         pen = max((state.by_id[s].res["zone"] or {}).get("penalty", 0) for s in a.res["suppressed_by"])
         e["suppress"] = "pass" if ok else "fail"

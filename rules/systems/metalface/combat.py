@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from rules.actions import Action
+from rules import calls
+from rules.calls import RollCall
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.grid import Grid
@@ -25,13 +27,29 @@ def _faces(faces: list[int]) -> list[list[int]]:
     return [[6, f] for f in faces]
 
 
+def _with_shortfall(mods: list[dict[str, Any]], value: int) -> list[dict[str, Any]]:
+    """The modifiers of a roll of `value`, with the shortfall of a value below one die."""
+    short = pool(value)[1]
+    return list(mods) + ([{"source": "below one die", "value": -short}] if short else [])
+
+
+def roll_call(actor: str, purpose: str, check: str, pool_words: str, value: int, mods: list[dict[str, Any]],
+              dice_mods: list[dict[str, Any]], label: str, difficulty: int | None = None,
+              against: dict[str, Any] | None = None) -> RollCall:
+    """The announcement of a roll that `roll_event` will record: the same modifiers, the
+    changes to the number of dice named "(dice)", and the kept die."""
+    n = pool(value)[0]
+    ms = calls.mods(_with_shortfall(mods, value)) + tuple((f"{s} (dice)", v) for s, v in calls.mods(dice_mods))
+    return RollCall(actor, purpose, check, pool_words, (6,) * n, difficulty=difficulty, against=against,
+                    modifiers=ms, keep=f"highest of {n}d6", label=label)
+
+
 def roll_event(actor: str, purpose: str, check: str, pool_words: str, value: int, faces: list[int], kept: int,
                total: int, mods: list[dict[str, Any]], dice_mods: list[dict[str, Any]], **extra: Any) -> Event:
     """A `roll` event: `modifiers` are the numbers added to the kept die (total = kept + their
     sum; a value below one die adds its shortfall, assumption pool_floor), `dice_modifiers`
     the changes to the number of dice (status level, cover, lying, attacked from behind)."""
-    short = pool(value)[1]
-    mods = list(mods) + ([{"source": "below one die", "value": -short}] if short else [])
+    mods = _with_shortfall(mods, value)
     return event("roll", actor=actor, purpose=purpose, check=check, pool=pool_words, dice=_faces(faces), kept=kept,
                  modifiers=mods, dice_modifiers=list(dice_mods), total=total, **extra)
 
@@ -270,10 +288,13 @@ class CombatMixin:
 
     def _fire(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, plan: dict, dice: Dice
               ) -> list[Event]:
-        faces, kept, total = roll_value(dice, plan["value"], plan["mod"], "targeting")
-        a.res["ammo"][w.name] -= 1
         diff = plan["difficulty"]
-        evs = [roll_event(a.id, "targeting", "targeting", _pool_words("per", plan["value"], plan["fewer"]),
+        words = _pool_words("per", plan["value"], plan["fewer"])
+        faces, kept, total = roll_value(dice, plan["value"], plan["mod"], "targeting",
+                                        roll_call(a.id, "targeting", "targeting", words, plan["value"], plan["mods"],
+                                                  plan["dice_mods"], "targeting", difficulty=diff))
+        a.res["ammo"][w.name] -= 1
+        evs = [roll_event(a.id, "targeting", "targeting", words,
                           plan["value"], faces, kept, total, plan["mods"], plan["dice_mods"], difficulty=diff,
                           band=plan["band"], attacker_moved=plan["attacker_moved"],
                           target_moved=plan["target_moved"], cover=plan["cover"])]
@@ -289,16 +310,22 @@ class CombatMixin:
 
     def _body(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, plan: dict, dice: Dice
               ) -> list[Event]:
-        fa, ka, ta = roll_value(dice, plan["a_value"], plan["a_mod"], "body attack")
+        a_pool = _pool_words("str", plan["a_value"], plan["a_fewer"])
+        fa, ka, ta = roll_value(dice, plan["a_value"], plan["a_mod"], "body attack",
+                                roll_call(a.id, "body attack", "body_attack", a_pool, plan["a_value"], plan["a_mods"],
+                                          plan["a_dice"], "body attack",
+                                          against={"figure": t.id, "what": "defence", "total": None}))
         mode, evs = self.choose_defence(state, t, plan["mode"], ta)
         if mode != plan["mode"]:                  # the defender's choice (seed 003, Body Attacks)
             dname = "str" if mode == "block" else "agl"
             plan = dict(plan, mode=mode, d_name=dname, d_value=plan[mode][0], d_mod=plan[mode][1],
                         d_mods=[{"source": "skill", "value": plan[mode][1]}],
                         d_dice=self.level_dice(t, dname) + plan["d_dice_extra"])
-        fd, kd, td = roll_value(dice, plan["d_value"], plan["d_mod"], plan["mode"])
-        a_pool = _pool_words("str", plan["a_value"], plan["a_fewer"])
         d_pool = _pool_words(plan["d_name"], plan["d_value"], plan["d_fewer"])
+        fd, kd, td = roll_value(dice, plan["d_value"], plan["d_mod"], plan["mode"],
+                                roll_call(t.id, plan["mode"], plan["mode"], d_pool, plan["d_value"], plan["d_mods"],
+                                          plan["d_dice"], plan["mode"],
+                                          against={"figure": a.id, "what": "body attack", "total": ta}))
         evs = [roll_event(a.id, "body attack", "body_attack", a_pool, plan["a_value"], fa, ka, ta, plan["a_mods"],
                           plan["a_dice"], opposed=td)] + evs + [
                roll_event(t.id, plan["mode"], plan["mode"], d_pool, plan["d_value"], fd, kd, td, plan["d_mods"],

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from rules.calls import RollCall
 from rules.dice import Dice
 from rules.errors import ScenarioError, UnknownNameError
 
@@ -223,9 +224,13 @@ def pool(value: int) -> tuple[int, int]:
     return max(1, value), max(0, 1 - value)
 
 
-def roll_value(dice: Dice, value: int, mod: int, label: str) -> tuple[list[int], int, int]:
-    """Roll a value: (faces, kept die, total = kept + mod - shortfall)."""
+def roll_value(dice: Dice, value: int, mod: int, label: str, call: RollCall | None = None
+               ) -> tuple[list[int], int, int]:
+    """Roll a value: (faces, kept die, total = kept + mod - shortfall); `call`, when given,
+    is announced first (rules/calls.py)."""
     n, short = pool(value)
+    if call is not None:
+        dice.announce(call)
     faces = [dice.roll(6, label) for _ in range(n)]
     kept = max(faces)
     return faces, kept, kept + mod - short

@@ -29,7 +29,7 @@ from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.metalface.choices import ChoicesMixin
-from rules.systems.metalface.combat import CombatMixin, roll_event
+from rules.systems.metalface.combat import CombatMixin, roll_call, roll_event
 from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, turn_steps
 from rules.systems.metalface.moving import move_path
 from rules.systems.metalface.odds import OddsMixin
@@ -231,7 +231,9 @@ class MetalfaceRuleset(MetalfaceGM, OddsMixin, MovePriceMixin, UnitNumbersMixin,
                 if len(group) < 2:
                     continue
                 for c in group:
-                    faces, kept, total = roll_value(dice, v, 0, "initiative tie")
+                    faces, kept, total = roll_value(dice, v, 0, "initiative tie",
+                                                    roll_call(c.id, "initiative tie", "initiative", f"AGL {v}", v, [],
+                                                              self.level_dice(c, "agl"), "initiative tie"))
                     tie[c.id] = total
                     evs.append(roll_event(c.id, "initiative tie", "initiative", f"AGL {v}", v, faces, kept, total,
                                           [], self.level_dice(c, "agl")))
