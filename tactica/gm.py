@@ -27,7 +27,9 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
                                       "tactical; repeatable)."),
         pc: list[str] = typer.Option([], "--pc", help="TEAM: a PC team the GM plays (TEAM=POLICY: a policy "
                                      "plays it, a dry run; repeatable)."),
-        dice: Optional[str] = typer.Option(None, "--dice", help="engine (default) or manual: type in every roll."),
+        dice: list[str] = typer.Option([], "--dice", help="engine (default) or manual: type in every roll; "
+                                       "NAME=manual (a team or figure: its rolls by hand, the engine rolls "
+                                       "the rest; repeatable): --dice crew=manual."),
         confirm: Optional[bool] = typer.Option(None, "--confirm/--no-confirm",
                                                help="Ask before resolving an NPC's plan (default: ask)."),
         save: Optional[Path] = typer.Option(None, "--save", help="Save file (written after every action; "
@@ -43,13 +45,11 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
 
         from tactica.table import Session, SessionError, Terminal, default_save_path
 
-        if dice is not None and dice not in ("engine", "manual"):
-            raise SessionError(f"{dice!r}", field="--dice", expected="engine or manual")
         if resume is not None:
             if scenario is not None:
                 raise SessionError("give a scenario or --resume, not both", field="scenario",
                                    expected="tactica autopilot --resume FILE")
-            sess = Session.resume(resume, npc=npc, pc=pc, seed=seed, dice_mode=dice, confirm=confirm,
+            sess = Session.resume(resume, npc=npc, pc=pc, seed=seed, dice_mode=dice or None, confirm=confirm,
                                   save_path=save)
         else:
             if scenario is None:

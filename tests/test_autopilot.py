@@ -148,7 +148,7 @@ def test_manual_dice_prompt_names_who_rolls_what_against_what_and_uses_the_faces
     assert first.startswith("Mal rolls attack with revolver: Agility d10 + Guns")
     assert "against Jubal's defence" in first and "or r to roll" in first
     if len(asked) > 1:
-        assert asked[1].roller == "Jubal" and "against Mal's attack with revolver of" in asked[1].text()
+        assert asked[1].roller == "Jubal" and "against Mal's attack of" in asked[1].text()
     rolls = [e for e in s.battle.events if e["type"] == "roll" and e["purpose"].startswith("attack")]
     assert [f for _, f in rolls[-1]["dice"]] == [3, 3]
     # every die typed in is in the history of that step, so a replay can force them

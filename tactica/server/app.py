@@ -218,10 +218,16 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
             action = acting_action(sess.battle, body.actor, body.action)
             check_legal(sess.battle, action, fid)
             n0 = len(sess.battle.events)
+            if body.dice is not None and body.hand_dice is not None:
+                raise ApiError(422, "give dice (every die) or hand_dice (the GM's rolls), not both", "dice")
             try:
-                sess.resolve(action, dice=body.dice)
+                if body.hand_dice is not None:
+                    from tactica.table.dice import feeder
+                    sess.resolve(action, feeder(body.hand_dice))
+                else:
+                    sess.resolve(action, dice=body.dice)
             except DiceError as e:
-                if body.dice is not None:
+                if body.dice is not None or body.hand_dice is not None:
                     raise ApiError(422, f"dice: {e.detail}" + (f" (expected {e.expected})" if e.expected else ""),
                                    "dice") from None
                 raise tactica_error(e) from None

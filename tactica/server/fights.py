@@ -53,7 +53,8 @@ class Fight:
     @property
     def settings(self) -> dict[str, Any]:
         s = self.session
-        return {"dice_mode": s.dice_mode, "teams": {t: r.to_json() for t, r in s.roles.items()}}
+        return {"dice_mode": s.dice_mode, "teams": {t: r.to_json() for t, r in s.roles.items()},
+                "dice": dict(s.dice.by), "behaviour": s.behaviour_json()}
 
     def undo_depth(self) -> int:
         s = self.session

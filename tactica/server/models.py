@@ -76,6 +76,9 @@ class ApplyAction(BaseModel):
     actor: str | None = Field(None, max_length=200, description="if given, must be the acting figure")
     dice: list[int] | None = Field(None, max_length=1000,
                                    description="every die the action rolls, in order (omit: the engine rolls)")
+    hand_dice: list[int] | None = Field(None, max_length=1000,
+                                        description="the faces of the rolls the GM makes by hand (the settings' "
+                                                    "dice), in order; the engine rolls the others")
 
 
 class SuggestBody(BaseModel):
@@ -117,6 +120,11 @@ class SettingsBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     dice_mode: Literal["engine", "manual"] | None = Field(None, description="manual: the GM enters every die")
     teams: dict[str, TeamRole] | None = Field(None, description="who plays each team: pc (the GM) or npc")
+    dice: dict[str, Literal["engine", "manual"]] | None = Field(
+        None, description="who rolls by hand per team or figure ({'crew': 'manual'}: the players roll the crew's "
+                          "dice, the engine the rest); replaces the earlier per-name settings")
+    behaviour: dict[str, Any] | None = Field(
+        None, description="NPC behaviour (docs/npc-behaviour.md): {'teams': {T: {...}}, 'figures': {ID: {...}}}")
 
 
 # -- responses (documented shapes) ---------------------------------------------------------
@@ -209,6 +217,8 @@ class DiceOut(BaseModel):
 class SettingsOut(BaseModel):
     dice_mode: str
     teams: dict[str, dict[str, Any]]
+    dice: dict[str, str] = {}
+    behaviour: dict[str, Any] = {}
 
 
 _TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "function-after", "literal"}

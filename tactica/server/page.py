@@ -148,8 +148,9 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
             b = f.battle
             action = acting_action(b, body.actor, body.action)
             check_legal(b, action, fid)
+            owners = f.session.dice if f.session.dice.any_manual() else None   # None: every roll by hand
             try:
-                out = next_roll(b, action, body.dice)
+                out = next_roll(b, action, body.dice, owners)
             except TacticaError as e:
                 raise ApiError(422, f"dice: {e.detail}" + (f" (expected {e.expected})" if e.expected else ""),
                                "dice") from None
@@ -179,11 +180,24 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
                         check_policy(policy, f"teams.{team}.policy")
                     except TacticaError as e:
                         raise tactica_error(e) from None
+            book = None
+            try:
+                if body.behaviour is not None:
+                    book = sess.check_behaviour(body.behaviour)
+                if body.dice is not None:
+                    from tactica.table.dice import DiceOwners
+                    DiceOwners.parse([f"{k}={v}" for k, v in body.dice.items()], sess.state, field_name="dice")
+            except TacticaError as e:
+                raise tactica_error(e) from None
             try:
                 for team, r in (body.teams or {}).items():
                     sess.set_role(team, r.role, r.policy)
                 if body.dice_mode is not None:
                     sess.set_dice_mode(body.dice_mode)
+                if body.dice is not None:
+                    sess.set_dice([f"{k}={v}" for k, v in body.dice.items()], replace=True)
+                if book is not None:
+                    sess.set_behaviour(book)
             except TacticaError as e:  # pragma: no cover - checked above
                 raise tactica_error(e) from None
             return f.settings

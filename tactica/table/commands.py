@@ -31,7 +31,11 @@ Commands at any prompt (the dice prompt too):
   undo               back one resolved action (at a dice prompt: the
                      pending action is dropped too)
   cancel             (dice prompt) drop the pending action
-  dice engine|manual switch the dice mode
+  dice engine|manual who rolls: the engine or the GM by hand; dice crew=manual
+                     (a team or figure) rolls by hand for those only
+  behave NAME k=v .. NPC behaviour of a team or figure: downed=spare|finish,
+                     morale=fall_back|surrender break_at=0.5, protect=ID,
+                     hold=X,Y radius=M (docs/npc-behaviour.md)
   confirm on|off     ask before resolving NPC plans, or not
   save [FILE]        save now (it is saved after every action anyway)
   export FILE        the fight so far as a replay file (tactica replay)
@@ -71,7 +75,7 @@ from tactica.table.words import command_for
 
 
 META = ("help", "map", "moves", "list", "status", "order", "log", "hint", "undo", "cancel", "dice",
-        "confirm", "save", "export", "quit", "set", "cond", "place", "add", "remove", "endfight")
+        "confirm", "save", "export", "quit", "set", "cond", "place", "add", "remove", "endfight", "behave")
 META_ALIASES = {"?": "help", "h": "help", "exit": "quit", "q": "quit", "actions": "list", "ls": "list",
                 "show": "map", "stat": "status", "who": "status", "suggest": "hint",
                 # the GM's overrides (tactica/table/overrule.py)

@@ -1,30 +1,89 @@
-"""Manual dice: which roll comes next, who rolls it and against what."""
+"""Dice at the table: who rolls by hand, and which roll comes next.
 
+The rules announce every roll before they make it (`rules/calls.py`: who rolls, the pool,
+what for, against what, every modifier by name). The table reads those announcements: a
+roll whose roller the GM rolls by hand (`DiceOwners`) is asked for; the engine rolls the
+others from the fight's seeded dice. One run of the action asks the questions in order
+(the terminal), or one run on a copy finds the next roll a front end must ask for (the API).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
-
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
 
 from rules.actions import Action
 from rules.battle import Battle
-from rules.choices import ASK
+from rules.calls import RollCall
 from rules.dice import Dice
 from rules.errors import DiceError
-from rules.events import Event
+from rules.state import BattleState
+from tactica.table.base import SessionError
+
+MODES = ("engine", "manual")
 
 
-class _NeedDie(Exception):
-    def __init__(self, sides: int, label: str) -> None:
-        super().__init__(label)
-        self.sides = sides
-        self.label = label
+@dataclass
+class DiceOwners:
+    """Who rolls which dice: `default` (engine or manual) for every roll, overridden per team
+    and per figure (`--dice crew=manual`: the players roll the crew's dice by hand, the engine
+    the NPCs'). A roll nobody makes (a scatter) follows `default`."""
+
+    default: str = "engine"
+    by: dict[str, str] = field(default_factory=dict)   # team or figure id -> mode
+
+    def manual(self, state: BattleState, roller: str | None) -> bool:
+        c = state.by_id.get(roller) if roller is not None else None
+        if c is not None:
+            mode = self.by.get(c.id) or self.by.get(c.team) or self.default
+        else:
+            mode = self.default
+        return mode == "manual"
+
+    def any_manual(self) -> bool:
+        return self.default == "manual" or "manual" in self.by.values()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"default": self.default, "by": dict(self.by)}
+
+    @classmethod
+    def parse(cls, items: list[str] | str | None, state: BattleState | None = None,
+              base: "DiceOwners | None" = None, field_name: str = "--dice") -> "DiceOwners":
+        """From `engine`, `manual`, or `NAME=MODE` items (NAME a team or a figure id)."""
+        out = DiceOwners(base.default, dict(base.by)) if base is not None else DiceOwners()
+        if items is None:
+            return out
+        for item in [items] if isinstance(items, str) else items:
+            for part in str(item).split(","):
+                part = part.strip()
+                if not part:
+                    continue
+                name, sep, mode = part.partition("=")
+                mode = (mode if sep else name).strip().lower()
+                if mode not in MODES:
+                    raise SessionError(f"{part!r}", field=field_name,
+                                       expected="engine, manual, or NAME=engine|manual (NAME a team or a figure)")
+                if not sep:
+                    out.default = mode
+                    continue
+                name = name.strip()
+                if state is not None and name not in state.teams and name not in state.by_id:
+                    raise SessionError(f"no team or figure {name!r}", field=field_name,
+                                       expected="one of " + ", ".join(list(state.teams) + sorted(state.by_id)))
+                out.by[name] = mode
+        return out
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any] | None, default: str = "engine") -> "DiceOwners":
+        if not isinstance(d, Mapping):
+            return DiceOwners(default)
+        by = {str(k): str(v) for k, v in (d.get("by") or {}).items() if v in MODES}
+        return DiceOwners(str(d.get("default", default)) if d.get("default") in MODES else default, by)
 
 
 @dataclass
 class DiceRequest:
-    """The next roll of a pending action: who rolls what against what, and the dice."""
+    """The next roll a GM makes by hand: who rolls what against what, and the dice."""
 
     roller: str | None
     purpose: str
@@ -32,151 +91,147 @@ class DiceRequest:
     sides: list[int]
     against: str
     label: str
+    modifiers: list[tuple[str, int]] = field(default_factory=list)
+    keep: str | None = None
+    call: dict[str, Any] | None = None
 
     def text(self) -> str:
         who = f"{self.roller} rolls " if self.roller else "roll "
         pool = f": {self.pool}" if self.pool else ""
+        mods = "".join(f" {v:+d} {n}" for n, v in self.modifiers if isinstance(v, int) and "(dice)" not in n)
+        keep = f" ({self.keep})" if self.keep else ""
         against = f" {self.against}" if self.against else ""
         dice = " ".join(f"d{s}" for s in self.sides)
         n = len(self.sides)
-        return (f"{who}{self.purpose}{pool}{against} - enter {n} {'die' if n == 1 else 'dice'} ({dice}), "
-                f"or r to roll")
+        return (f"{who}{self.purpose}{pool}{mods}{keep}{against} - enter {n} {'die' if n == 1 else 'dice'} "
+                f"({dice}), or r to roll")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"roller": self.roller, "purpose": self.purpose, "pool": self.pool, "sides": self.sides,
+                "against": self.against, "modifiers": [list(m) for m in self.modifiers], "keep": self.keep,
+                "text": self.text(), "call": self.call}
+
+    @classmethod
+    def from_call(cls, call: RollCall, state: BattleState) -> "DiceRequest":
+        def name(cid: Any) -> str:
+            c = state.by_id.get(cid)
+            return c.name if c is not None else str(cid)
+
+        against = ""
+        a = call.against
+        if call.difficulty is not None:
+            against = f"against Difficulty {call.difficulty}"
+        elif a:
+            what, total = a.get("what"), a.get("total")
+            against = f"against {name(a.get('figure'))}'s {what}" + (f" of {total}" if total is not None else "")
+            if a.get("cover"):
+                against += f" (+{a['cover']} cover)"
+        return cls(name(call.roller) if call.roller is not None else None, call.purpose, call.pool,
+                   list(call.sides), against, call.label, [tuple(m) for m in call.modifiers], call.keep,
+                   call.to_json())
 
 
-def _probe(b: Battle, fn: Callable[[Battle], Any], prefix: list[int], tail: str | None):
-    """Run `fn` on a copy of the battle with `prefix` forced. `tail` None: stop at the first
-    die past the prefix (its sides and label); "low"/"high": the dice past the prefix show 1 / max,
-    and the figures' choices take their defaults, so the run goes on to the events that name
-    the roll (a question would keep them back until it is answered: rules/choices.py)."""
-    d = Dice(0)
-    d.force(prefix)
+class _NeedDice(Exception):
+    def __init__(self, call: RollCall) -> None:
+        super().__init__(call.purpose)
+        self.call = call
 
-    def hook(sides: int, label: str) -> int:
-        if tail is None:
-            raise _NeedDie(sides, label)
-        return 1 if tail == "low" else sides
 
-    d.on_roll = hook
-    nb = b.clone(d, events=False)
-    if tail is not None:
-        nb.deciders = {t: x for t, x in nb.deciders.items() if x != ASK}
+def engine_face(dice: Dice, sides: int) -> int:
+    """One face from the dice's own generator, drawn as `Dice.roll` draws it (inside a roll
+    hook, where calling `roll` again would recurse)."""
+    return int(dice._uniform() * sides) + 1
+
+
+def hand_hook(dice: Dice, state_of: Callable[[], BattleState], owners: DiceOwners,
+              faces_for: Callable[[RollCall], list[int] | None]) -> Callable[[int, str], int | None]:
+    """A `Dice.on_roll` hook: the dice of an announced roll the GM makes come from
+    `faces_for(call)` (asked once per roll, checked against the dice); the others are the
+    engine's (None)."""
+    pending: list[int] = []
+
+    def hook(sides: int, label: str) -> int | None:
+        call = dice.call
+        if not pending:
+            if call is None or not owners.manual(state_of(), call.roller):
+                return None
+            faces = faces_for(call)
+            if faces is None:
+                faces = [engine_face(dice, s) for s in call.sides]
+            faces = [int(f) for f in faces]
+            if len(faces) != len(call.sides) or any(not 1 <= f <= s for f, s in zip(faces, call.sides)):
+                raise DiceError(f"dice {faces} do not fit {' '.join(f'd{s}' for s in call.sides)}", field="dice",
+                                expected="one face per die, each one the die can show")
+            pending.extend(faces)
+        return pending.pop(0)
+
+    return hook
+
+
+def feeder(faces: list[int]) -> Callable[["DiceRequest"], list[int]]:
+    """A dice provider that hands out `faces` roll by roll (the API's `hand_dice`): too few
+    is a DiceError naming the roll that lacks them."""
+    rest = [int(x) for x in faces]
+
+    def give(req: "DiceRequest") -> list[int]:
+        n = len(req.sides)
+        if len(rest) < n:
+            raise DiceError(f"the roll {req.purpose} ({req.roller or 'nobody'}) needs {n} more "
+                            f"{'die' if n == 1 else 'dice'} ({' '.join(f'd{s}' for s in req.sides)}), "
+                            f"{len(rest)} left", field="dice")
+        out = rest[:n]
+        del rest[:n]
+        return out
+
+    give.left = rest  # type: ignore[attr-defined]
+    return give
+
+
+def next_request(b: Battle, fn: Callable[[Battle], Any], given: list[int], owners: DiceOwners
+                 ) -> tuple[DiceRequest | None, int]:
+    """The next roll the GM makes by hand that `fn` needs past the faces `given` for the
+    earlier hand rolls (None when they are enough), and how many of `given` were used. Runs
+    `fn` once on a copy whose engine dice are the fight's own, so the engine's rolls in
+    between are the very ones the real run will make."""
+    nb = b.clone(events=False)
+    rest = [int(x) for x in given]
+    used = 0
+
+    def faces_for(call: RollCall) -> list[int]:
+        nonlocal used
+        n = len(call.sides)
+        if not rest:
+            raise _NeedDice(call)
+        group = rest[:n]
+        for j, (v, s) in enumerate(zip(group, call.sides)):
+            if not 1 <= v <= s:
+                raise DiceError(f"dice[{used + j}]: a d{s} cannot show {v}", field="dice", expected=f"1..{s}")
+        if len(group) < n:
+            raise DiceError(f"the next roll ({call.purpose}) needs {n} dice "
+                            f"({' '.join(f'd{s}' for s in call.sides)}), got {len(group)}", field="dice")
+        del rest[:n]
+        used += n
+        return group
+
+    nb.dice.on_roll = hand_hook(nb.dice, lambda: nb.state, owners, faces_for)
     try:
         fn(nb)
-    except _NeedDie as need:
-        return need, d.record, nb.events
-    return None, d.record, nb.events
+    except _NeedDice as need:
+        return DiceRequest.from_call(need.call, b.state), used
+    if rest:
+        raise DiceError(f"{len(rest)} more than the action rolls", field="dice")
+    return None, used
 
 
-def _roll_event_of(record: list[tuple[int, int]], events: list[Event], k: int) -> tuple[Event | None, int]:
-    """The roll event that holds die number `k` of `record`, and the die's place in it."""
-    p = 0
-    for e in events:
-        faces = e.get("dice")
-        if not isinstance(faces, list) or not faces:
-            continue
-        try:
-            fs = [(int(s), int(r)) for s, r in faces]
-        except (TypeError, ValueError):
-            continue
-        n = len(fs)
-        q = p
-        while q + n <= len(record) and [tuple(x) for x in record[q:q + n]] != fs:
-            q += 1
-        if q + n > len(record):
-            continue
-        if q <= k < q + n:
-            return e, k - q
-        p = q + n
-        if p > k:
-            break
-    return None, 0
+def next_dice_request(b: Battle, fn: Callable[[Battle], Any], prefix: list[int],
+                      owners: DiceOwners | None = None) -> DiceRequest | None:
+    """The next hand roll `fn` needs past the faces in `prefix` (every roll by hand unless
+    `owners` says otherwise), or None when they are enough."""
+    return next_request(b, fn, prefix, owners or DiceOwners("manual"))[0]
 
 
-def next_dice_request(b: Battle, fn: Callable[[Battle], Any], prefix: list[int]) -> DiceRequest | None:
-    """The next roll `fn` needs past the dice in `prefix`, or None when they are enough."""
-    need, _, _ = _probe(b, fn, prefix, None)
-    if need is None:
-        return None
-    k = len(prefix)
-    _, rec_lo, ev_lo = _probe(b, fn, prefix, "low")
-    _, rec_hi, ev_hi = _probe(b, fn, prefix, "high")
-    e_lo, pos = _roll_event_of(rec_lo, ev_lo, k)
-    s = b.state
-    label = need.label or "a roll"
-    if e_lo is None or pos != 0:
-        return DiceRequest(None, label, "", [need.sides], "", label)
-    sides = [int(x[0]) for x in e_lo["dice"]]
-    e_hi, _ = _roll_event_of(rec_hi, ev_hi, k)
-    rid = e_lo.get("actor")
-    roller = s.by_id[rid].name if rid in s.by_id else rid
-    purpose = str(e_lo.get("purpose") or label)
-    against = ""
-    d_lo = e_lo.get("difficulty")
-    d_hi = e_hi.get("difficulty") if e_hi is not None else None
-    idx = next(i for i, e in enumerate(ev_lo) if e is e_lo)
-
-    def name(cid: Any) -> str:
-        return s.by_id[cid].name if cid in s.by_id else str(cid)
-
-    boundary = {"round_start", "turn_start", "turn_end", "initiative", "battle_end", "move", "stance", "reload"}
-    after: list[Event] = []
-    for e in ev_lo[idx + 1:]:
-        if e.get("type") in boundary or (e.get("type") == "roll" and e.get("actor") == rid):
-            break
-        after.append(e)
-    before: list[Event] = []
-    for e in reversed(ev_lo[:idx]):
-        if e.get("type") in boundary:
-            break
-        before.append(e)
-    atk_after = next((e for e in after if e.get("type") == "attack"), None)
-    atk_before = next((e for e in before if e.get("type") == "attack"), None)
-    prev = next((e for e in before if e.get("type") == "roll" and e.get("dice")), None)
-    if purpose == "initiative":
-        atk_after = atk_before = prev = None
-    if d_lo is not None and d_lo == d_hi:
-        against = f"against Difficulty {d_lo}"
-    elif atk_after is not None and atk_after.get("actor") == rid and d_lo is not None:
-        against = f"against {name(atk_after.get('target'))}'s defence"
-    elif atk_after is not None and atk_after.get("target") == rid:
-        opp = next((e for e in reversed(ev_lo[:idx]) if e.get("type") == "roll"
-                    and e.get("actor") == atk_after.get("actor")), None)
-        against = (f"against {name(atk_after.get('actor'))}'s {opp.get('purpose')} of {opp.get('total')}"
-                   if opp is not None else f"against {name(atk_after.get('actor'))}'s attack")
-    elif atk_before is not None and atk_before.get("actor") == rid and "damage" in purpose:
-        against = f"on {name(atk_before.get('target'))}"
-    elif prev is not None and prev.get("actor") != rid and d_lo is None:
-        against = f"against {name(prev.get('actor'))}'s {prev.get('purpose')} of {prev.get('total')}"
-    return DiceRequest(roller, purpose, str(e_lo.get("pool") or ""), sides, against, label)
-
-
-
-
-def next_roll(b: Battle, action: Action, dice: list[int]) -> dict[str, Any]:
-    """The roll `action` needs after the faces `dice` (checked die by die), as JSON
-    (`{"request": {...} | None, "given": n}`), for a front end that asks for one roll at a
-    time. Bad faces are a DiceError on the field `dice`."""
-    def run(nb: Battle) -> None:
-        nb.step(action, check=False)
-
-    prefix: list[int] = []
-    rest = [int(x) for x in dice]
-    while True:
-        req = next_dice_request(b, run, prefix)
-        if req is None:
-            if rest:
-                raise DiceError(f"{len(rest)} more than the action rolls", field="dice")
-            return {"request": None, "given": len(prefix)}
-        if not rest:
-            return {"request": {"roller": req.roller, "purpose": req.purpose, "pool": req.pool, "sides": req.sides,
-                                "against": req.against, "text": req.text()}, "given": len(prefix)}
-        group = rest[:len(req.sides)]
-        for j, (v, n) in enumerate(zip(group, req.sides)):
-            if not 1 <= v <= n:
-                raise DiceError(f"dice[{len(prefix) + j}]: a d{n} cannot show {v}", field="dice",
-                                expected=f"1..{n}")
-        if len(group) < len(req.sides):
-            raise DiceError(f"the next roll ({req.purpose}) needs {len(req.sides)} dice "
-                            f"({' '.join(f'd{n}' for n in req.sides)}), got {len(group)}", field="dice")
-        prefix += group
-        rest = rest[len(group):]
+def next_roll(b: Battle, action: Action, dice: list[int], owners: DiceOwners | None = None) -> dict[str, Any]:
+    """The next hand roll `action` needs after the faces `dice` (checked die by die), as JSON
+    (`{"request": {...} | None, "given": n}`), for a front end that asks for one roll at a time."""
+    req, used = next_request(b, lambda nb: nb.step(action, check=False), dice, owners or DiceOwners("manual"))
+    return {"request": req.to_json() if req is not None else None, "given": used}

@@ -17,6 +17,7 @@ from tactica.table.base import SESSION_FORMAT, SESSION_VERSION, SessionError
 
 
 def _policy_rng_state(p) -> dict[str, Any]:
+    p = getattr(p, "inner", p)   # a policy playing a GM's behaviour (agents/behaved.py): its policy's dice
     out: dict[str, Any] = {}
     for k, v in vars(p).items():
         if isinstance(v, np.random.Generator):
@@ -39,6 +40,7 @@ def _json_default(o: Any) -> Any:
 
 
 def _set_policy_rng_state(p, st: Mapping[str, Any]) -> None:
+    p = getattr(p, "inner", p)
     for k, v in st.items():
         cur = getattr(p, k, None)
         if k == "_buf" and isinstance(v, Mapping):
@@ -163,6 +165,8 @@ class _SessionBlock:
             format_version: int
             seed: int = 0
             dice_mode: str = "engine"
+            dice_by: dict[str, str] = {}
+            behaviour: dict[str, Any] = {}
             confirm: bool = True
             teams: dict[str, TeamRole] = {}
             start_dice: list[int] | None = None
@@ -190,9 +194,14 @@ class _SessionBlock:
         for i, u in enumerate(b.undo):
             if u.history > len(b.history):
                 raise SessionError("undo snapshot beyond the history", field=f"undo[{i}]", expected="a consistent save")
-        return {"seed": b.seed, "dice_mode": b.dice_mode, "confirm": b.confirm,
+        for k, v in b.dice_by.items():
+            if v not in ("engine", "manual"):
+                raise SessionError(f"dice mode {v!r}", field=f"dice_by.{k}", expected="engine or manual")
+        return {"seed": b.seed, "dice_mode": b.dice_mode, "dice_by": dict(b.dice_by), "confirm": b.confirm,
+                "behaviour": dict(b.behaviour),
                 "teams": {t: r.model_dump() for t, r in b.teams.items()},
-                "start_dice": b.start_dice, "history": [h.model_dump() for h in b.history],
+                "start_dice": b.start_dice, "history": [{k: v for k, v in h.model_dump().items()
+                             if v is not None or k not in ("actor", "action", "override")} for h in b.history],
                 "undo": [u.model_dump() for u in b.undo], "policy_states": b.policy_states}
 
 

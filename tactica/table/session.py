@@ -22,7 +22,8 @@ from rules.serialize import atomic_write, battle_from_dict, battle_to_dict
 from rules.state import BattleState, Combatant
 from tactica.table.base import ADVISOR_POLICY, CommandError, DEFAULT_POLICY, SESSION_FORMAT, SESSION_VERSION, SessionError, UNDO_KEEP, UNDO_SAVED
 from tactica.table.commands import _match_name, _suggest_words
-from tactica.table.dice import next_dice_request
+from tactica.table.dice import DiceOwners, DiceRequest, hand_hook
+from tactica.table.settings import check_behaviour, set_behaviour, wrap
 from tactica.table.roles import Abort, DiceProvider, Role, parse_team_options  # noqa: F401 - Abort: the terminal's
 from tactica.table.saves import _SessionBlock, _json_default, _policy_rng_state, _set_policy_rng_state, check_writable_target, read_save, replay_from_history
 from tactica.table.suggest import Plan, _make_policy, alternatives_for
@@ -35,13 +36,12 @@ class Session:
     def __init__(self, battle: Battle, scenario_doc: Mapping[str, Any], roles: dict[str, Role], *, seed: int = 0,
                  dice_mode: str = "engine", confirm: bool = True, save_path: str | Path | None = None,
                  ask_all: bool = False) -> None:
-        if dice_mode not in ("engine", "manual"):
-            raise SessionError(f"dice mode {dice_mode!r}", field="--dice", expected="engine or manual")
         self.battle = battle
+        #: who rolls which dice by hand (`--dice manual`, `--dice crew=manual`)
+        self.dice = DiceOwners.parse(dice_mode, battle.state)
         self.scenario_doc = dict(scenario_doc)
         self.roles = roles
         self.seed = int(seed)
-        self.dice_mode = dice_mode
         self.confirm = confirm
         self.save_path = Path(save_path) if save_path else None
         self.start_dice: list[int] | None = []
@@ -51,6 +51,8 @@ class Session:
         self._pending: tuple | None = None   # (key, plan, policy copy before deciding)
         self.created = _dt.datetime.now().isoformat(timespec="seconds")
         self.notes: list[str] = []
+        #: the NPC behaviour a GM set (agents/behaviour.py BehaviourBook; None: the policies' own)
+        self.behaviour = None
         #: when the session was last written (None: never)
         self.saved: str | None = None
         #: the API's client answers every figure's choices; at the terminal the GM answers for
@@ -59,7 +61,7 @@ class Session:
         for i, t in enumerate(battle.state.teams):
             r = roles.get(t)
             if r is not None and r.policy:
-                self.policies[t] = _make_policy(r.policy, self.policy_seed(i))
+                self.policies[t] = wrap(_make_policy(r.policy, self.policy_seed(i)), self.behaviour)
         self._set_deciders()
 
     def _set_deciders(self) -> None:
@@ -127,8 +129,17 @@ class Session:
             saved_seed, saved_mode, saved_confirm = info["seed"], info["dice_mode"], info["confirm"]
         roles = parse_team_options(spec_teams, npc, pc, base)
         s = cls(battle, d["scenario"], roles, seed=saved_seed if seed is None else seed,
-                dice_mode=dice_mode or saved_mode, confirm=saved_confirm if confirm is None else confirm,
+                dice_mode=saved_mode, confirm=saved_confirm if confirm is None else confirm,
                 save_path=save_path, ask_all=ask_all)
+        if sess is not None and info.get("behaviour"):
+            try:
+                s.set_behaviour(check_behaviour(s, info["behaviour"], "session.behaviour"))
+            except TacticaError as e:
+                raise e.at(src) from None
+        s.dice.by = {k: v for k, v in (info["dice_by"] if sess is not None else {}).items()
+                     if k in battle.state.teams or k in battle.state.by_id}
+        if dice_mode is not None:
+            s.dice = DiceOwners.parse(dice_mode, battle.state, s.dice)
         s.history = history
         s.start_dice = start_dice
         s.undo_stack = undo
@@ -180,18 +191,46 @@ class Session:
         self.drop_plan()
         self.roles[team] = r = Role(team, role, policy or None)
         if policy:
-            self.policies[team] = _make_policy(policy, self.policy_seed(teams.index(team)))
+            self.policies[team] = wrap(_make_policy(policy, self.policy_seed(teams.index(team))), self.behaviour)
         else:
             self.policies.pop(team, None)
         self._set_deciders()
         self.save()
         return r
 
-    def set_dice_mode(self, mode: str) -> None:
+    def check_behaviour(self, doc: Mapping[str, Any] | None):
+        return check_behaviour(self, doc)
+
+    def set_behaviour(self, book) -> None:
+        """The NPC behaviour from now on (a checked BehaviourBook, or None for none)."""
+        set_behaviour(self, book)
+
+    def behaviour_json(self) -> dict[str, Any]:
+        d = self.behaviour.to_json() if self.behaviour is not None else {}
+        return {k: v for k, v in d.items() if v}
+
+    @property
+    def dice_mode(self) -> str:
+        """Who rolls the dice no team or figure setting names: engine or manual."""
+        return self.dice.default
+
+    @dice_mode.setter
+    def dice_mode(self, mode: str) -> None:
         if mode not in ("engine", "manual"):
             raise SessionError(f"dice mode {mode!r}", field="dice_mode", expected="engine or manual")
+        self.dice.default = mode
+
+    def set_dice_mode(self, mode: str) -> None:
         self.dice_mode = mode
         self.save()
+
+    def set_dice(self, items: list[str] | str, replace: bool = False) -> DiceOwners:
+        """Who rolls by hand: `manual`, `engine`, `crew=manual`, `mal=engine` (a figure's
+        setting wins over its team's, a team's over the default). `replace`: start afresh."""
+        base = DiceOwners(self.dice.default) if replace else self.dice
+        self.dice = DiceOwners.parse(items, self.state, base, field_name="dice")
+        self.save()
+        return self.dice
 
     def pc_teams(self) -> list[str]:
         return [t for t, r in self.roles.items() if r.role == "pc"]
@@ -224,37 +263,36 @@ class Session:
         dice = b.dice
         if given is not None:
             return self._run_given(fn, [int(x) for x in given])
-        if self.dice_mode == "engine" or provider is None:
+        if provider is None or not self.dice.any_manual():
+            if getattr(provider, "left", None):
+                raise DiceError(f"{len(provider.left)} hand dice given, but no roll is made by hand", field="dice",
+                                expected="hand dice only for the teams or figures the settings' dice name")
             n0 = len(dice.record)
             evs = fn(b)
             used = [r for _, r in dice.record[n0:]]
             del dice.record[n0:]
             return evs, used
-        prefix: list[int] = []
-        while True:
-            req = next_dice_request(b, fn, prefix)
-            if req is None:
-                break
-            faces = provider(req)
-            if faces is None:
-                faces = []
-                for sd in req.sides:
-                    faces.append(dice.roll(sd, req.label))
-                    dice.record.pop()   # as engine_faces, without saving mid-action
-            if len(faces) != len(req.sides) or any(not 1 <= f <= sd for f, sd in zip(faces, req.sides)):
-                raise DiceError(f"dice {faces} do not fit {req.sides}", field="dice", expected="one face per die")
-            prefix += [int(f) for f in faces]
+        # one run: the rules announce each roll (rules/calls.py); the GM's are asked for, the
+        # engine rolls the rest; on an error or a cancel the fight is put back as it was
+        backup = b.clone()
         n0 = len(dice.record)
-        dice.force(prefix, strict=True)
+        dice.on_roll = hand_hook(dice, lambda: self.battle.state, self.dice,
+                                 lambda call: provider(DiceRequest.from_call(call, self.battle.state)))
         try:
             evs = fn(b)
-            left = dice.forced_left
+        except BaseException:
+            self.battle = backup
+            raise
         finally:
-            dice.clear_forced()
-            del dice.record[n0:]
-        if left:  # pragma: no cover - the probe and the real run agree by construction
-            raise DiceError(f"{left} entered dice were not used", field="dice", expected="exactly the dice rolled")
-        return evs, prefix
+            dice.on_roll = None
+        used = [r for _, r in dice.record[n0:]]
+        del dice.record[n0:]
+        left = getattr(provider, "left", None)
+        if left:   # a feeder (the API's hand_dice) with faces no hand roll took
+            self.battle = backup
+            raise DiceError(f"{len(left)} of the hand dice were not used", field="dice",
+                            expected="exactly the faces of the rolls made by hand")
+        return evs, used
 
     def _run_given(self, fn: Callable[[Battle], list[Event]], given: list[int]) -> tuple[list[Event], list[int]]:
         """Run with exactly the dice `given` (as in replay files): too few, too many or a face a
@@ -303,7 +341,7 @@ class Session:
         return pols
 
     def _snapshot(self) -> dict[str, Any]:
-        st = battle_to_dict(self.battle, {}, include_events=False)
+        st = battle_to_dict(self.battle, self.scenario_doc, include_events=False)  # the scenario: to tell added figures
         st.pop("scenario", None)
         pols = self._decision_policies()
         snap = {"state": st, "events": len(self.battle.events), "history": len(self.history),
@@ -443,7 +481,7 @@ class Session:
             for i, t in enumerate(self.state.teams):
                 r = self.roles.get(t)
                 if r is not None and r.policy:
-                    self.policies[t] = _make_policy(r.policy, self.policy_seed(i))
+                    self.policies[t] = wrap(_make_policy(r.policy, self.policy_seed(i)), self.behaviour)
                     st = snap.get("policy_states", {}).get(t)
                     if st:
                         try:
@@ -482,7 +520,8 @@ class Session:
         d["session"] = {
             "format": SESSION_FORMAT, "format_version": SESSION_VERSION, "created": self.created,
             "saved": self.saved or self.created,
-            "seed": self.seed, "dice_mode": self.dice_mode, "confirm": self.confirm,
+            "seed": self.seed, "dice_mode": self.dice_mode, "dice_by": dict(self.dice.by), "confirm": self.confirm,
+            "behaviour": self.behaviour_json(),
             "teams": {t: r.to_json() for t, r in self.roles.items()},
             "start_dice": self.start_dice, "history": self.history,
             "undo": [{k: v for k, v in u.items() if not k.startswith("_")} for u in self.undo_stack[-UNDO_SAVED:]],

@@ -116,11 +116,14 @@ class Terminal:
                 raise Abort("cancel")
             self.say("nothing pending to cancel")
         elif n == "dice":
-            if not args or args[0] not in ("engine", "manual"):
-                raise CommandError(f"dice {' '.join(args)!r}", field="dice", expected="dice engine or dice manual")
-            s.dice_mode = args[0]
-            s.save()
-            self.say(f"dice: {s.dice_mode}" + (" (from the next action on)" if at_dice else ""))
+            if not args:
+                raise CommandError("dice needs a setting", field="dice",
+                                   expected="dice engine, dice manual, or dice NAME=manual|engine (a team or figure)")
+            s.set_dice(args)
+            self.say(f"dice: {self.dice_words()}" + (" (from the next action on)" if at_dice else ""))
+        elif n == "behave":
+            from tactica.table.settings import behave_command
+            self.say(f"behaviour: {behave_command(s, args)}")
         elif n == "confirm":
             if not args or args[0] not in ("on", "off"):
                 raise CommandError(f"confirm {' '.join(args)!r}", field="confirm", expected="confirm on or confirm off")
@@ -203,6 +206,14 @@ class Terminal:
         self.numbered = [a.action for a in plan.alternatives]
 
     # -- dice ---------------------------------------------------------------------------
+    def dice_words(self) -> str:
+        """'manual' / 'engine, by hand for crew' ..."""
+        d = self.s.dice
+        hand = [k for k, v in d.by.items() if v == "manual"]
+        eng = [k for k, v in d.by.items() if v == "engine"]
+        return d.default + (f", by hand for {', '.join(hand)}" if hand else "") + (
+            f", the engine's for {', '.join(eng)}" if eng else "")
+
     def dice_provider(self, req: DiceRequest) -> list[int] | None:
         self.say(req.text(), "bold yellow")
         while True:
@@ -238,7 +249,7 @@ class Terminal:
         actor = st.actor
         self.say(f"> {actor.name}: {describe_action(st, action, with_odds=False)}", "bold")
         try:
-            evs = s.resolve(action, self.dice_provider if s.dice_mode == "manual" else None, by=by, reason=reason)
+            evs = s.resolve(action, self.dice_provider, by=by, reason=reason)
         except Abort as a:
             if a.then == "undo":
                 self.do_undo()
@@ -275,7 +286,7 @@ class Terminal:
     def run(self) -> None:
         s = self.s
         st = s.state
-        self.say(f"{st.scenario} ({st.ruleset}) - seed {s.seed}, dice {s.dice_mode}, "
+        self.say(f"{st.scenario} ({st.ruleset}) - seed {s.seed}, dice {self.dice_words()}, "
                  f"{'confirm' if s.confirm else 'no confirm'}; saving to {s.save_path}", "bold")
         for t, r in s.roles.items():
             self.say(f"  {t}: {r.label()}")
@@ -286,7 +297,7 @@ class Terminal:
             if not s.started:
                 while True:
                     try:
-                        self.narrate(s.begin(self.dice_provider if s.dice_mode == "manual" else None))
+                        self.narrate(s.begin(self.dice_provider))
                         break
                     except Abort as a:
                         if a.then == "undo":

@@ -1,0 +1,67 @@
+"""Issue #33: 'NPC behaviour a GM sets per team or figure ... The scripted policies honour
+them; the autopilot and the API take them.' (the policies' side: tests/test_behaviour.py)"""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.behaved import BehavedPolicy
+from rules.errors import TacticaError
+from tactica.table import Session
+
+
+def held_fight(tmp_path=None):
+    s = Session.new("cortex/warehouse", seed=4, npc=["crew", "syndicate"],
+                    save_path=(tmp_path / "s.json") if tmp_path else None)
+    s.begin()
+    return s
+
+
+def test_hold_set_at_the_table_keeps_the_figure_in_place(tmp_path):
+    s = held_fight(tmp_path)
+    fig = next(c for c in s.state.combatants if c.team == "syndicate")
+    x, y = s.state.grid.xy(fig.pos)
+    s.set_behaviour(s.check_behaviour({"figures": {fig.id: {"hold": {"cell": [x, y], "radius": 0}}}}))
+    assert isinstance(s.policies["syndicate"], BehavedPolicy)
+    for _ in range(40):
+        if s.state.over:
+            break
+        a = s.state.actor
+        s.resolve(s.plan().action)
+        if a.id == fig.id:
+            assert s.state.by_id[fig.id].pos == fig.pos or s.state.by_id[fig.id].down
+    # saved and resumed with it
+    again = Session.resume(tmp_path / "s.json")
+    assert again.behaviour_json() == {"figures": {fig.id: {"hold": {"cell": [x, y], "radius": 0.0}}}} or \
+        again.behaviour_json()["figures"][fig.id]["hold"]["cell"] == [x, y]
+    assert isinstance(again.policies["syndicate"], BehavedPolicy)
+
+
+def test_bad_behaviour_is_refused_with_the_field():
+    s = held_fight()
+    with pytest.raises(TacticaError) as e:
+        s.check_behaviour({"teams": {"syndicate": {"morale": "fallback"}}})
+    assert "did you mean" in str(e.value) and "behaviour.teams.syndicate.morale" in str(e.value)
+    with pytest.raises(TacticaError):
+        s.check_behaviour({"figures": {"nobody": {"downed": "spare"}}})
+
+
+def test_behave_at_the_prompt_and_in_the_api():
+    from tactica.table.settings import behave_command
+
+    s = held_fight()
+    out = behave_command(s, ["syndicate", "morale=fall_back", "break_at=0.5"])
+    assert "fall_back" in out and s.behaviour_json()["teams"]["syndicate"]["morale"] == "fall_back"
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from tactica.server import create_app
+
+    with TestClient(create_app()) as c:
+        fid = c.post("/fights", json={"scenario": "cortex/warehouse", "seed": 1}).json()["id"]
+        r = c.put(f"/fights/{fid}/settings", json={"behaviour": {"teams": {"syndicate": {"downed": "spare"}}}})
+        assert r.status_code == 200, r.text
+        assert r.json()["behaviour"] == {"teams": {"syndicate": {"downed": "spare"}}}
+        bad = c.put(f"/fights/{fid}/settings", json={"behaviour": {"teams": {"syndicate": {"downed": "spar"}}}})
+        assert bad.status_code == 422 and "did you mean" in bad.json()["error"]
+        assert c.get(f"/fights/{fid}/view").json()["settings"]["behaviour"] == r.json()["behaviour"]
