@@ -151,7 +151,9 @@ class TacticalPolicy(Policy):
 
     def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
         """The action's numbers, why not the best other candidate (agents/reasons.py)."""
-        ranked = self.last_ranked if getattr(self, "last_action", None) == action else self.rank(state, actor)
+        ranked = getattr(self, "last_ranked", None) if getattr(self, "last_action", None) == action else None
+        if ranked is None:   # not the action act() chose last (or act() was not asked: a wrapper ranked)
+            ranked = self.rank(state, actor)
         own = next((c.reason for c in ranked if c.action == action), describe(state, action))
         return reasons.explain(state, actor, action, ranked, own)
 
