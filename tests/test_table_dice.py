@@ -129,3 +129,30 @@ def test_api_hand_dice_and_per_side_settings():
         bad = c.post(f"/fights/{fid}/actions", json={"action": {"type": "end_turn"}, "hand_dice": [1]})
         assert bad.status_code in (409, 422)
         assert v["settings"]["dice"] == {"crew": "manual"}
+
+
+def test_prompts_show_every_modifier_in_the_rulesets_words():
+    """'Roll lines and prompts show every modifier: "Agility d10 + Guns d8 (d10, stepped down
+    twice: wounds) vs 9 + 8 (medium cover) = 17"; metalface shows the kept die and the
+    modifiers'."""
+    texts = []
+    for scenario in ("cortex/warehouse", "metalface/scrapyard"):
+        for seed in range(3):
+            s = Session.new(scenario, seed=seed, dice_mode="manual", npc=[])
+            s.begin(lambda r: None)
+
+            def prov(req):
+                texts.append((scenario, req))
+                return None
+
+            for _ in range(40):
+                if s.state.over:
+                    break
+                s.resolve(s.plan().action, prov)
+    cover = [r for sc, r in texts if sc.startswith("cortex") and (r.call["against"] or {}).get("cover")]
+    assert cover and all(f"(+{r.call['against']['cover']} cover)" in r.text() for r in cover)
+    modded = [r for sc, r in texts if r.modifiers]
+    assert modded and all(n.split(" (")[0].split(":")[0] in r.text() for r in modded for n, v in r.modifiers if v)
+    assert any("stepped down" in r.text() for sc, r in texts if sc.startswith("cortex"))   # wound steps
+    mf = [r for sc, r in texts if sc.startswith("metalface") and r.call["check"] == "targeting"]
+    assert mf and all("highest of" in r.text() and "range" in r.text() for r in mf)

@@ -94,12 +94,15 @@ class DiceRequest:
     modifiers: list[tuple[str, int]] = field(default_factory=list)
     keep: str | None = None
     call: dict[str, Any] | None = None
+    #: the modifiers in the ruleset's own words, as the roll's log line will give them
+    #: (rules/narration.py): Cortex steps, METALFACE dice and points, CyberGeneration points
+    words: list[str] = field(default_factory=list)
 
     def text(self) -> str:
         who = f"{self.roller} rolls " if self.roller else "roll "
         pool = f": {self.pool}" if self.pool else ""
-        mods = "".join(f" {v:+d} {n}" for n, v in self.modifiers if isinstance(v, int) and "(dice)" not in n)
-        keep = f" ({self.keep})" if self.keep else ""
+        mods = f" ({'; '.join(self.words)})" if self.words else ""
+        keep = f", {self.keep}" if self.keep else ""
         against = f" {self.against}" if self.against else ""
         dice = " ".join(f"d{s}" for s in self.sides)
         n = len(self.sides)
@@ -109,6 +112,7 @@ class DiceRequest:
     def to_json(self) -> dict[str, Any]:
         return {"roller": self.roller, "purpose": self.purpose, "pool": self.pool, "sides": self.sides,
                 "against": self.against, "modifiers": [list(m) for m in self.modifiers], "keep": self.keep,
+                "words": self.words,
                 "text": self.text(), "call": self.call}
 
     @classmethod
@@ -128,7 +132,24 @@ class DiceRequest:
                 against += f" (+{a['cover']} cover)"
         return cls(name(call.roller) if call.roller is not None else None, call.purpose, call.pool,
                    list(call.sides), against, call.label, [tuple(m) for m in call.modifiers], call.keep,
-                   call.to_json())
+                   call.to_json(), modifier_words_of(call))
+
+
+def modifier_words_of(call: RollCall) -> list[str]:
+    """A call's modifiers in the words of its roll's log line (rules/narration.py)."""
+    from rules.narration import roll_family, step_words
+
+    e = {"pool": call.pool, "check": call.check, "modifiers": [{"source": n, "value": v} for n, v in call.modifiers]}
+    family = "kept" if call.keep else roll_family(e)
+    out = []
+    for n, v in call.modifiers:
+        if not isinstance(v, int) or isinstance(v, bool) or not v:
+            continue
+        if family == "steps":
+            out.append(step_words(n, v, damage=call.check == "damage"))
+        elif not (family == "points" and n in call.pool):
+            out.append(f"{n} {v:+d}")
+    return out
 
 
 class _NeedDice(Exception):
