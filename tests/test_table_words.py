@@ -85,3 +85,24 @@ def test_options_that_cannot_succeed_come_last_and_are_never_suggested():
         p = s.plan()
         assert not any(cannot_succeed(s.state, alt.action) for alt in p.alternatives)
         s.resolve(p.action, by="npc")
+
+
+def test_alternatives_give_numbers_not_scores():
+    """'Reasons in words a GM checks: hit odds, expected damage, the cover it gains or loses,
+    why not the obvious alternative; scores only as a tie-break.'"""
+    s = Session.new("cortex/duel", seed=3, npc=["crew", "outlaws"])
+    s.begin()
+    seen = set()
+    for _ in range(8):
+        if s.state.over:
+            break
+        p = s.plan()
+        for alt in p.alternatives:
+            if alt.action.kind == "attack":
+                assert re.search(r"\d+% to hit, [\d.]+ Stun and Wound expected", alt.reason), alt.reason
+                seen.add("attack")
+            elif alt.action.kind == "move":
+                assert re.search(r"[\d.]+ m, ", alt.reason) and "cover" in alt.reason, alt.reason
+                seen.add("move")
+        s.resolve(p.action)
+    assert seen == {"attack", "move"}

@@ -140,8 +140,26 @@ def alternatives_for(state: BattleState, actor: Combatant, chosen: Action, ranke
                 continue
             seen.add(a)
             moves_listed += a.kind == "move"
-            out.append(Alternative(a, reason or describe_action(state, a), score))
+            out.append(Alternative(a, _in_numbers(state, actor, a, reason or describe_action(state, a)), score))
     return out
+
+
+def _in_numbers(state: BattleState, actor: Combatant, a: Action, own: str) -> str:
+    """An alternative's reason in numbers a GM checks (hit odds, expected damage in the
+    ruleset's track, cover gained or lost, the path's length: agents/reasons.py), with what
+    the policy meant it for."""
+    from agents.reasons import _purpose, action_words
+
+    try:
+        words = action_words(state, actor, a, "")
+    except Exception:  # noqa: BLE001 - words are advice; the policy's own reason stands
+        words = ""
+    if not words:
+        return own
+    bare = own[len(actor.name) + 1:] if own.startswith(actor.name + " ") else own
+    purpose = _purpose(bare) if a.kind == "move" else ""
+    purpose = purpose if purpose and purpose != bare else ""
+    return f"{actor.name} {words}" + (f" - {purpose}" if purpose else "")
 
 
 def suggest(state: BattleState, actor_id: str | None = None, policy: str | Any = DEFAULT_POLICY,

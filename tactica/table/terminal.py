@@ -200,9 +200,12 @@ class Terminal:
         self.say(f"  why: {plan.reason}")
         if plan.alternatives:
             self.say("  or (Enter accepts the plan; a number picks; or type any action):")
+        scores = [a.score for a in plan.alternatives if a.score is not None]
         for i, alt in enumerate(plan.alternatives, 1):
-            sc = f"{alt.score:6.2f} " if alt.score is not None else ""
-            self.say(f"  {i}. {command_for(st, alt.action):<34} {sc}{alt.reason}")
+            # scores only as a tie-break: shown where two choices are within 0.05
+            close = alt.score is not None and sum(1 for x in scores if abs(x - alt.score) <= 0.05) > 1
+            sc = f" (a close call: score {alt.score:.2f})" if close else ""
+            self.say(f"  {i}. {command_for(st, alt.action):<34} {alt.reason}{sc}")
         self.numbered = [a.action for a in plan.alternatives]
 
     # -- dice ---------------------------------------------------------------------------
