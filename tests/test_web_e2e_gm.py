@@ -7,6 +7,8 @@ and run reach drawn in different colours. Same browser set-up as tests/test_web_
 
 from __future__ import annotations
 
+import pytest
+
 from tests import test_web_e2e as e2e
 from tests.test_web_e2e import ALL_PC, board_cells, click_cell, new_fight, open_fight, settle, shot, view
 
@@ -40,6 +42,29 @@ def wait_total(pg, c, fid) -> None:
     """The page shows every event the fight has (the last request's redraw is done)."""
     n = view(c, fid)["total"]
     pg.wait_for_function(f"document.body.dataset.busy === '0' && document.querySelectorAll('#log li').length === {n}")
+
+
+# -- what the page is given (no browser) --------------------------------------------------------------
+@pytest.mark.parametrize("scenario", ["cortex/warehouse", "cortex_hu/csarda", "metalface/foundry",
+                                      "cybergeneration/alley_brawl"])
+def test_the_board_gives_the_gm_panel_the_rulesets_tracks_conditions_and_templates(scenario):
+    """The GM panel offers each ruleset's own tracks ("metalface has Status, not Stun and Wound"),
+    its GM conditions and its templates, read from the Ruleset (board.py)."""
+    from rules.scenario import load_scenario, new_battle
+    from tactica.web.board import board_json
+
+    spec, src = load_scenario(scenario)
+    b = new_battle(spec, 0, src)
+    rs = b.ruleset
+    bj = board_json(b.state, rs)
+    assert bj["gm"] == {"conditions": list(rs.gm_conditions()), "track_conditions": dict(rs.track_conditions()),
+                        "templates": list(rs.templates())}
+    assert bj["gm"]["templates"] and bj["gm"]["conditions"]
+    for f in bj["figures"]:
+        c = b.state.by_id[f["id"]]
+        assert f["tracks"] == {k: [v, m] for k, (v, m) in rs.damage_tracks(c).items()} and f["tracks"]
+    names = set(bj["figures"][0]["tracks"])
+    assert names == {"metalface": {"status"}, "cybergeneration": {"wound"}}.get(b.state.ruleset, {"stun", "wound"})
 
 
 # -- overrides -------------------------------------------------------------------------------------
@@ -91,13 +116,40 @@ def test_an_override_the_rules_refuse_is_one_line_in_the_banner(live, page):
     assert view(c, fid)["board"] == before["board"] and view(c, fid)["total"] == before["total"]
 
 
+def test_a_condition_on_and_off_and_a_figure_removed(live, page):
+    """#33: "add or remove a condition ... add a figure from a template or remove one"."""
+    url, c, _ = live
+    fid = new_fight(c, seed=0, **ALL_PC)
+    open_fight(page, url, fid)
+    v = view(c, fid)
+    open_gm(page)
+    page.select_option("#gm-figure", "heavy")
+    conds = v["board"]["gm"]["conditions"]
+    assert [page.locator("#gm-cond option").nth(i).get_attribute("value") for i in range(len(conds))] == conds
+    page.select_option("#gm-cond", "prone")
+    page.click("#gm-cond-on")
+    wait_total(page, c, fid)
+    assert "prone" in figure(view(c, fid), "heavy")["conditions"]
+    assert page.locator("g.token[data-id='heavy'] [data-badge='prone']").count() == 1
+    page.select_option("#gm-cond", "prone")
+    page.click("#gm-cond-off")
+    wait_total(page, c, fid)
+    assert "prone" not in figure(view(c, fid), "heavy")["conditions"]
+    page.click("#gm-remove")
+    wait_total(page, c, fid)
+    v2 = view(c, fid)
+    assert "heavy" not in board_cells(v2) and "heavy" not in v2["board"]["order"]
+    assert page.locator("g.token[data-id='heavy']").count() == 0
+    assert page.locator("#log li").last.inner_text() == "GM: heavy is taken out of the fight."
+
+
 def test_place_and_add_a_figure_by_picking_cells_on_the_map(live, page):
     """#33: "move a figure to any free cell, add a figure from a template"."""
     url, c, _ = live
     fid = new_fight(c, seed=0, **ALL_PC)
     open_fight(page, url, fid)
     v = view(c, fid)
-    free = free_cells(v)
+    free = [xy for xy in free_cells(v) if xy[0] != xy[1]]    # (x, y) and (y, x) told apart
     open_gm(page)
     page.select_option("#gm-figure", "bomber")
     page.click("#gm-place")
@@ -255,11 +307,18 @@ def test_dice_per_side_asks_only_the_crews_rolls(live, page):
             assert page.locator("#dice-mods li", has_text=name).count() >= 1
         assert page.locator("#dice-side").count() == 1
         asked.append(req)
-        mine = [1] * len(req["sides"])
         dice = page.locator("#dice input.die")
-        assert dice.count() == len(mine)
-        for i, f in enumerate(mine):
-            dice.nth(i).fill(str(f))
+        assert dice.count() == len(req["sides"])
+        if len(asked) == 1:   # "Roll for me" still works: the fight's seeded dice, as B rolls them
+            page.click("#dice-roll")
+            page.wait_for_function("[...document.querySelectorAll('#dice input.die')].every(i => i.value)")
+            settle(page)
+            mine = [int(dice.nth(i).input_value()) for i in range(dice.count())]
+            assert c.post(f"/fights/{b}/dice", json={"action": act, "dice": faces, "roll": True}).json()["rolled"] == mine
+        else:
+            mine = [1] * len(req["sides"])
+            for i, f in enumerate(mine):
+                dice.nth(i).fill(str(f))
         faces += mine
         if len(asked) == 1:
             shot(page, "22-dice-per-side.png")
@@ -289,7 +348,7 @@ def test_behaviour_settings_are_saved_from_the_teams_box(live, page):
     page.wait_for_function("document.querySelector('#behave-figure').value === 'heavy'")
     page.select_option("#behave-protect", "bomber")
     page.click("#behave-hold-pick")
-    cell = free_cells(view(c, fid))[0]
+    cell = next(xy for xy in free_cells(view(c, fid)) if xy[0] != xy[1])
     click_cell(page, *cell)
     page.wait_for_function(f"document.querySelector('#behave-hold').value === '{cell[0]} {cell[1]}'")
     page.fill("#behave-radius", "2")

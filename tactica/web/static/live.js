@@ -148,6 +148,8 @@ export class LiveMode {
     this.map.setMarks(this.lastStepEvents());
     $("#fight-title").textContent = `${v.summary.scenario} (${v.summary.ruleset})`;
     $("#dice-mode").value = v.settings.dice_mode;
+    const sides = Object.entries(v.settings.dice || {}).map(([k, m]) => `${k}: ${m === "manual" ? "by hand" : m}`);
+    $("#dice-mode").title = sides.length ? `the rest; ${sides.join(", ")} (Who plays each team, dice)` : "who rolls every die";
     $("#undo").disabled = v.undo === 0;
     $("#undo").title = v.undo_last ? `undo: ${v.undo_last} (u)` : "nothing to undo";
     document.body.dataset.state = b.over ? "over" : "fight";
