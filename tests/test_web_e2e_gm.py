@@ -7,6 +7,8 @@ and run reach drawn in different colours. Same browser set-up as tests/test_web_
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests import test_web_e2e as e2e
@@ -38,9 +40,13 @@ def open_gm(pg) -> None:
     pg.wait_for_selector("#gm[open] #gm-figure")
 
 
-def wait_total(pg, c, fid) -> None:
-    """The page shows every event the fight has (the last request's redraw is done)."""
-    n = view(c, fid)["total"]
+def wait_total(pg, c, fid, before: int) -> None:
+    """The fight's event count has moved from `before` (the click's request has been made) and
+    the page shows every event it has now (its redraw is done)."""
+    deadline = time.time() + 60
+    while (n := view(c, fid)["total"]) == before:
+        assert time.time() < deadline, "the page's request never changed the fight"
+        time.sleep(0.05)
     pg.wait_for_function(f"document.body.dataset.busy === '0' && document.querySelectorAll('#log li').length === {n}")
 
 
@@ -80,8 +86,9 @@ def test_a_track_set_in_the_gm_panel_shows_and_undo_takes_it_back(live, page):
     click_cell(page, *board_cells(before)["gunman1"])          # a click on a figure selects it here
     page.wait_for_function("document.querySelector('#gm-figure').value === 'gunman1'")
     page.fill("#gm-track-stun", "3")
+    t0 = view(c, fid)["total"]
     page.click(".gm-track[data-track='stun'] .gm-set")
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     after = view(c, fid)
     g = figure(after, "gunman1")
     assert g["tracks"]["stun"][0] == 3 and after["undo_last"] == "GM: set gunman1 stun 3"
@@ -92,8 +99,9 @@ def test_a_track_set_in_the_gm_panel_shows_and_undo_takes_it_back(live, page):
     assert page.locator("#log li").last.inner_text() == "GM: gunman1's stun 0 -> 3."
     assert "GM: set gunman1 stun 3" in page.get_attribute("#undo", "title")
     shot(page, "20-gm-track.png")
+    t0 = view(c, fid)["total"]
     page.click("#undo")                                         # the Undo button takes it back
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     back = view(c, fid)
     assert back["board"] == before["board"] and back["total"] == before["total"] and back["undo"] == 0
     assert page.inner_text("#order li[data-id='gunman1'] .hp-text") == \
@@ -127,16 +135,19 @@ def test_a_condition_on_and_off_and_a_figure_removed(live, page):
     conds = v["board"]["gm"]["conditions"]
     assert [page.locator("#gm-cond option").nth(i).get_attribute("value") for i in range(len(conds))] == conds
     page.select_option("#gm-cond", "prone")
+    t0 = view(c, fid)["total"]
     page.click("#gm-cond-on")
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     assert "prone" in figure(view(c, fid), "heavy")["conditions"]
     assert page.locator("g.token[data-id='heavy'] [data-badge='prone']").count() == 1
     page.select_option("#gm-cond", "prone")
+    t0 = view(c, fid)["total"]
     page.click("#gm-cond-off")
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     assert "prone" not in figure(view(c, fid), "heavy")["conditions"]
+    t0 = view(c, fid)["total"]
     page.click("#gm-remove")
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     v2 = view(c, fid)
     assert "heavy" not in board_cells(v2) and "heavy" not in v2["board"]["order"]
     assert page.locator("g.token[data-id='heavy']").count() == 0
@@ -154,8 +165,9 @@ def test_place_and_add_a_figure_by_picking_cells_on_the_map(live, page):
     page.select_option("#gm-figure", "bomber")
     page.click("#gm-place")
     page.wait_for_selector("body[data-pick]")
+    t0 = view(c, fid)["total"]
     click_cell(page, *free[0])
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     v2 = view(c, fid)
     assert figure(v2, "bomber")["at"] == list(free[0])
     assert v2["undo_last"] == f"GM: place bomber at {list(free[0])}"
@@ -168,16 +180,18 @@ def test_place_and_add_a_figure_by_picking_cells_on_the_map(live, page):
     page.select_option("#gm-team", "syndicate")
     page.fill("#gm-name", "Reinforcement")
     page.click("#gm-add")
+    t0 = view(c, fid)["total"]
     click_cell(page, *free[-1])
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     v3 = view(c, fid)
     new = [f for f in v3["board"]["figures"] if f["id"] not in board_cells(v2)]
     assert len(new) == 1 and new[0]["at"] == list(free[-1]) and new[0]["team"] == "syndicate"
     assert new[0]["name"] == "Reinforcement" and new[0]["id"] in v3["board"]["order"]
     assert e2e.tokens(page)[new[0]["id"]] == list(free[-1])
     shot(page, "21-gm-add.png")
+    t0 = view(c, fid)["total"]
     page.keyboard.press("u")                                   # undo: the added figure goes
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     assert [f["id"] for f in view(c, fid)["board"]["figures"]] == [f["id"] for f in v2["board"]["figures"]]
 
 
@@ -190,8 +204,9 @@ def test_the_order_and_the_end_of_the_fight_from_the_panel(live, page):
     open_gm(page)
     last = order[-1]
     page.click(f"#gm-order li[data-id='{last}'] button.up")     # the last one, a place earlier
+    t0 = view(c, fid)["total"]
     page.click("#gm-order-apply")
-    wait_total(page, c, fid)
+    wait_total(page, c, fid, t0)
     want = order[:-2] + [order[-1], order[-2]]
     assert view(c, fid)["board"]["order"] == want
     page.select_option("#gm-winner", "crew")
