@@ -58,6 +58,18 @@ export function teamsBox(live) {
   return box;
 }
 
+/** Save the behaviour; the server's answer is what holds (said when it kept other settings). */
+async function saveBehaviour(live, want) {
+  const got = await put(`/fights/${live.fid}/settings`, { behaviour: want });
+  await live.refresh();
+  const sorted = (x) => (x && typeof x === "object" && !Array.isArray(x)
+    ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted(x[k])])) : x);
+  const norm = (b) => JSON.stringify(["teams", "figures"].map((k) => sorted((b && b[k]) || {})));
+  if (norm(got.behaviour) !== norm(want)) {
+    throw new Error(`the server kept: ${behaviourWords(got.behaviour)} (it cannot go back to the default behaviour yet)`);
+  }
+}
+
 /** Words for the behaviour settings now in force (the view's settings.behaviour). */
 export function behaviourWords(b) {
   const parts = [];
@@ -104,7 +116,7 @@ function behaviourForm(live) {
   });
   const form = h("form", { id: "behave", class: "behave", onsubmit: (ev) => {
     ev.preventDefault();
-    live.page.run(() => putSettings(live, { behaviour: readBehaviour(form, cur, fig) }));
+    live.page.run(() => saveBehaviour(live, readBehaviour(form, cur, fig)));
   } },
   h("h3", {}, "NPC behaviour"),
   npcTeams.length ? h("ul", {}, teamRows) : h("p", { class: "hint" }, "no NPC team"),
