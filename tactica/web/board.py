@@ -31,10 +31,20 @@ def map_json(grid: Grid) -> dict[str, Any]:
 
 
 def figure_json(state: BattleState, rs: Ruleset, c: Combatant) -> dict[str, Any]:
+    """One figure: where it stands, its health, its conditions, and its damage tracks in the
+    ruleset's own terms (`Ruleset.damage_tracks`: name -> [value, the largest a GM may set])."""
     hp, mx = rs.health(c)
     return {"id": c.id, "name": c.name, "team": c.team, "at": list(state.grid.xy(c.pos)),
             "hp": round(float(hp), 2), "max": round(float(mx), 2), "conditions": sorted(c.conditions),
-            "down": c.down, "dead": c.dead, "weapons": rs.weapon_slots(c), "describe": rs.describe(c)}
+            "down": c.down, "dead": c.dead, "weapons": rs.weapon_slots(c), "describe": rs.describe(c),
+            "tracks": {k: [int(v), int(m)] for k, (v, m) in rs.damage_tracks(c).items()}}
+
+
+def gm_json(rs: Ruleset) -> dict[str, Any]:
+    """What the GM panel offers: the conditions a GM may set (`Ruleset.gm_conditions`), the
+    conditions that follow a track instead, and the templates a figure can be added from."""
+    return {"conditions": list(rs.gm_conditions()), "track_conditions": dict(rs.track_conditions()),
+            "templates": list(rs.templates())}
 
 
 def board_json(state: BattleState, rs: Ruleset) -> dict[str, Any]:
@@ -50,6 +60,7 @@ def board_json(state: BattleState, rs: Ruleset) -> dict[str, Any]:
         "objects": [{"at": list(g.xy(cell)), "items": list(items)} for cell, items in sorted(state.objects.items())
                     if items],
         "map_rows": list(g.rows),
+        "gm": gm_json(rs),
     }
 
 

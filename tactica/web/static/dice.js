@@ -16,6 +16,18 @@ export function actionBody(a) {
   return b;
 }
 
+/** Who rolls, against what, and every modifier by name, as the rules announce the roll; with
+ *  dice per side, a word that the engine rolls the other side's dice. */
+function rollFacts(req, perSide) {
+  const mods = (req.modifiers || []).filter((m) => Array.isArray(m) && m.length === 2);
+  return h("div", { id: "dice-facts", class: "hint" },
+    req.roller ? h("div", { id: "dice-roller" }, `${req.roller} rolls ${req.pool || ""}`.trim() + (req.keep ? ` (${req.keep})` : "")) : null,
+    req.against ? h("div", { id: "dice-against" }, req.against) : null,
+    mods.length ? h("ul", { id: "dice-mods" }, mods.map(([name, v]) =>
+      h("li", {}, `${name} ${typeof v === "number" ? (v >= 0 ? "+" : "") + v : v}`))) : null,
+    perSide ? h("div", { id: "dice-side" }, "Only the hand rolls are asked; the engine rolls the rest.") : null);
+}
+
 /** LiveMode's manual-dice steps (mixed into its prototype). */
 export const DiceSteps = {
   async startDice(action, label) {
@@ -36,6 +48,7 @@ export const DiceSteps = {
     const form = h("form", { id: "dice", class: "dice", onsubmit: (ev) => { ev.preventDefault(); this.page.run(() => this.submitDice(inputs)); } },
       h("div", { class: "plan-label" }, `Dice for: ${d.label}`),
       h("p", { id: "dice-prompt" }, req.text.replace(/ - enter .*$/, "")),
+      rollFacts(req, this.perSide()),
       h("div", { class: "dice-row" }, inputs.map((inp, i) => h("label", {}, h("span", {}, `d${req.sides[i]}`), inp))),
       d.faces.length ? h("p", { class: "hint" }, `entered so far: ${d.faces.join(" ")}`) : null,
       h("div", { class: "row" },

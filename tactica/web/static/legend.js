@@ -24,6 +24,19 @@ function item(swatch, text, key) {
   return h("li", { dataset: { key } }, swatch, h("span", {}, text));
 }
 
+// How a figure reaches a cell (the overlay's `reach_mode`, in the ruleset's words) -> the
+// colour it is drawn in: walking paces, the middle pace, running; a "!" (the move ends the
+// turn) adds a dashed edge.
+const WALKS = new Set(["walk", "move", "hover", "crawl", "crawl_free", "step", "shift"]);
+const HUSTLES = new Set(["hustle", "jog", "crawl_action"]);
+
+export function reachClass(mode) {
+  const m = String(mode || "move");
+  const base = m.replace(/!$/, "");
+  const pace = WALKS.has(base) ? "reach-walk" : HUSTLES.has(base) ? "reach-hustle" : "reach-run";
+  return m.endsWith("!") ? `${pace} reach-ends` : pace;
+}
+
 /** The legend's items for a map (its ruleset's cover names). */
 export function legendItems(coverNames) {
   const names = coverNames && coverNames.length >= 5 ? coverNames : ["no", "light", "medium", "heavy", "full"];
@@ -37,7 +50,10 @@ export function legendItems(coverNames) {
       item(svg('<path d="M10 3l7 7l-7 7l-7 -7z" class="object"/>'), "object to pick up", "object"),
     ]],
     ["Overlays", [
-      item(cell("ov-reach"), "reach: cells the acting figure can move to (r)", "reach"),
+      item(cell("ov-reach reach-walk"), "reach: a walk (r)", "reach"),
+      item(cell("ov-reach reach-hustle"), "reach: a hustle or jog", "reach-hustle"),
+      item(cell("ov-reach reach-run"), "reach: a run", "reach-run"),
+      item(cell("ov-reach reach-run reach-ends"), "reach, dashed: the move ends the turn", "reach-ends"),
       item(cell("ov-hidden"), "out of the acting figure's sight (l)", "hidden"),
       item(cell("ov-threat", 'fill-opacity="0.45"'), "threat: darker = more enemies see it (t)", "threat"),
       item(line("ov-cover-line cover-line-0"), "cover line: no cover (c)", "cover-line-0"),

@@ -2,7 +2,9 @@
 // manual dice, undo. The fight id is in the URL (?fight=ID), so a reload finds it again.
 
 import { get, post, put, query, ApiError } from "./api.js";
-import { loadPolicies, showSetup, teamsBox } from "./setup.js";
+import { loadPolicies, showSetup } from "./setup.js";
+import { teamsBox } from "./teams.js";
+import { GmPanel, cancelPick } from "./gm.js";
 import { FightStream } from "./stream.js";
 import { DiceSteps, actionBody } from "./dice.js";
 import {
@@ -39,6 +41,8 @@ export class LiveMode {
     this.dice = null;       // manual dice in progress: {action, faces, request}
     this.stream = null;     // push updates of the open fight (stream.js)
     this.pushed = null;     // a pushed view that came while the page was busy
+    this.gm = new GmPanel(this);   // the GM's overrides (gm.js)
+    this.pick = null;       // a map cell the GM is picking: {what, done(x, y)}
     document.querySelector("#undo").addEventListener("click", () => this.page.run(() => this.undo()));
     document.querySelector("#new-fight").addEventListener("click", () => this.page.run(() => this.showSetup()));
     document.querySelector("#dice-mode").addEventListener("change", (ev) =>
@@ -144,6 +148,8 @@ export class LiveMode {
     this.map.setMarks(this.lastStepEvents());
     $("#fight-title").textContent = `${v.summary.scenario} (${v.summary.ruleset})`;
     $("#dice-mode").value = v.settings.dice_mode;
+    const sides = Object.entries(v.settings.dice || {}).map(([k, m]) => `${k}: ${m === "manual" ? "by hand" : m}`);
+    $("#dice-mode").title = sides.length ? `the rest; ${sides.join(", ")} (Who plays each team, dice)` : "who rolls every die";
     $("#undo").disabled = v.undo === 0;
     $("#undo").title = v.undo_last ? `undo: ${v.undo_last} (u)` : "nothing to undo";
     document.body.dataset.state = b.over ? "over" : "fight";
@@ -265,6 +271,7 @@ export class LiveMode {
       `Click ${me.name}, then a highlighted cell to move or an enemy to attack; or pick an action below.`));
     parts.push(this.selfActions());
     parts.push(teamsBox(this));
+    parts.push(this.gm.render());
     panel.replaceChildren(...parts);
   }
 
@@ -310,8 +317,19 @@ export class LiveMode {
 
   // -- acting ---------------------------------------------------------------------------
   async act(action, label = null) {
-    if (this.view.settings.dice_mode === "manual") return this.startDice(action, label || action.command || action.type);
+    if (this.handDice()) return this.startDice(action, label || action.command || action.type);
     return this.resolve(action, null);
+  }
+
+  /** Whether the GM rolls any dice by hand: the dice mode, or a team or figure set to manual. */
+  handDice() {
+    const s = this.view.settings;
+    return s.dice_mode === "manual" || Object.values(s.dice || {}).includes("manual");
+  }
+
+  /** Dice per side: the hand faces go as `hand_dice` (the engine rolls the rest). */
+  perSide() {
+    return Object.keys(this.view.settings.dice || {}).length > 0;
   }
 
   /** A request that changes nothing when it fails: the server's fight is shown again (another
@@ -327,7 +345,7 @@ export class LiveMode {
 
   async resolve(action, dice) {
     const body = { action: actionBody(action), actor: this.view.board.actor };
-    if (dice) body.dice = dice;
+    if (dice) body[this.perSide() ? "hand_dice" : "dice"] = dice;
     const r = await this.orRefresh(() => post(`/fights/${this.fid}/actions`, body));
     clearError();
     await this.refresh();
@@ -351,6 +369,7 @@ export class LiveMode {
   // -- the map ---------------------------------------------------------------------------
   onCell(x, y, fig, ev) {
     if (!this.view || this.page.busy || this.dice) return;
+    if (this.gm.onCell(x, y, fig)) return;
     const b = this.view.board;
     if (b.over || !b.actor) return;
     if (fig && fig.id === b.actor && !this.selected) {
@@ -425,6 +444,10 @@ export class LiveMode {
     if (document.body.dataset.state === "setup" || !this.view) return false;
     const k = ev.key;
     if (k === "Escape") {
+      if (this.pick) {
+        cancelPick(this);
+        return true;
+      }
       if (this.dice) {
         this.cancelDice();
         return true;

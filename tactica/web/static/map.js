@@ -2,7 +2,7 @@
 // tokens. Cells are S units square; the SVG scales to its box. Column numbers run along the
 // top edge and row numbers down the left one, numbered as the terminal's `move X Y` (from 0).
 
-import { renderLegend } from "./legend.js";
+import { reachClass, renderLegend } from "./legend.js";
 
 const S = 32;
 const M = 14;   // the margin that holds the coordinates
@@ -236,10 +236,14 @@ export class BattleMap {
       });
     }
     if (show.reach && ov.reach) {
-      for (const [x, y] of ov.reach) {
-        const r = el("rect", { x: x * S + 3, y: y * S + 3, width: S - 6, height: S - 6, rx: 4, class: "ov-reach" }, g);
+      ov.reach.forEach(([x, y], i) => {
+        const mode = (ov.reach_mode && ov.reach_mode[i]) || "move";
+        const r = el("rect", {
+          x: x * S + 3, y: y * S + 3, width: S - 6, height: S - 6, rx: 4, class: `ov-reach ${reachClass(mode)}`,
+        }, g);
         r.dataset.cell = `${x},${y}`;
-      }
+        r.dataset.mode = mode;
+      });
     }
     if (show.cover && ov.cover && ov.cell) {
       const [cx, cy] = ov.cell;

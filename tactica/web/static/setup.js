@@ -183,33 +183,3 @@ async function create(live, source, seed, diceMode, roles, policy) {
   }
   await live.open(r.id);
 }
-
-function policyOptions(current) {
-  const names = POLICIES.includes(current) ? POLICIES : POLICIES.concat([current]);
-  return names.map((p) => h("option", { value: p, selected: p === current }, p));
-}
-
-/** Who plays each team, changed during the fight: the GM (pc) or an NPC policy (PUT settings). */
-export function teamsBox(live) {
-  const rows = Object.entries(live.view.settings.teams).map(([team, r]) => {
-    const role = h("select", { class: "team-role", "aria-label": `${team}: who plays` },
-      h("option", { value: "pc", selected: r.role === "pc" }, "the GM"),
-      h("option", { value: "npc", selected: r.role === "npc" }, "a policy"));
-    const pol = h("select", { class: "team-policy", "aria-label": `${team}: NPC policy`, disabled: r.role !== "npc" },
-      policyOptions(r.policy || "tactical"));
-    const change = () => live.page.run(async () => {
-      const want = role.value === "npc" ? { role: "npc", policy: pol.value } : { role: "pc" };
-      await put(`/fights/${live.fid}/settings`, { teams: { [team]: want } });
-      await live.refresh();
-    });
-    role.addEventListener("change", change);
-    pol.addEventListener("change", change);
-    return h("li", { dataset: { team } },
-      h("span", { class: "dot", style: `background:${live.map.colour(team)}` }), h("span", { class: "team-name" }, team),
-      role, pol);
-  });
-  const box = h("details", { class: "teams", id: "teams", open: Boolean(live.teamsOpen) },
-    h("summary", {}, "Who plays each team"), h("ul", {}, rows));
-  box.addEventListener("toggle", () => (live.teamsOpen = box.open));
-  return box;
-}
