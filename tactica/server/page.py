@@ -196,7 +196,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
                     sess.set_dice_mode(body.dice_mode)
                 if body.dice is not None:
                     sess.set_dice([f"{k}={v}" for k, v in body.dice.items()], replace=True)
-                if book is not None:
+                if body.behaviour is not None:   # {} or all defaults: back to the policies' own play
                     sess.set_behaviour(book)
             except TacticaError as e:  # pragma: no cover - checked above
                 raise tactica_error(e) from None
