@@ -17,6 +17,7 @@ from rules.battle import Battle
 from rules.calls import RollCall
 from rules.dice import Dice
 from rules.errors import DiceError
+from rules.events import Event
 from rules.state import BattleState
 from tactica.table.base import SessionError
 
@@ -256,3 +257,61 @@ def next_roll(b: Battle, action: Action, dice: list[int], owners: DiceOwners | N
     (`{"request": {...} | None, "given": n}`), for a front end that asks for one roll at a time."""
     req, used = next_request(b, lambda nb: nb.step(action, check=False), dice, owners or DiceOwners("manual"))
     return {"request": req.to_json() if req is not None else None, "given": used}
+
+
+def run_with_dice(self, fn: Callable[[Battle], list[Event]], provider: Callable | None,
+                  given: list[int] | None = None) -> tuple[list[Event], list[int]]:
+    """`Session._run`: `self` is the session (its battle may be replaced by a copy taken
+    before the run when the run fails, so nothing is half-applied)."""
+    b = self.battle
+    dice = b.dice
+    if given is not None:
+        return run_given(self, fn, [int(x) for x in given])
+    if provider is None or not self.dice.any_manual():
+        if getattr(provider, "left", None):
+            raise DiceError(f"{len(provider.left)} hand dice given, but no roll is made by hand", field="dice",
+                            expected="hand dice only for the teams or figures the settings' dice name")
+        n0 = len(dice.record)
+        evs = fn(b)
+        used = [r for _, r in dice.record[n0:]]
+        del dice.record[n0:]
+        return evs, used
+    # one run: the rules announce each roll (rules/calls.py); the GM's are asked for, the
+    # engine rolls the rest; on an error or a cancel the fight is put back as it was
+    backup = b.clone()
+    n0 = len(dice.record)
+    dice.on_roll = hand_hook(dice, lambda: self.battle.state, self.dice,
+                             lambda call: provider(DiceRequest.from_call(call, self.battle.state)))
+    try:
+        evs = fn(b)
+    except BaseException:
+        self.battle = backup
+        raise
+    finally:
+        dice.on_roll = None
+    used = [r for _, r in dice.record[n0:]]
+    del dice.record[n0:]
+    left = getattr(provider, "left", None)
+    if left:   # a feeder (the API's hand_dice) with faces no hand roll took
+        self.battle = backup
+        raise DiceError(f"{len(left)} of the hand dice were not used", field="dice",
+                        expected="exactly the faces of the rolls made by hand")
+    return evs, used
+
+
+def run_given(self, fn: Callable[[Battle], list[Event]], given: list[int]) -> tuple[list[Event], list[int]]:
+    """Run with exactly the dice `given` (as in replay files): too few, too many or a face a
+    die cannot show is a DiceError naming the field `dice`."""
+    dice = self.battle.dice
+    n0 = len(dice.record)
+    dice.force(given, strict=True)
+    try:
+        evs = fn(self.battle)
+        left = dice.forced_left
+    finally:
+        dice.clear_forced()
+        del dice.record[n0:]
+    if left:
+        raise DiceError(f"{left} of the given dice were not used", field="dice",
+                        expected="exactly the dice this action rolls")
+    return evs, given

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import numpy as np
+import yaml
 
 from rules.dice import Dice
-from rules.serialize import FORMAT
+from rules.serialize import FORMAT, atomic_write
 from tactica.table.base import SESSION_FORMAT, SESSION_VERSION, SessionError
 
 
@@ -211,3 +212,33 @@ def default_save_path(scenario_name: str) -> Path:
     return Path(f"autopilot-{slug}-{stamp}.json")
 
 
+
+
+def write_save(session: Any, target: Path, path: str | Path | None) -> Path:
+    """`Session.save`: write the session to `target`; an explicit `path` other than the
+    session's own file must be new or a Tactica save (a foreign file is never overwritten)."""
+    own = session.save_path
+    if path is not None and (own is None or Path(path).resolve() != own.resolve()):
+        if Path(path).exists():
+            try:
+                read_save(path)
+            except SessionError:
+                raise SessionError("exists and is not a Tactica save", source=str(path), field="save",
+                                   expected="a new file name (a foreign file is never overwritten)") from None
+    atomic_write(target, json.dumps(session.to_dict(), default=_json_default))
+    return target
+
+
+def write_replay(doc: Mapping[str, Any], path: str | Path) -> Path:
+    """A replay document written to `path`, which must be new or a replay file already."""
+    p = Path(path)
+    if p.exists():
+        try:
+            old = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except Exception:  # noqa: BLE001
+            old = None
+        if not (isinstance(old, dict) and "steps" in old and "scenario" in old):
+            raise SessionError("exists and is not a replay file", source=str(p), field="export",
+                               expected="a new file name (other files are never overwritten)")
+    atomic_write(p, yaml.safe_dump(dict(doc), sort_keys=False, default_flow_style=None, width=120))
+    return p

@@ -5,27 +5,26 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
-import json
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-import yaml
 
 from rules.actions import Action
 from rules.battle import Battle
 from rules.choices import ASK
 from rules.dice import Dice
-from rules.errors import DiceError, IllegalActionError, TacticaError
+from rules.errors import IllegalActionError, TacticaError
 from rules.events import Event
 from rules.scenario import new_battle, resolve_scenario
-from rules.serialize import atomic_write, battle_from_dict, battle_to_dict
+from rules.serialize import battle_from_dict, battle_to_dict
 from rules.state import BattleState, Combatant
 from tactica.table.base import ADVISOR_POLICY, CommandError, DEFAULT_POLICY, SESSION_FORMAT, SESSION_VERSION, SessionError, UNDO_KEEP, UNDO_SAVED
 from tactica.table.commands import _match_name, _suggest_words
-from tactica.table.dice import DiceOwners, DiceRequest, hand_hook
+from tactica.table.dice import DiceOwners, run_with_dice
 from tactica.table.settings import check_behaviour, set_behaviour, wrap
 from tactica.table.roles import Abort, DiceProvider, Role, parse_team_options  # noqa: F401 - Abort: the terminal's
-from tactica.table.saves import _SessionBlock, _json_default, _policy_rng_state, _set_policy_rng_state, check_writable_target, read_save, replay_from_history
+from tactica.table.saves import write_replay, write_save
+from tactica.table.saves import _SessionBlock, _policy_rng_state, _set_policy_rng_state, check_writable_target, read_save, replay_from_history
 from tactica.table.suggest import Plan, _make_policy, alternatives_for
 from tactica.table.words import action_json
 
@@ -259,57 +258,9 @@ class Session:
     # -- resolving ---------------------------------------------------------------------
     def _run(self, fn: Callable[[Battle], list[Event]], provider: DiceProvider | None,
              given: list[int] | None = None) -> tuple[list[Event], list[int]]:
-        b = self.battle
-        dice = b.dice
-        if given is not None:
-            return self._run_given(fn, [int(x) for x in given])
-        if provider is None or not self.dice.any_manual():
-            if getattr(provider, "left", None):
-                raise DiceError(f"{len(provider.left)} hand dice given, but no roll is made by hand", field="dice",
-                                expected="hand dice only for the teams or figures the settings' dice name")
-            n0 = len(dice.record)
-            evs = fn(b)
-            used = [r for _, r in dice.record[n0:]]
-            del dice.record[n0:]
-            return evs, used
-        # one run: the rules announce each roll (rules/calls.py); the GM's are asked for, the
-        # engine rolls the rest; on an error or a cancel the fight is put back as it was
-        backup = b.clone()
-        n0 = len(dice.record)
-        dice.on_roll = hand_hook(dice, lambda: self.battle.state, self.dice,
-                                 lambda call: provider(DiceRequest.from_call(call, self.battle.state)))
-        try:
-            evs = fn(b)
-        except BaseException:
-            self.battle = backup
-            raise
-        finally:
-            dice.on_roll = None
-        used = [r for _, r in dice.record[n0:]]
-        del dice.record[n0:]
-        left = getattr(provider, "left", None)
-        if left:   # a feeder (the API's hand_dice) with faces no hand roll took
-            self.battle = backup
-            raise DiceError(f"{len(left)} of the hand dice were not used", field="dice",
-                            expected="exactly the faces of the rolls made by hand")
-        return evs, used
-
-    def _run_given(self, fn: Callable[[Battle], list[Event]], given: list[int]) -> tuple[list[Event], list[int]]:
-        """Run with exactly the dice `given` (as in replay files): too few, too many or a face a
-        die cannot show is a DiceError naming the field `dice`."""
-        dice = self.battle.dice
-        n0 = len(dice.record)
-        dice.force(given, strict=True)
-        try:
-            evs = fn(self.battle)
-            left = dice.forced_left
-        finally:
-            dice.clear_forced()
-            del dice.record[n0:]
-        if left:
-            raise DiceError(f"{left} of the given dice were not used", field="dice",
-                            expected="exactly the dice this action rolls")
-        return evs, given
+        """Run `fn` on the fight with the engine's dice, the GM's (`provider`, asked for the
+        rolls `self.dice` gives the GM) or exactly `given` (tactica/table/dice.py)."""
+        return run_with_dice(self, fn, provider, given)
 
     def engine_faces(self, sides: list[int]) -> list[int]:
         """Faces for a manual roll the GM lets the engine roll (`r`, 'Roll for me'): drawn from
@@ -530,22 +481,13 @@ class Session:
         return d
 
     def save(self, path: str | Path | None = None) -> Path | None:
-        """Write the session atomically (to `path` or the session's save file)."""
+        """Write the session atomically (to `path` or the session's save file); a foreign
+        file is never overwritten."""
         target = Path(path) if path else self.save_path
         if target is None:
             return None
         self.saved = _dt.datetime.now().isoformat(timespec="seconds")
-        if target is None:
-            return None
-        if path is not None and (self.save_path is None or Path(path).resolve() != self.save_path.resolve()):
-            if Path(path).exists():
-                try:
-                    read_save(path)
-                except SessionError:
-                    raise SessionError("exists and is not a Tactica save", source=str(path), field="save",
-                                       expected="a new file name (a foreign file is never overwritten)") from None
-        atomic_write(target, json.dumps(self.to_dict(), default=_json_default))
-        return target
+        return write_save(self, target, path)
 
     def replay_doc(self) -> dict[str, Any]:
         """The fight so far as a replay document (`tactica replay`): every step with its dice."""
@@ -556,16 +498,5 @@ class Session:
                                    [t for t, d in self.battle.deciders.items() if d == ASK])
 
     def export(self, path: str | Path) -> Path:
-        p = Path(path)
-        if p.exists():
-            try:
-                text = p.read_text(encoding="utf-8")
-                doc = yaml.safe_load(text)
-            except Exception:  # noqa: BLE001
-                doc = None
-            if not (isinstance(doc, dict) and "steps" in doc and "scenario" in doc):
-                raise SessionError("exists and is not a replay file", source=str(p), field="export",
-                                   expected="a new file name (other files are never overwritten)")
-        atomic_write(p, yaml.safe_dump(self.replay_doc(), sort_keys=False, default_flow_style=None, width=120))
-        return p
-
+        """The fight so far as a replay file; only a new file or an older replay is written."""
+        return write_replay(self.replay_doc(), path)
