@@ -38,6 +38,7 @@ from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError
 from rules.ruleset import get_ruleset
 from rules.scenario import load_scenario, new_battle
+from rules.state_check import check_saved, check_state
 
 FORMAT = "tactica-state"
 FORMAT_VERSION = 1
@@ -142,6 +143,7 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
     try:
         battle = new_battle(spec, Dice(0), source)
         s = battle.state
+        check_saved(d, s.grid, source)
         rows = _need(d, "map_rows", list, source)
         if rows != list(s.grid.rows):
             changes = {}
@@ -189,6 +191,7 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
                 raise ScenarioError(f"no figure {s.pending.question.figure!r}", source=source,
                                     field="pending.question.figure", expected=", ".join(sorted(s.by_id)))
         battle.events = list(d.get("events", []))
+        check_state(s, rs, source)
     except TacticaError:
         raise
     except (KeyError, TypeError, ValueError, IndexError) as e:
