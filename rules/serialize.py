@@ -19,7 +19,9 @@ Format (`format: "tactica-state"`, `format_version: 1`):
 ```
 
 Loading rebuilds the figures from the scenario and then restores everything a fight
-changes, so a saved fight resumes exactly where it stopped, dice included.
+changes, so a saved fight resumes exactly where it stopped, dice included. A state file is
+untrusted input: every field is checked first (`rules/state_check.py`), and an impossible
+state is a ScenarioError naming the field (`combatants.mal.pos`, `dice.buf[3]`).
 """
 
 from __future__ import annotations
