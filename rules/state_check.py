@@ -260,6 +260,9 @@ def check_state(state: BattleState, ruleset: Any, source: str | None = None) -> 
     """The loaded fight against the rules (see the module's text); raises ScenarioError."""
     g = state.grid
     known = known_conditions(ruleset)
+    if len(state.by_id) != len(state.combatants):  # a figure `added` under a scenario figure's id
+        twice = sorted({c.id for c in state.combatants if sum(o.id == c.id for o in state.combatants) > 1})
+        raise _fail(f"figure id(s) {twice} used twice", source, "added", "ids not in the scenario, each once")
     for c in state.combatants:
         f = f"combatants.{c.id}"
         x, y = g.xy(c.pos)

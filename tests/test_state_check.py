@@ -222,6 +222,14 @@ def test_a_resource_naming_a_figure_names_a_real_one():
     refused(d, "combatants.mal.res.grappling", "no figure 'river'")
 
 
+def test_a_figure_added_under_an_existing_id_is_refused():
+    """A GM-added figure (`added`, rules/overrides.py) must not take a scenario figure's id:
+    the fight would hold two figures called 'mal'."""
+    d = saved()
+    d["added"] = [{"id": "mal", "template": "gunslinger", "team": "crew", "name": "Mal 2", "order": 2}]
+    refused(d, "added", "['mal'] used twice")
+
+
 def test_missing_figure_fields_and_res_not_a_mapping():
     d = saved()
     del d["combatants"]["mal"]["res"]
