@@ -37,6 +37,7 @@ from rules.errors import ScenarioError, TacticaError, UnknownNameError
 from rules.grid import Grid, legend_from_spec
 from rules.ruleset import get_ruleset
 from rules.state import BattleState
+from rules.state_check import check_document
 
 
 class MapSpec(BaseModel):
@@ -165,6 +166,7 @@ def parse_scenario(doc: Any, source: str | None = None) -> ScenarioSpec:
     if not isinstance(doc, Mapping):
         raise ScenarioError(f"the document is a {type(doc).__name__}, not a mapping", source=source,
                             field="(top level)", expected="a mapping with name, ruleset, map and teams")
+    check_document(doc, source)  # NaN, infinities, lone surrogates (rules/state_check.py)
     try:
         return ScenarioSpec.model_validate(dict(doc))
     except ValidationError as e:

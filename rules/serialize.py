@@ -19,7 +19,9 @@ Format (`format: "tactica-state"`, `format_version: 1`):
 ```
 
 Loading rebuilds the figures from the scenario and then restores everything a fight
-changes, so a saved fight resumes exactly where it stopped, dice included.
+changes, so a saved fight resumes exactly where it stopped, dice included. A state file is
+untrusted input: every field is checked first (`rules/state_check.py`), and an impossible
+state is a ScenarioError naming the field (`combatants.mal.pos`, `dice.buf[3]`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError
 from rules.ruleset import get_ruleset
 from rules.scenario import load_scenario, new_battle
+from rules.state_check import check_saved, check_state
 
 FORMAT = "tactica-state"
 FORMAT_VERSION = 1
@@ -142,6 +145,7 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
     try:
         battle = new_battle(spec, Dice(0), source)
         s = battle.state
+        check_saved(d, s.grid, source)
         rows = _need(d, "map_rows", list, source)
         if rows != list(s.grid.rows):
             changes = {}
@@ -189,6 +193,7 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
                 raise ScenarioError(f"no figure {s.pending.question.figure!r}", source=source,
                                     field="pending.question.figure", expected=", ".join(sorted(s.by_id)))
         battle.events = list(d.get("events", []))
+        check_state(s, rs, source)
     except TacticaError:
         raise
     except (KeyError, TypeError, ValueError, IndexError) as e:
