@@ -100,6 +100,12 @@ def _check(battle: Battle, spec: Any) -> dict[str, Any]:
     if not isinstance(spec, Mapping):
         raise _fail(f"an override must be a mapping, not {type(spec).__name__}", "kind",
                     "{kind: " + " | ".join(KINDS) + ", ...}")
+    from rules.errors import ScenarioError
+    from rules.state_check import check_document
+    try:   # NaN, infinities, lone surrogates: a name that would break every later read
+        check_document(dict(spec))
+    except ScenarioError as e:
+        raise _fail(e.detail, e.field or "kind", e.expected or "finite numbers and whole text") from None
     kind = spec.get("kind")
     if kind not in KINDS:
         raise _fail(f"unknown override {kind!r}", "kind", _one_of(tuple(KINDS), kind, "overrides"))

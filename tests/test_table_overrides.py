@@ -117,3 +117,15 @@ def test_override_route_of_the_api(tmp_path):
         assert c.post(f"/fights/{fid}/overrides", json={"kind": "end", "winner": None}).status_code == 409
         assert c.post(f"/fights/{fid}/undo").json()["undone"].startswith("GM: end the fight")
         assert not c.get(f"/fights/{fid}").json()["summary"]["over"]
+
+
+def test_an_override_with_a_lone_surrogate_or_nan_is_refused(tmp_path):
+    from rules.errors import TacticaError
+    s = npc_session(tmp_path)
+    n = len(s.battle.events)
+    with pytest.raises(TacticaError) as e:
+        s.override({"kind": "add", "template": "gunslinger", "team": "crew", "cell": [0, 0], "name": "\ud800"})
+    assert e.value.field == "name"
+    with pytest.raises(TacticaError):
+        s.override({"kind": "track", "figure": "jubal", "track": "wound", "value": float("nan")})
+    assert len(s.battle.events) == n and not s.history
