@@ -30,7 +30,7 @@ from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.metalface.choices import ChoicesMixin
 from rules.systems.metalface.combat import CombatMixin, roll_call, roll_event
-from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, bearing, turn_steps
+from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, turn_steps
 from rules.systems.metalface.moving import move_path
 from rules.systems.metalface.odds import OddsMixin
 from rules.systems.metalface.paths import moves as path_moves, walked_m
@@ -38,7 +38,7 @@ from rules.systems.metalface.model import Weapon, build_stat_block, build_weapon
 from rules.systems.metalface.repair import RepairMixin
 from rules.systems.metalface.start import apply_start
 from rules.systems.metalface.tracked import TrackedMixin
-from rules.systems.metalface.tracks import MetalfaceGM
+from rules.systems.metalface.tracks import MetalfaceGM, face_nearest_foe
 from rules.systems.metalface.views import MovePriceMixin, UnitNumbersMixin
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -144,15 +144,8 @@ class MetalfaceRuleset(MetalfaceGM, OddsMixin, MovePriceMixin, UnitNumbersMixin,
 
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Figures without a `facing` face the nearest enemy (assumption facings)."""
-        g = state.grid
         for c in state.combatants:
-            if c.res.get("auto_facing"):
-                foes = [o for o in state.combatants if o.team != c.team]
-                if foes:
-                    o = min(foes, key=lambda o: (g.distance_m(c.pos, o.pos), o.order))
-                    b = bearing(g, c.pos, o.pos)
-                    c.res["facing"] = b if b >= 0 else 0
-                c.res["auto_facing"] = False
+            face_nearest_foe(state, c)
         return []
 
     # -- values ---------------------------------------------------------------------

@@ -45,15 +45,21 @@ class MetalfaceGM:
 
     def join(self, state: BattleState, c: Combatant) -> list[Event]:
         """As `setup` does: a figure without a `facing` faces the nearest enemy (assumption facings)."""
-        if c.res.get("auto_facing"):
-            g = state.grid
-            foes = [o for o in state.combatants if o.team != c.team]
-            if foes:
-                o = min(foes, key=lambda o: (g.distance_m(c.pos, o.pos), o.order))
-                b = bearing(g, c.pos, o.pos)
-                c.res["facing"] = b if b >= 0 else 0
-            c.res["auto_facing"] = False
+        face_nearest_foe(state, c)
         return []
+
+
+def face_nearest_foe(state: BattleState, c: Combatant) -> None:
+    """A figure whose scenario gives no `facing` faces the nearest enemy (assumption facings);
+    at set-up (`setup`) and when a GM adds it (`join`)."""
+    if c.res.get("auto_facing"):
+        g = state.grid
+        foes = [o for o in state.combatants if o.team != c.team]
+        if foes:
+            o = min(foes, key=lambda o: (g.distance_m(c.pos, o.pos), o.order))
+            b = bearing(g, c.pos, o.pos)
+            c.res["facing"] = b if b >= 0 else 0
+        c.res["auto_facing"] = False
 
 
 __all__ = ["MetalfaceGM"]
