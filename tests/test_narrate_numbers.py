@@ -34,18 +34,21 @@ def test_cortex_attack_names_the_wound_steps_and_the_defence_the_cover():
     b = C.play(C.scen(C.open_map(), [axeman], [g]),
                [C.attack("x", "g", "axe", [3, 3, 4]), C.end("x"), C.attack("g", "x", "revolver", [1, 2, 1])])
     assert lines(b, "roll", "defence", "damage") == [
-        "x rolls attack with axe (Strength d8 + Melee Weapons/Axes d6): 3(d8)+3(d6) = 6 vs 3",
+        "x rolls attack with axe (Strength d8 + Melee Weapons/Axes d6): 3(d8)+3(d6) = 6 vs 3"
+        " (declined innate defence 3)",
         "g defends by declined innate: Difficulty 3 (no cover).",
         "x rolls damage (W) (axe d6): 4(d6) = 4",
         "g takes 2 Stun and 5 Wound.",
         "g rolls attack with revolver (Agility d6 + Guns/Pistols d10; wounded: agility stepped down"
-        " twice): 1(d6)+2(d10) = 3 vs 3",
+        " twice): 1(d6)+2(d10) = 3 vs 3 (declined innate defence 3)",
         "x defends by declined innate: Difficulty 3 (no cover).",
         "g rolls damage (W) (revolver d8): 1(d8) = 1",
         "x takes 0 Stun and 1 Wound."]
     b = C.play(C.scen(rows, [C.fig("D", (6, 1), agi="d6", life_points=99)], [C.gunslinger("g", (0, 1))]),
                [C.end("D"), C.attack("g", "D", "revolver", [1, 1, 2])])
     assert "D defends by innate: Difficulty 10 (2 + 8 cover)." in lines(b, "defence")
+    # the attack's own line gives its target's parts: the "vs 9 + 8 (medium cover)"
+    assert any("= 2 vs 10 (innate defence 2 + medium cover 8)" in ln for ln in lines(b, "roll"))
 
 
 def test_cortex_step_modifiers_are_told_as_steps_on_their_die():

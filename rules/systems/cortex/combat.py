@@ -22,6 +22,7 @@ from rules.dice import D0, Dice, PoolRoll, Step, roll_steps
 from rules.events import Event, event
 from rules.grid import FEET
 from rules.state import BattleState, Combatant
+from rules.systems.cortex_common.targets import difficulty_parts
 from rules.systems.cortex.listing import attack_actions
 from rules.systems.cortex.model import Weapon, make_pool, skill_die
 from rules.systems.cortex.modifiers import bonus_dice, mod
@@ -235,6 +236,10 @@ class CombatMixin:
             diff += int(self.called["areas"][area]["difficulty"])
             evs.append(event("info", text=f"called shot to the {area}: Difficulty +{self.called['areas'][area]['difficulty']}"))
         ev["difficulty"] = diff
+        parts = difficulty_parts(evs, diff, self.cover_table,
+                                 [(f"called shot ({area})", int(self.called["areas"][area]["difficulty"]))] if area else ())
+        if parts:
+            ev["difficulty_parts"] = parts
         if r.botch or r.total < diff:
             evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="miss", total=r.total,
                              difficulty=diff, botch=r.botch, option=option))

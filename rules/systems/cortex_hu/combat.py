@@ -20,6 +20,7 @@ from rules.actions import Action
 from rules.dice import Dice, Step
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
+from rules.systems.cortex_common.targets import difficulty_parts
 from rules.systems.cortex_common.model import Weapon, roll_pool, skill_die
 from rules.systems.cortex_hu.ladder import ladder_pool
 
@@ -291,6 +292,9 @@ class CombatHu:
                                                    innate_only=feinted)
             evs += dev
         ev["difficulty"] = diff
+        parts = difficulty_parts(evs, diff, self.cover_table)
+        if parts:
+            ev["difficulty_parts"] = parts
         if r.botch or r.total < diff:
             evs.append(event("attack", actor=a.id, target=t.id, weapon=w.name, result="miss", total=r.total,
                              difficulty=diff, botch=r.botch, option=option))
