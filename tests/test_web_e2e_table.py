@@ -114,6 +114,13 @@ def test_open_a_json_encounter_and_an_autopilot_save(live, page, tmp_path):
     resumed, orig = view(c, fid_of(page)), view(c, src)
     assert fid_of(page) != src and resumed["decision"] == orig["decision"] == 3
     assert resumed["board"] == orig["board"] and resumed["undo"] == orig["undo"]
+    # and it plays on event for event, dice included (the page sends the save's text: parsed in
+    # the browser, the dice generator's 128-bit state would be rounded)
+    mine = fid_of(page)
+    play_npc(c, mine, 3)
+    play_npc(c, src, 3)
+    evs = [c.get(f"/fights/{f}/events", params={"limit": 10000}).json()["events"] for f in (mine, src)]
+    assert evs[0] == evs[1] and len(evs[0]) > 0
     # a YAML encounter: the server reads it (POST /fights {text}); the same fight as by name
     setup(page, url)
     page.set_input_files("#setup-file", str(WAREHOUSE))

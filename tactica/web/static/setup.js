@@ -40,7 +40,9 @@ export function readFightFile(name, text) {
   if (doc.format === "tactica-state") {
     const sc = doc.scenario || {};
     const teams = Array.isArray(sc.teams) ? sc.teams.map((t) => t.name) : [];
-    return { kind: "state", doc, title: `save of ${sc.name || "a fight"}`, teams };
+    // sent as its text: JSON.parse rounds the dice generator's 128-bit state, and a save
+    // must resume with exactly its dice (the server parses the text whole)
+    return { kind: "state", doc, raw: text, title: `save of ${sc.name || "a fight"}`, teams };
   }
   if (!doc.map || !Array.isArray(doc.teams)) {
     throw new Error(`${name}: expected an encounter (with map and teams) or an autopilot save (format tactica-state)`);
@@ -116,7 +118,8 @@ export async function showSetup(live) {
     onsubmit: (ev) => {
       ev.preventDefault();
       setToken(tok.value);
-      const source = opened ? { [opened.kind]: opened.doc } : { scenario: scen.value };
+      const source = !opened ? { scenario: scen.value }
+        : opened.kind === "state" ? { text: opened.raw, save: true } : { [opened.kind]: opened.doc };
       live.page.run(() => create(live, source, Number(seed.value || 0), dice.value, who.value, policy.value));
     },
   },
@@ -164,10 +167,12 @@ async function remove(live, f) {
 
 /** Create the fight, apply the form's settings, and open it. */
 async function create(live, source, seed, diceMode, roles, policy) {
+  const save = Boolean(source.save);   // a save resumes as saved: no seed, no settings
   const body = { ...source };
-  if (!source.state) body.seed = seed;
+  delete body.save;
+  if (!save) body.seed = seed;
   const r = await post("/fights", body);
-  if (!source.state) {
+  if (!save) {
     const v = await get(`/fights/${r.id}/view?since=${1e9}`);
     const settings = {};
     if (diceMode !== "engine") settings.dice_mode = diceMode;
