@@ -78,29 +78,40 @@ def _cover_against(state: BattleState, cell: int, enemies: Sequence[Combatant]) 
     return {e.id: g.cover(cell, e.pos) for e in enemies if g.los(e.pos, cell)}
 
 
-def move_facts(state: BattleState, actor: Combatant, action: Action) -> dict[str, Any] | None:
-    """What a move does, tried on a copy with probe dice: `metres` (the path's real length),
-    `mode` (walk, run ... as the move event says), `ends_turn`, and the cover the figure has
-    against each enemy that sees it before (`before`) and after (`after`). None if not a move."""
+def tried_move(state: BattleState, actor: Combatant, action: Action, dice: Any) -> dict[str, Any] | None:
+    """A move of `actor` tried on a copy with `dice`, as the rules resolve it: `metres` along
+    its path, `mode` (the pace the move events give: walk, run ...), `ends_turn`, and `rolls`
+    (it asked for a roll). None when the rules refuse or ask a question first, or move no one.
+    The policies' reasons and the table's move words both read it."""
     if action.kind != "move" or action.cell is None:
         return None
-    rs = get_ruleset(state.ruleset)
     s2 = state.clone()
-    metres, mode = None, None
     try:
-        evs = rs.apply(s2, action, A.probe_dice(state, actor, 97))
-    except TacticaError:
-        evs = []
+        evs = get_ruleset(state.ruleset).apply(s2, action, dice)
+    except Exception:  # noqa: BLE001 - a move that needs a question first: nothing to tell
+        return None
+    metres, mode = None, None
     for e in evs:
         if e.get("type") == "move" and e.get("actor") == actor.id:
             metres = (metres or 0.0) + float(e["metres"])
             mode = e.get("mode") if mode in (None, "walk") else mode
     if metres is None:
-        metres = state.grid.distance_m(actor.pos, action.cell)
-    enemies = A.foes(state, actor)
+        return None
     return {"metres": metres, "mode": mode or "move", "ends_turn": bool(A.turn_over(s2) or s2.over),
-            "before": _cover_against(state, actor.pos, enemies),
-            "after": _cover_against(state, action.cell, enemies)}
+            "rolls": any(e.get("type") == "roll" for e in evs)}
+
+
+def move_facts(state: BattleState, actor: Combatant, action: Action) -> dict[str, Any] | None:
+    """What a move does, tried on a copy with probe dice (`tried_move`; the straight distance
+    when the rules cannot say), and the cover the figure has against each enemy that sees it
+    before (`before`) and after (`after`). None if not a move."""
+    if action.kind != "move" or action.cell is None:
+        return None
+    f = tried_move(state, actor, action, A.probe_dice(state, actor, 97)) or {
+        "metres": state.grid.distance_m(actor.pos, action.cell), "mode": "move", "ends_turn": False, "rolls": False}
+    enemies = A.foes(state, actor)
+    return f | {"before": _cover_against(state, actor.pos, enemies),
+                "after": _cover_against(state, action.cell, enemies)}
 
 
 def move_words(state: BattleState, actor: Combatant, action: Action) -> str | None:

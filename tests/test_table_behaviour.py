@@ -20,16 +20,20 @@ def held_fight(tmp_path=None):
 def test_hold_set_at_the_table_keeps_the_figure_in_place(tmp_path):
     s = held_fight(tmp_path)
     fig = next(c for c in s.state.combatants if c.team == "syndicate")
-    x, y = s.state.grid.xy(fig.pos)
+    home = fig.pos                     # an int: the figure object itself moves with the fight
+    x, y = s.state.grid.xy(home)
     s.set_behaviour(s.check_behaviour({"figures": {fig.id: {"hold": {"cell": [x, y], "radius": 0}}}}))
     assert isinstance(s.policies["syndicate"], BehavedPolicy)
+    turns = 0
     for _ in range(40):
         if s.state.over:
             break
         a = s.state.actor
         s.resolve(s.plan().action)
         if a.id == fig.id:
-            assert s.state.by_id[fig.id].pos == fig.pos or s.state.by_id[fig.id].down
+            turns += 1           # without the hold this figure leaves its cell on each of its turns
+            assert s.state.by_id[fig.id].pos == home or s.state.by_id[fig.id].down
+    assert turns >= 3
     # saved and resumed with it
     again = Session.resume(tmp_path / "s.json")
     assert again.behaviour_json() == {"figures": {fig.id: {"hold": {"cell": [x, y], "radius": 0.0}}}} or \

@@ -26,8 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: the prompt words of the overrides (the `order` command with arguments is one too)
 WORDS = ("set", "cond", "place", "add", "remove", "endfight")
-ALIASES = {"condition": "cond", "conditions": "cond", "put": "place", "drag": "place", "delete": "remove",
-           "end_fight": "endfight", "stop": "endfight"}
 
 
 def _int(word: str, what: str, usage: str) -> int:

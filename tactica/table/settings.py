@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from rules.errors import TacticaError
 from tactica.table.base import CommandError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,9 +87,5 @@ def behave_command(session: "Session", args: list[str]) -> str:
     kind = "teams" if name in session.state.teams else "figures"
     new = {"teams": dict(cur.get("teams", {})), "figures": dict(cur.get("figures", {}))}
     new[kind][name] = {**new[kind].get(name, {}), **doc}
-    try:
-        book = check_behaviour(session, new)
-    except TacticaError:
-        raise
-    set_behaviour(session, book)
+    set_behaviour(session, check_behaviour(session, new))
     return str(session.behaviour_json() or "default behaviour")

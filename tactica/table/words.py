@@ -93,23 +93,13 @@ def move_facts(state: BattleState, action: Action) -> dict[str, Any] | None:
     with throwaway dice: `metres` along its path, `mode` (walk, run, ... in the ruleset's
     words), `ends_turn`, and `rolls` (the move asks for a roll, e.g. a cortex_hu run). None
     when the rules cannot say without a question or the move is not legal."""
+    from agents.reasons import tried_move
     from rules.dice import Dice
-    from rules.ruleset import get_ruleset
 
     if action.kind != "move" or state.actor is None:
         return None
-    try:
-        c = state.clone()
-        evs = get_ruleset(state.ruleset).apply(c, action, Dice(0))
-    except Exception:  # noqa: BLE001 - a move that needs a question: the plain distance is shown
-        return None
-    moves = [e for e in evs if e.get("type") == "move" and e.get("actor") == state.actor.id]
-    if not moves:
-        return None
-    return {"metres": round(sum(float(e.get("metres") or 0.0) for e in moves), 2),
-            "mode": str(moves[-1].get("mode") or "move"),
-            "ends_turn": bool(c.economy.get("turn_over")),
-            "rolls": any(e.get("type") == "roll" for e in evs)}
+    f = tried_move(state, state.actor, action, Dice(0))
+    return f if f is None else f | {"metres": round(f["metres"], 2)}
 
 
 def move_words(facts: dict[str, Any] | None, straight_m: float) -> str:
