@@ -74,3 +74,19 @@ def test_roles_and_dice_mode_change_through_the_session(tmp_path):
     s.set_dice_mode("manual")
     again = Session.resume(tmp_path / "s.json")
     assert again.dice_mode == "manual" and again.roles["outlaws"].role == "pc"
+
+
+def test_every_change_moves_the_revision_a_front_end_follows():
+    """The push stream compares revisions: an undo followed by another action leaves the event
+    count, the decision and the history length as they were, but not the revision."""
+    s = npc_decision(6)
+    seen = [s.revision]
+    s.resolve(s.plan().action)
+    seen.append(s.revision)
+    s.undo()
+    seen.append(s.revision)
+    s.set_role("outlaws", "npc", "aggressive")
+    seen.append(s.revision)
+    s.override({"kind": "track", "figure": "jubal", "track": "stun", "value": 1})
+    seen.append(s.revision)
+    assert seen == sorted(seen) and len(set(seen)) == len(seen)

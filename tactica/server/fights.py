@@ -47,10 +47,6 @@ class Fight:
         return self.session.seed
 
     @property
-    def doc(self) -> dict[str, Any]:
-        return self.session.scenario_doc
-
-    @property
     def settings(self) -> dict[str, Any]:
         s = self.session
         return {"dice_mode": s.dice_mode, "teams": {t: r.to_json() for t, r in s.roles.items()},

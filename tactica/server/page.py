@@ -89,15 +89,14 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         f = store.get(fid)
 
         async def gen():
-            seen: tuple | None = None
+            seen: int | None = None
             nxt = since
             waited = 0.0
             while waited < STREAM_LIFE:
                 if await request.is_disconnected() or store.fights.get(fid) is not f:
                     break
                 with f.lock:
-                    key = (len(f.battle.events), f.battle.actions_resolved, len(f.session.history),
-                           json.dumps(f.settings, sort_keys=True))
+                    key = f.session.revision   # moves on with every change: an action, an undo, a setting
                     msg = view_of(f, nxt) if key != seen else None
                 if msg is not None:
                     seen = key

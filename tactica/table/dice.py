@@ -259,15 +259,16 @@ def next_roll(b: Battle, action: Action, dice: list[int], owners: DiceOwners | N
     return {"request": req.to_json() if req is not None else None, "given": used}
 
 
-def run_with_dice(self, fn: Callable[[Battle], list[Event]], provider: Callable | None,
+def run_with_dice(session, fn: Callable[[Battle], list[Event]], provider: Callable | None,
                   given: list[int] | None = None) -> tuple[list[Event], list[int]]:
-    """`Session._run`: `self` is the session (its battle may be replaced by a copy taken
-    before the run when the run fails, so nothing is half-applied)."""
-    b = self.battle
+    """`Session._run`: run `fn` on the session's fight with the engine's dice, the GM's
+    (`provider`, asked for the rolls the session's `DiceOwners` give the GM) or exactly `given`.
+    When the run fails the battle is replaced by a copy taken before it: nothing half-applied."""
+    b = session.battle
     dice = b.dice
     if given is not None:
-        return run_given(self, fn, [int(x) for x in given])
-    if provider is None or not self.dice.any_manual():
+        return run_given(session, fn, [int(x) for x in given])
+    if provider is None or not session.dice.any_manual():
         if getattr(provider, "left", None):
             raise DiceError(f"{len(provider.left)} hand dice given, but no roll is made by hand", field="dice",
                             expected="hand dice only for the teams or figures the settings' dice name")
@@ -280,12 +281,12 @@ def run_with_dice(self, fn: Callable[[Battle], list[Event]], provider: Callable 
     # engine rolls the rest; on an error or a cancel the fight is put back as it was
     backup = b.clone()
     n0 = len(dice.record)
-    dice.on_roll = hand_hook(dice, lambda: self.battle.state, self.dice,
-                             lambda call: provider(DiceRequest.from_call(call, self.battle.state)))
+    dice.on_roll = hand_hook(dice, lambda: session.battle.state, session.dice,
+                             lambda call: provider(DiceRequest.from_call(call, session.battle.state)))
     try:
         evs = fn(b)
     except BaseException:
-        self.battle = backup
+        session.battle = backup
         raise
     finally:
         dice.on_roll = None
@@ -293,20 +294,20 @@ def run_with_dice(self, fn: Callable[[Battle], list[Event]], provider: Callable 
     del dice.record[n0:]
     left = getattr(provider, "left", None)
     if left:   # a feeder (the API's hand_dice) with faces no hand roll took
-        self.battle = backup
+        session.battle = backup
         raise DiceError(f"{len(left)} of the hand dice were not used", field="dice",
                         expected="exactly the faces of the rolls made by hand")
     return evs, used
 
 
-def run_given(self, fn: Callable[[Battle], list[Event]], given: list[int]) -> tuple[list[Event], list[int]]:
+def run_given(session, fn: Callable[[Battle], list[Event]], given: list[int]) -> tuple[list[Event], list[int]]:
     """Run with exactly the dice `given` (as in replay files): too few, too many or a face a
     die cannot show is a DiceError naming the field `dice`."""
-    dice = self.battle.dice
+    dice = session.battle.dice
     n0 = len(dice.record)
     dice.force(given, strict=True)
     try:
-        evs = fn(self.battle)
+        evs = fn(session.battle)
         left = dice.forced_left
     finally:
         dice.clear_forced()

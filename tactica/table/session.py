@@ -52,8 +52,10 @@ class Session:
         self.notes: list[str] = []
         #: the NPC behaviour a GM set (agents/behaviour.py BehaviourBook; None: the policies' own)
         self.behaviour = None
-        #: when the session was last written (None: never)
+        #: when the session was last written (None: never), and how many changes it has seen
+        #: (every change saves; a front end that follows the fight compares revisions)
         self.saved: str | None = None
+        self.revision = 0
         #: the API's client answers every figure's choices; at the terminal the GM answers for
         #: the figures the GM plays and an NPC's take its policy's default
         self.ask_all = ask_all
@@ -483,6 +485,7 @@ class Session:
     def save(self, path: str | Path | None = None) -> Path | None:
         """Write the session atomically (to `path` or the session's save file); a foreign
         file is never overwritten."""
+        self.revision += 1
         target = Path(path) if path else self.save_path
         if target is None:
             return None
