@@ -31,6 +31,7 @@ import numpy as np
 
 from rules.actions import Action
 from rules.errors import ScenarioError
+from rules.limits import check_cell_m, check_map_size
 from rules.geometry import free_path_costs, los_table, search_shadow
 
 FEET = 0.3048  # metres per foot
@@ -80,6 +81,7 @@ class Grid:
         if not rows:
             raise ScenarioError("the map has no rows", source=source, field="map.rows",
                                 expected="at least one row of map characters")
+        check_map_size(list(rows), source)
         width = len(rows[0])
         for y, row in enumerate(rows):
             if len(row) != width:
@@ -91,9 +93,7 @@ class Grid:
                     raise ScenarioError(f"unknown map character {ch!r} at x={x}",
                                         source=source, field=f"map.rows[{y}]",
                                         expected="one of " + " ".join(repr(k) for k in legend))
-        if not cell_m > 0:
-            raise ScenarioError(f"cell size {cell_m} is not positive", source=source,
-                                field="map.cell_m", expected="a positive number of metres")
+        check_cell_m(cell_m, source)  # a bound (rules/limits.py): 1e-300 m cells took 9 GB
         self.rows = list(rows)
         self.legend = legend
         self.width = width

@@ -29,12 +29,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError, UnknownNameError
 from rules.grid import Grid, legend_from_spec
+from rules.limits import (MAX_ROUND_LIMIT, check_cell_m, check_figures, check_map_size, check_name, check_numbers,
+                          load_text, read_text_file)
 from rules.ruleset import get_ruleset
 from rules.state import BattleState
 from rules.state_check import check_document
@@ -61,7 +62,7 @@ class ScenarioSpec(BaseModel):
     description: str = ""
     map: MapSpec
     teams: list[TeamSpec] = Field(min_length=2)
-    round_limit: int = Field(default=20, ge=1, le=1000)
+    round_limit: int = Field(default=20, ge=1, le=MAX_ROUND_LIMIT)
     initiative: Literal["roll", "fixed"] = "roll"
     settings: dict[str, Any] = Field(default_factory=dict)
     objects: list[dict[str, Any]] = Field(default_factory=list)
@@ -95,41 +96,14 @@ def bundled_scenarios() -> list[str]:
 
 
 def read_document(path: str | Path) -> Any:
-    """Read a YAML or JSON file; missing, unreadable or empty files are clear errors."""
+    """Read a YAML or JSON file within the bounds of rules/limits.py: missing, unreadable,
+    oversized, empty or too deeply nested files and devices or pipes are clear errors."""
     p = Path(path)
     src = str(path)
-    if not p.exists():
-        raise ScenarioError("file not found", source=src, field="(file)", expected="an existing file")
-    if p.is_dir():
-        raise ScenarioError("is a folder", source=src, field="(file)", expected="a YAML or JSON file")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"cannot read: {e.__class__.__name__}", source=src, field="(file)",
-                            expected="a readable UTF-8 text file") from None
+    text = read_text_file(p, src)
     if not text.strip():
         raise ScenarioError("file is empty", source=src, field="(file)", expected="a YAML or JSON mapping")
-    try:
-        if p.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else (
-            f" at line {e.lineno}" if isinstance(e, json.JSONDecodeError) else "")
-        raise ScenarioError(f"not valid {'JSON' if p.suffix.lower() == '.json' else 'YAML'}{where}",
-                            source=src, field="(file)", expected="a YAML or JSON mapping") from None
-
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """YAML without anchors and aliases: an encounter never needs them, and nested aliases
-    can expand a small text into gigabytes."""
-
-    def compose_node(self, parent, index):  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            ev = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here", ev.start_mark)
-        return super().compose_node(parent, index)
+    return load_text(text, src, "json" if p.suffix.lower() == ".json" else "yaml")
 
 
 def parse_text(text: str, source: str = "<text>") -> Any:
@@ -137,16 +111,7 @@ def parse_text(text: str, source: str = "<text>") -> Any:
     YAML aliases are refused. Errors name the source and the line."""
     if not text.strip():
         raise ScenarioError("empty", source=source, field="(text)", expected="a YAML or JSON mapping")
-    is_json = text.lstrip().startswith("{")
-    try:
-        return json.loads(text) if is_json else yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a safe loader
-    except (yaml.YAMLError, json.JSONDecodeError) as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else (
-            f" at line {e.lineno}" if isinstance(e, json.JSONDecodeError) else "")
-        why = f": {e.problem}" if getattr(e, "problem", None) else ""
-        raise ScenarioError(f"not valid {'JSON' if is_json else 'YAML'}{where}{why}", source=source,
-                            field="(text)", expected="a YAML or JSON mapping") from None
+    return load_text(text, source, "json" if text.lstrip().startswith("{") else "yaml", field="(text)")
 
 
 def resolve_scenario(name_or_path: str | Path) -> tuple[Any, str]:
@@ -167,10 +132,27 @@ def parse_scenario(doc: Any, source: str | None = None) -> ScenarioSpec:
         raise ScenarioError(f"the document is a {type(doc).__name__}, not a mapping", source=source,
                             field="(top level)", expected="a mapping with name, ruleset, map and teams")
     check_document(doc, source)  # NaN, infinities, lone surrogates (rules/state_check.py)
+    check_numbers(doc, source)  # bounds of rules/limits.py
     try:
-        return ScenarioSpec.model_validate(dict(doc))
+        spec = ScenarioSpec.model_validate(dict(doc))
     except ValidationError as e:
         raise pydantic_error(e, source) from None
+    check_limits(spec, source)
+    return spec
+
+
+def check_limits(spec: ScenarioSpec, source: str | None) -> None:
+    """The bounds of rules/limits.py on a parsed encounter: map size, cell size, figures, names."""
+    check_name(spec.name, source, "name")
+    check_map_size(spec.map.rows, source)
+    if spec.map.cell_m is not None:
+        check_cell_m(spec.map.cell_m, source)
+    check_figures(sum(len(t.combatants) for t in spec.teams), source)
+    for ti, t in enumerate(spec.teams):
+        check_name(t.name, source, f"teams[{ti}].name")
+        for ci, c in enumerate(t.combatants):
+            for k in ("id", "name"):
+                check_name(c.get(k), source, f"teams[{ti}].combatants[{ci}].{k}")
 
 
 def load_scenario(name_or_path: str | Path | Mapping[str, Any]) -> tuple[ScenarioSpec, str]:
