@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Policy
-from envs.encoding import ADVICE_ROWS, Layout, layout_for
+from envs.encoding import ADVICE_ROWS, ECON_LEN, GRID_CHANNELS, UNIT_FEATURES, Layout, layout_for
 from rules.actions import END_TURN, Action
 from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
@@ -31,6 +31,32 @@ _SPATIAL_PARTS = ("cells", "grid", "vec", "pi", "action")
 
 def _fp_hash(fp: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def check_archive(path: Path, src: str) -> None:
+    """An exported policy within the bounds of rules/limits.py, before numpy unpacks it: a
+    regular file of at most MAX_POLICY_BYTES whose members unpack to at most
+    MAX_POLICY_UNPACKED bytes (a 5.9 MB zip bomb unpacked to 3.9 GB)."""
+    import stat
+    import zipfile
+
+    from rules.limits import MAX_POLICY_BYTES, MAX_POLICY_UNPACKED
+
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        raise TacticaError("is not a regular file", source=src, field="(file)", expected="an exported .npz policy")
+    if st.st_size > MAX_POLICY_BYTES:
+        raise TacticaError(f"{st.st_size:,} bytes is too large", source=src, field="(file)",
+                           expected=f"a policy of at most {MAX_POLICY_BYTES:,} bytes")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            unpacked = sum(i.file_size for i in zf.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise TacticaError(f"cannot read policy: {e.__class__.__name__}", source=src, field="(file)",
+                           expected="an .npz written by `tactica export-policy`") from None
+    if unpacked > MAX_POLICY_UNPACKED:
+        raise TacticaError(f"unpacks to {unpacked:,} bytes", source=src, field="(file)",
+                           expected=f"a policy that unpacks to at most {MAX_POLICY_UNPACKED:,} bytes")
 
 
 def shipped_policy_path(ruleset: str) -> Path:
@@ -66,6 +92,7 @@ class NumpyPolicy(Policy):
         self.advice: str | None = None
         self.clock = False
         self._advisor = None
+        self._fits = False
         if self.path is not None:
             self.load(self.path)
 
@@ -74,6 +101,7 @@ class NumpyPolicy(Policy):
         src = str(path)
         if not path.exists():
             raise TacticaError("policy file not found", source=src, field="(file)", expected="an exported .npz policy")
+        check_archive(path, src)
         try:
             with np.load(path, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
@@ -153,6 +181,28 @@ class NumpyPolicy(Policy):
         self.advice = advice
         self.clock = clock
         self._advisor = None
+        self._dry_run(src)
+
+    def _dry_run(self, src: str) -> None:
+        """One forward pass on a blank observation: weights of the wrong shape, a layer of
+        an unknown kind or a head of the wrong width are refused at load, not mid-fight."""
+        lay = self.layout
+        obs = {"grid": np.zeros((1, len(GRID_CHANNELS), lay.height, lay.width), np.float32),
+               "cover": np.zeros((1, lay.n_enemy, 2), np.float32),
+               "economy": np.zeros((1, ECON_LEN), np.float32),
+               "units": np.zeros((1, lay.n_units, len(UNIT_FEATURES)), np.float32)}
+        if self.advice is not None:
+            obs["advice"] = np.zeros((1, ADVICE_ROWS, lay.n_actions), np.float32)
+        try:
+            with np.errstate(all="ignore"):
+                out = self.logits(obs)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+            raise TacticaError(f"the weights do not fit the layers ({e.__class__.__name__})", source=src,
+                               field="(arrays)", expected="weights of the shapes `tactica export-policy` wrote"
+                               ) from None
+        if getattr(out, "shape", None) != (1, lay.n_actions):
+            raise TacticaError(f"{getattr(out, 'shape', None)} action scores", source=src, field="(arrays)",
+                               expected=f"(1, {lay.n_actions}): one score per action of the layout")
 
     def check_env(self, layout: Layout, advice: str | None = None, clock: bool = False) -> None:
         """Refuse an env whose layout (or advisor, or clock) differs from the one the policy was
@@ -224,8 +274,25 @@ class NumpyPolicy(Policy):
                                    expected="a trained policy (train one with `tactica train`)")
             self.load(p)
 
+    def check_fits(self, ruleset: str, height: int, width: int, field: str = "policy") -> None:
+        """Refuse a fight this policy cannot play: another ruleset's (a metalface policy on a
+        cortex_hu fight read a `status` track it does not have) or a map larger than the
+        one it was trained on."""
+        fp = (self.meta or {}).get("fingerprint") or {}
+        src = str(self.path) if self.path is not None else None
+        if fp.get("ruleset") != ruleset:
+            raise TacticaError(f"a {fp.get('ruleset')} policy cannot play a {ruleset} fight", source=src,
+                               field=field, expected=f"a policy exported for {ruleset}")
+        lay = self.layout
+        if lay is not None and (height > lay.height or width > lay.width):
+            raise TacticaError(f"the map is {width}x{height}, the policy sees at most {lay.width}x{lay.height}",
+                               source=src, field=field, expected="a map no larger than the policy's")
+
     def act(self, state: BattleState, actor: Combatant) -> Action:
         self._ensure(state)
+        if not self._fits:
+            self.check_fits(state.ruleset, state.grid.height, state.grid.width)
+            self._fits = True
         lay = self.layout
         rs = get_ruleset(state.ruleset)
         legal = rs.legal_actions(state)

@@ -22,6 +22,7 @@ import os
 from typing import Any, Callable, Sequence
 
 from rules.errors import TacticaError
+from rules.limits import cap_workers
 
 BACKENDS = ("local", "ray")
 #: set to 1 in local workers unless the user set them: a learnt policy's small matrix
@@ -58,7 +59,10 @@ class FightPool:
         if address is not None and backend != "ray":
             raise TacticaError("--address is for the ray backend", field="--address",
                                expected="--backend ray with --address")
-        self.workers = workers
+        #: asked for; the processes started are capped at the cores (rules/limits.cap_workers)
+        #: and at the chunks of work (`map`): --workers 200 for 4 fights started 200 processes
+        self.requested = workers
+        self.workers = workers if address is not None else cap_workers(workers, workers)
         self.backend = backend
         self.address = address
         self._pool = None
@@ -67,13 +71,13 @@ class FightPool:
         self._remote = None
 
     # -- start-up -------------------------------------------------------------------
-    def _local_pool(self):
+    def _local_pool(self, parts: int | None = None):
         if self._pool is None:
             saved = {v: os.environ.get(v) for v in BLAS_THREADS}
             for v in BLAS_THREADS:
                 os.environ.setdefault(v, "1")   # the workers read it when they import numpy
             try:
-                self._pool = mp.get_context("spawn").Pool(self.workers)
+                self._pool = mp.get_context("spawn").Pool(min(self.workers, parts or self.workers))
             finally:
                 for v, old in saved.items():
                     if old is None:
@@ -128,7 +132,7 @@ class FightPool:
             return out
         parts = chunks(indices, self.workers)
         out: list = []
-        it = self._local_pool().imap(_run_chunk_star, [(fn, payload, c) for c in parts])
+        it = self._local_pool(len(parts)).imap(_run_chunk_star, [(fn, payload, c) for c in parts])
         for res in it:   # imap yields in submission order: the reduction is in index order
             out.extend(res)
             if progress is not None:

@@ -46,7 +46,12 @@ def check_policies(spec: ScenarioSpec, policies: Mapping[str, str]) -> dict[str,
         if t != "*" and t not in teams:
             raise TacticaError(f"no team {t!r} in {spec.name}", field="--policy",
                                expected="TEAM=POLICY with TEAM one of " + ", ".join(teams))
-    return {t: policies.get(t, policies.get("*", DEFAULT_POLICY)) for t in teams}
+    out = {t: policies.get(t, policies.get("*", DEFAULT_POLICY)) for t in teams}
+    for name in sorted({p for p in out.values() if p.endswith(".npz")}):
+        from agents.learned import NumpyPolicy  # before any fight: another ruleset's, or a smaller map's
+        NumpyPolicy(name).check_fits(spec.ruleset, len(spec.map.rows), max(len(r) for r in spec.map.rows),
+                                     field="--policy")
+    return out
 
 
 def play_fight(spec: ScenarioSpec, policies: Mapping[str, str], seed: int, index: int,

@@ -38,6 +38,7 @@ from typing import Any, Mapping
 from rules.battle import Battle
 from rules.errors import OverrideError, TacticaError
 from rules.events import Event, event
+from rules.limits import MAX_FIGURES, check_name
 from rules.state import BattleState, Combatant
 
 #: kind -> (required fields, optional fields) besides `kind`
@@ -174,6 +175,8 @@ def _check_add(s: BattleState, rs: Any, spec: Mapping[str, Any]) -> dict[str, An
         raise _fail(f"unknown template {tname!r}", "template", _one_of(rs.templates(), tname, f"{rs.name} templates"))
     if team not in s.teams:
         raise _fail(f"team {team!r}", "team", _one_of(s.teams, team, "teams"))
+    if len(s.combatants) >= MAX_FIGURES:
+        raise _fail(f"the fight has {len(s.combatants)} figures", "template", f"at most {MAX_FIGURES} figures in a fight")
     cell = _free_cell(s, spec["cell"], "cell")
     fid = spec.get("id")
     if fid is None:
@@ -183,6 +186,11 @@ def _check_add(s: BattleState, rs: Any, spec: Mapping[str, Any]) -> dict[str, An
         fid = f"{tname}_{k}"
     elif not isinstance(fid, str) or not fid or fid in s.by_id:
         raise _fail(f"id {fid!r}" + (" is taken" if fid in s.by_id else ""), "id", "a new, non-empty id")
+    for key in ("id", "name"):
+        try:
+            check_name(spec.get(key), None, key)
+        except TacticaError as e:
+            raise OverrideError(e.detail, field=e.field, expected=e.expected) from None
     entry: dict[str, Any] = {"id": fid, "template": tname, "at": list(s.grid.xy(cell))}
     if "name" in spec:
         if not isinstance(spec["name"], str) or not spec["name"]:

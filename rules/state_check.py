@@ -42,6 +42,7 @@ import math
 from typing import Any, Mapping
 
 from rules.errors import ScenarioError
+from rules.limits import check_figures, check_name
 from rules.state import DOWN_CONDITIONS, BattleState
 
 #: conditions a ruleset's figures may carry in a fight beyond those its GM sets
@@ -260,6 +261,10 @@ def check_state(state: BattleState, ruleset: Any, source: str | None = None) -> 
     """The loaded fight against the rules (see the module's text); raises ScenarioError."""
     g = state.grid
     known = known_conditions(ruleset)
+    check_figures(len(state.combatants), source, "added")
+    for c in state.combatants:
+        check_name(c.id, source, f"combatants.{c.id}")
+        check_name(c.name, source, f"combatants.{c.id}.name")
     if len(state.by_id) != len(state.combatants):  # a figure `added` under a scenario figure's id
         twice = sorted({c.id for c in state.combatants if sum(o.id == c.id for o in state.combatants) > 1})
         raise _fail(f"figure id(s) {twice} used twice", source, "added", "ids not in the scenario, each once")

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rules.errors import TacticaError
+from rules.limits import MAX_EPISODES, MAX_GENERATED, MAX_SEED, cap_workers
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Tactica: tabletop-RPG combat rules as simulations, RL environments and NPC brains.")
@@ -64,8 +65,8 @@ def parse_policies(items: list[str]) -> dict[str, str]:
 def simulate(
     scenario: str = typer.Argument(DEFAULT_SCENARIO, help="A bundled scenario name or a scenario file."),
     policy: list[str] = typer.Option([], "--policy", "-p", help="TEAM=POLICY (repeatable; *=POLICY for all; a name or a .npz file; default: tactical)."),
-    episodes: int = typer.Option(200, "--episodes", "-n", min=1, help="Number of fights."),
-    seed: int = typer.Option(0, "--seed", help="Seed: the same seed gives the same fights."),
+    episodes: int = typer.Option(200, "--episodes", "-n", min=1, max=MAX_EPISODES, help="Number of fights."),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seed: the same seed gives the same fights."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     log: Optional[Path] = typer.Option(None, "--log", help="Write every event of every fight as JSON lines."),
 ) -> None:
@@ -201,7 +202,7 @@ def scenarios(as_json: bool = typer.Option(False, "--json")) -> None:
 
 _PC_HELP = "The PC team (default: the team marked pc: true, else the first)."
 _POLICY_HELP = "TEAM=POLICY (repeatable; *=POLICY for all; default tactical)."
-_WORKERS_HELP = "Worker processes (or Ray CPUs); results do not depend on it."
+_WORKERS_HELP = "Worker processes (or Ray CPUs), capped at the cores and the fights; results do not depend on it."
 _ADDRESS_HELP = "Ray cluster address (default: start a local Ray)."
 
 
@@ -211,12 +212,12 @@ def difficulty(
     scenario: str = typer.Argument(DEFAULT_SCENARIO, help="A bundled scenario name or a scenario file."),
     pc: Optional[str] = typer.Option(None, "--pc", help=_PC_HELP),
     policy: list[str] = typer.Option([], "--policy", "-p", help=_POLICY_HELP),
-    episodes: Optional[int] = typer.Option(None, "--episodes", "-n", help="Number of fights (default 1000)."),
+    episodes: Optional[int] = typer.Option(None, "--episodes", "-n", min=1, max=MAX_EPISODES, help="Number of fights (default 1000)."),
     precision: Optional[float] = typer.Option(
         None, "--precision", help="Play until the 95% interval of the PC win rate is at most +-P."),
-    max_episodes: int = typer.Option(20_000, "--max-episodes", help="Cap on fights for --precision."),
-    seed: int = typer.Option(0, "--seed", help="Seed: fight i is seeded from (seed, i)."),
-    workers: int = typer.Option(1, "--workers", "-w", help=_WORKERS_HELP),
+    max_episodes: int = typer.Option(20_000, "--max-episodes", min=1, max=MAX_EPISODES, help="Cap on fights for --precision."),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seed: fight i is seeded from (seed, i)."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help=_WORKERS_HELP),
     backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help=_ADDRESS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the whole report as one JSON object."),
@@ -260,12 +261,12 @@ def tune(
     pc: Optional[str] = typer.Option(None, "--pc", help=_PC_HELP),
     policy: list[str] = typer.Option([], "--policy", "-p", help=_POLICY_HELP),
     episodes: int = typer.Option(
-        400, "--episodes", "-n", help="Fights per candidate (the same seeds for every candidate)."),
-    check_episodes: int = typer.Option(1000, "--check-episodes", help="Fights of the fresh check of the result."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the search; the fresh check uses seed + 1."),
+        400, "--episodes", "-n", min=1, max=MAX_EPISODES, help="Fights per candidate (the same seeds for every candidate)."),
+    check_episodes: int = typer.Option(1000, "--check-episodes", min=1, max=MAX_EPISODES, help="Fights of the fresh check of the result."),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seed of the search; the fresh check uses seed + 1."),
     refine: int = typer.Option(
         2, "--refine", help="Further search rounds (new seeds, twice the fights) if the check misses."),
-    workers: int = typer.Option(1, "--workers", "-w", help=_WORKERS_HELP),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help=_WORKERS_HELP),
     backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help=_ADDRESS_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the result (search path, check) as JSON."),
@@ -293,10 +294,10 @@ def evaluate(
     scenarios: Optional[str] = typer.Option(None, "--scenarios", help="Comma-separated bundled scenario names or files "
                                             f"(default {DEFAULT_SCENARIO} unless --generated is given)."),
     ruleset: Optional[str] = typer.Option(None, "--ruleset", help="Ruleset of the generated maps."),
-    generated: int = typer.Option(0, "--generated", min=0, help="Held-out mirrored generated maps to add (seeds from 1,000,000)."),
-    episodes: int = typer.Option(40, "--episodes", "-n", min=1, help="Fights per pair per scenario, half on each side."),
-    seed: int = typer.Option(0, "--seed", help="Seed: fight k of a side is seeded from (seed, k)."),
-    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Worker processes (or Ray CPUs); results do not depend on it."),
+    generated: int = typer.Option(0, "--generated", min=0, max=MAX_GENERATED, help="Held-out mirrored generated maps to add (seeds from 1,000,000)."),
+    episodes: int = typer.Option(40, "--episodes", "-n", min=1, max=MAX_EPISODES, help="Fights per pair per scenario, half on each side."),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seed: fight k of a side is seeded from (seed, k)."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help=_WORKERS_HELP),
     backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (pairs: a, b, scenario, n, a_win_rate, ci_low, ci_high, draws ...; elo)."),
@@ -377,7 +378,7 @@ def evaluate(
         t.add_row(e["policy"], f"{e['rating']:.0f}", f"{e['ci_low']:.0f} to {e['ci_high']:.0f}", str(e["games"]))
     out.print(t)
     total = sum(p["n"] for p in result["pairs"] if p["scenario"] == "all")
-    out.print(f"{total} fights in {seconds:.1f} s on {workers} worker(s)", highlight=False)
+    out.print(f"{total} fights in {seconds:.1f} s on {cap_workers(workers, total)} worker(s)", highlight=False)
     if written is not None:
         out.print(f"report: {written}", highlight=False)
 
@@ -393,7 +394,27 @@ _register_train(app, friendly, out)
 
 
 def main() -> None:
-    app()
+    """The console script: a usage error (an unknown option, `--seed -1`) is one line on
+    stderr and exit status 2, as every other bad input."""
+    try:  # typer >= 0.20 carries its own copy of click
+        from typer._click import exceptions as cx
+    except ImportError:  # pragma: no cover - older typer on click
+        import click.exceptions as cx
+
+    try:
+        code = app(standalone_mode=False)
+    except cx.UsageError as e:
+        if type(e).__name__ == "NoArgsIsHelpError":  # `tactica` alone: the help
+            e.show()
+            sys.exit(e.exit_code)
+        where = f" (see {e.ctx.command_path} --help)" if e.ctx is not None else ""
+        err.print(f"[bold red]error:[/] {escape(' '.join(e.format_message().split()))}{escape(where)}",
+                  highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except typer.Abort:
+        err.print("aborted", highlight=False)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

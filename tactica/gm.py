@@ -14,6 +14,8 @@ from typing import Callable, Optional
 import typer
 from rich.markup import escape
 
+from rules.limits import MAX_SEED
+
 
 def register(app: typer.Typer, friendly: Callable, out, err) -> None:
     """Add the GM commands to the CLI app."""
@@ -35,7 +37,7 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         save: Optional[Path] = typer.Option(None, "--save", help="Save file (written after every action; "
                                             "default: autopilot-SCENARIO-TIME.json)."),
         resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a saved session."),
-        seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the dice and the policies (default 0)."),
+        seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED, help="Seed of the dice and the policies (default 0)."),
     ) -> None:
         """Run a fight at the table: NPCs plan and explain, the GM confirms or overrides.
 
@@ -70,7 +72,7 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         actor: Optional[str] = typer.Option(None, "--actor", help="The figure (default: the acting one)."),
         policy: Optional[str] = typer.Option(None, "--policy", help="The policy to ask: a name or a .npz file "
                                               "(default: agents.base.DEFAULT_POLICY, tactical)."),
-        seed: int = typer.Option(0, "--seed"),
+        seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED),
         alternatives: int = typer.Option(4, "--alternatives", "-n", min=0, max=20),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:

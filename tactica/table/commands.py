@@ -136,6 +136,8 @@ def parse_command(text: str, state: BattleState | None = None, legal: list[Actio
             d = json.loads(t)
         except json.JSONDecodeError as e:
             raise CommandError(f"not valid JSON: {e.msg}", field="action", expected='{"type": KIND, ...}') from None
+        except (RecursionError, ValueError):  # nested too deep, an integer too long
+            raise CommandError("not an action", field="action", expected='{"type": KIND, ...}') from None
         a = Action.from_dict(d, state.grid.width)
         if a not in legal:
             raise CommandError(f"{a} is not legal now", field="action", expected="one of the legal actions (list)")

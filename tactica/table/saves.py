@@ -13,6 +13,8 @@ import numpy as np
 import yaml
 
 from rules.dice import Dice
+from rules.errors import ScenarioError
+from rules.limits import load_text, read_text_file
 from rules.serialize import FORMAT, atomic_write
 from tactica.table.base import SESSION_FORMAT, SESSION_VERSION, SessionError
 
@@ -55,24 +57,15 @@ def _set_policy_rng_state(p, st: Mapping[str, Any]) -> None:
 
 def read_save(path: str | Path) -> dict[str, Any]:
     """A save file as a dict, or a clear `SessionError` (missing, unreadable, not JSON, foreign)."""
-    p = Path(path)
     src = str(path)
-    if not p.exists():
-        raise SessionError("file not found", source=src, field="(file)", expected="a save file written by tactica")
-    if p.is_dir():
-        raise SessionError("is a folder", source=src, field="(file)", expected="a save file")
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise SessionError(f"cannot read: {e.__class__.__name__}", source=src, field="(file)",
-                           expected="a readable UTF-8 JSON file") from None
-    if not text.strip():
-        raise SessionError("file is empty", source=src, field="(file)", expected="a Tactica state file (JSON)")
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SessionError(f"damaged: not valid JSON at line {e.lineno} column {e.colno}", source=src,
-                           field="(file)", expected="a Tactica state file (JSON)") from None
+        text = read_text_file(path, src, expected="a save file written by tactica")
+        if not text.strip():
+            raise SessionError("file is empty", source=src, field="(file)", expected="a Tactica state file (JSON)")
+        d = load_text(text, src, "json")
+    except ScenarioError as e:  # rules/limits.py: a device, a pipe, too large, nested too deep ...
+        raise SessionError(e.detail.replace("not valid JSON", "damaged: not valid JSON"), source=src,
+                           field=e.field, expected=e.expected) from None
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise SessionError("not a Tactica state file", source=src, field="format",
                            expected=f"a JSON object with format '{FORMAT}' (written by tactica autopilot or the API)")
@@ -234,8 +227,8 @@ def write_replay(doc: Mapping[str, Any], path: str | Path) -> Path:
     p = Path(path)
     if p.exists():
         try:
-            old = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except Exception:  # noqa: BLE001
+            old = load_text(read_text_file(p), str(p), "yaml")
+        except Exception:  # noqa: BLE001 - anything unreadable is not a replay file
             old = None
         if not (isinstance(old, dict) and "steps" in old and "scenario" in old):
             raise SessionError("exists and is not a replay file", source=str(p), field="export",

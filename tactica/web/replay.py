@@ -30,6 +30,7 @@ from rules.choices import ASK
 from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError
 from rules.events import EVENT_TYPES, dumps, narrate
+from rules.limits import MAX_LOG_BYTES, load_text, read_text_file
 from rules.scenario import ScenarioSpec, bundled_scenarios, load_scenario, new_battle, read_document, resolve_scenario
 from rules.state import BattleState
 
@@ -90,7 +91,7 @@ def _read_jsonl(text: str, src: str) -> dict[int, list[dict[str, Any]]]:
             continue
         try:
             e = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError, ValueError):  # ValueError: an integer too long
             raise _err(src, "not valid JSON", f"line {n}", "one JSON event per line") from None
         if not isinstance(e, dict) or e.get("type") not in EVENT_TYPES:
             raise _err(src, "not an event", f"line {n}", "a JSON object with a known event type")
@@ -105,14 +106,10 @@ def load_recording(path: str | Path, scenario: str | None = None) -> Recording:
     """Read a log, replay file or state file; a file of another kind is a clear error."""
     p = Path(path)
     src = str(path)
-    if not p.exists():
-        raise _err(src, "file not found")
-    if p.is_dir():
-        raise _err(src, "is a folder")
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise _err(src, f"cannot read: {e.__class__.__name__}") from None
+        text = read_text_file(p, src, limit=MAX_LOG_BYTES, expected=EXPECTED)
+    except ScenarioError as e:
+        raise _err(src, e.detail, e.field or "(file)", e.expected or EXPECTED) from None
     if not text.strip():
         raise _err(src, "file is empty")
     scen_doc, scen_src = None, None
@@ -121,7 +118,7 @@ def load_recording(path: str | Path, scenario: str | None = None) -> Recording:
     first = text.lstrip().split("\n", 1)[0]
     try:
         head = json.loads(first)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError, ValueError):
         head = None
     if isinstance(head, dict) and head.get("type") in EVENT_TYPES:
         return Recording(src, "simulate log", _read_jsonl(text, src), scen_doc, scen_src)
@@ -139,16 +136,13 @@ def load_recording(path: str | Path, scenario: str | None = None) -> Recording:
 
 
 def _parse_any(text: str) -> Any:
-    import yaml
-
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
+    """JSON, else YAML (without aliases, within rules/limits.py), else None."""
+    for fmt in ("json", "yaml"):
+        try:
+            return load_text(text, None, fmt)
+        except TacticaError:
+            pass
+    return None
 
 
 def _from_state(doc: Mapping[str, Any], src: str, scen_doc: Any, scen_src: str | None) -> Recording:
