@@ -39,7 +39,7 @@ from rules.choices import Pending, Question
 from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError
 from rules.ruleset import get_ruleset
-from rules.scenario import load_scenario, new_battle
+from rules.scenario import new_battle, parse_scenario
 from rules.state_check import check_saved, check_state
 
 FORMAT = "tactica-state"
@@ -135,7 +135,7 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
         raise ScenarioError(f"format_version {d.get('format_version')!r}", source=source, field="format_version",
                             expected=str(FORMAT_VERSION))
     try:
-        spec, _ = load_scenario(_need(d, "scenario", dict, source))
+        spec = parse_scenario(_need(d, "scenario", dict, source), source)  # its errors name the save
     except TacticaError as e:
         raise e.at(source, "scenario")
     rs = get_ruleset(spec.ruleset)
