@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 
+def _printable(text: str) -> str:
+    """Control characters (a newline in a key, an escape sequence in a name) written as their
+    escapes: an error is one line, and prints nothing a terminal would run."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
 class TacticaError(Exception):
     """Base class for every error Tactica reports to a user as one line."""
 
@@ -25,7 +33,7 @@ class TacticaError(Exception):
         if self.expected:
             text += f" (expected {self.expected})"
         parts.append(text)
-        return ": ".join(parts)
+        return _printable(": ".join(parts))
 
     def at(self, source: str | None = None, field_prefix: str | None = None) -> "TacticaError":
         """Return this error re-anchored to a file and/or a field path prefix."""
