@@ -5,8 +5,8 @@ A bound is set far past anything a real table or experiment meets (the largest b
 22x14 with 8 figures) and close enough that one input cannot take gigabytes or hours. Past a
 bound the input gets a one-line `ScenarioError` naming the file, the field and the bound.
 
-Reading a document goes through `read_text_file` (a regular file, at most `MAX_FILE_BYTES`,
-UTF-8) and `load_text` (JSON or YAML without aliases, nested at most `MAX_DEPTH` deep, no
+Reading a document goes through `read_text_file` (a regular file, at most `MAX_FILE_BYTES`
+for an encounter or `MAX_SAVE_BYTES` for what Tactica writes, UTF-8) and `load_text` (JSON or YAML without aliases, nested at most `MAX_DEPTH` deep, no
 integer too long for Python to read). `check_numbers` then bounds every number of an
 encounter by `MAX_NUMBER`.
 """
@@ -24,13 +24,21 @@ import yaml
 
 from rules.errors import ScenarioError
 
-#: bytes of one encounter, save, state or replay document (a file or an API body): the
-#: largest bundled scenario is 2 KB; a table save of a long fight with its undo history ~200 KB
-MAX_FILE_BYTES = 8 * 2 ** 20
+#: bytes of an encounter file: the largest bundled one is 2 KB, a 100x100 map with 60
+#: figures written out in full under 100 KB
+MAX_FILE_BYTES = 4 * 2 ** 20
+#: bytes of a save, a state or a replay document (a file or an API body): Tactica writes these;
+#: a table save of an 88-action fight with its undo snapshots is 525 KB (events add ~0.5 KB an
+#: action), so this holds fights of tens of thousands of actions
+MAX_SAVE_BYTES = 32 * 2 ** 20
 #: bytes of an event log read by `tactica replay`/`view` (JSON lines, one fight or many)
 MAX_LOG_BYTES = 256 * 2 ** 20
 #: nesting of mappings and lists in a document (an encounter needs 6, a save 12)
 MAX_DEPTH = 40
+#: values (scalars, mappings, lists) in a YAML document: an encounter needs under 5,000;
+#: YAML is slow to build (10,000 figures, 60,000 values, took 8 s), so past this it is refused
+#: after a fast scan of its events
+MAX_YAML_NODES = 50_000
 #: magnitude of any number in an encounter (attributes, ranges, counts): rules use tens
 MAX_NUMBER = 1_000_000_000
 #: cells on a side of a map, and cells in all
@@ -106,15 +114,15 @@ def read_text_file(path: str | Path, source: str | None = None, limit: int = MAX
                             expected="a readable UTF-8 text file") from None
 
 
-def load_text(text: str, source: str | None, fmt: str, field: str = "(file)") -> Any:
+def load_text(text: str, source: str | None, fmt: str, field: str = "(file)", limit: int = MAX_SAVE_BYTES) -> Any:
     """Parse `text` as `fmt` ("json" or "yaml"): YAML aliases refused, nesting bounded, an
     integer too long to read refused; errors name the source and the line."""
-    if len(text) > MAX_FILE_BYTES:
+    if len(text) > limit:
         raise ScenarioError(f"{len(text):,} characters is too large", source=source, field=field,
-                            expected=f"at most {MAX_FILE_BYTES:,} bytes")
+                            expected=f"at most {limit:,} bytes")
     name = "JSON" if fmt == "json" else "YAML"
     try:
-        doc = json.loads(text) if fmt == "json" else yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - safe
+        doc = json.loads(text) if fmt == "json" else _yaml(text, source, field)
     except (yaml.YAMLError, json.JSONDecodeError) as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else (
@@ -130,6 +138,30 @@ def load_text(text: str, source: str | None, fmt: str, field: str = "(file)") ->
                             expected=f"numbers of at most {len(str(MAX_NUMBER))} digits") from None
     check_depth(doc, source)
     return doc
+
+
+def _yaml(text: str, source: str | None, field: str) -> Any:
+    """YAML through libyaml: first a scan of its events (aliases refused, nesting and values
+    counted), then the safe load; without libyaml, the pure-Python loader without aliases."""
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is None:  # pragma: no cover - PyYAML's wheels carry libyaml
+        return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - a safe loader
+    nodes = depth = 0
+    for ev in yaml.parse(text, Loader=fast):
+        if isinstance(ev, yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here", ev.start_mark)
+        if isinstance(ev, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            nodes += 1
+            if nodes > MAX_YAML_NODES:
+                raise ScenarioError(f"more than {MAX_YAML_NODES:,} values", source=source, field=field,
+                                    expected=f"a YAML document of at most {MAX_YAML_NODES:,} values")
+        if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise RecursionError
+        elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    return yaml.load(text, Loader=fast)  # noqa: S506 - a safe loader, aliases refused above
 
 
 def check_depth(doc: Any, source: str | None, limit: int = MAX_DEPTH) -> None:
@@ -214,9 +246,11 @@ def cap_workers(requested: int, jobs: int) -> int:
 
 #: (name, value, why) of every limit, in the order docs/limits.md lists them
 TABLE: tuple[tuple[str, Any, str], ...] = (
-    ("MAX_FILE_BYTES", MAX_FILE_BYTES, "an encounter, save, state or replay document, file or API body"),
+    ("MAX_FILE_BYTES", MAX_FILE_BYTES, "an encounter file"),
+    ("MAX_SAVE_BYTES", MAX_SAVE_BYTES, "a save, state or replay document, file or API body"),
     ("MAX_LOG_BYTES", MAX_LOG_BYTES, "an event log read by replay and view"),
     ("MAX_DEPTH", MAX_DEPTH, "mappings and lists nested in a document"),
+    ("MAX_YAML_NODES", MAX_YAML_NODES, "values in a YAML document"),
     ("MAX_NUMBER", MAX_NUMBER, "magnitude of a number in an encounter"),
     ("MAX_MAP_SIDE", MAX_MAP_SIDE, "cells on a side of a map"),
     ("MAX_MAP_CELLS", MAX_MAP_CELLS, "cells of a map in all"),

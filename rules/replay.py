@@ -62,6 +62,7 @@ from rules.errors import DiceError, IllegalActionError, ScenarioError, TacticaEr
 from rules.events import event
 from rules.final_state import state_summary  # also `rules.replay.state_summary` (tactica/server.py, tests)
 from rules.overrides import apply_override
+from rules.limits import MAX_SAVE_BYTES
 from rules.scenario import load_scenario, new_battle, read_document
 from rules.state import BattleState
 
@@ -119,7 +120,7 @@ def _forced(values: Any, src: str, field: str) -> list[int]:
 def load_replay(path: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
     if isinstance(path, Mapping):
         return dict(path), "<replay>"
-    doc = read_document(path)
+    doc = read_document(path, MAX_SAVE_BYTES)  # a replay is written by Tactica, as a save
     src = str(path)
     if not isinstance(doc, Mapping):
         raise ScenarioError(f"the document is a {type(doc).__name__}, not a mapping", source=src,

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError, UnknownNameError
 from rules.grid import Grid, legend_from_spec
-from rules.limits import (MAX_ROUND_LIMIT, check_cell_m, check_figures, check_map_size, check_name, check_numbers,
+from rules.limits import (MAX_FILE_BYTES, MAX_ROUND_LIMIT, MAX_SAVE_BYTES, check_cell_m, check_figures, check_map_size, check_name, check_numbers,
                           load_text, read_text_file)
 from rules.ruleset import get_ruleset
 from rules.state import BattleState
@@ -95,12 +95,12 @@ def bundled_scenarios() -> list[str]:
                   for p in base.rglob("*.yaml"))
 
 
-def read_document(path: str | Path) -> Any:
+def read_document(path: str | Path, limit: int = MAX_FILE_BYTES) -> Any:
     """Read a YAML or JSON file within the bounds of rules/limits.py: missing, unreadable,
     oversized, empty or too deeply nested files and devices or pipes are clear errors."""
     p = Path(path)
     src = str(path)
-    text = read_text_file(p, src)
+    text = read_text_file(p, src, limit=limit)
     if not text.strip():
         raise ScenarioError("file is empty", source=src, field="(file)", expected="a YAML or JSON mapping")
     return load_text(text, src, "json" if p.suffix.lower() == ".json" else "yaml")
@@ -111,7 +111,8 @@ def parse_text(text: str, source: str = "<text>") -> Any:
     YAML aliases are refused. Errors name the source and the line."""
     if not text.strip():
         raise ScenarioError("empty", source=source, field="(text)", expected="a YAML or JSON mapping")
-    return load_text(text, source, "json" if text.lstrip().startswith("{") else "yaml", field="(text)")
+    return load_text(text, source, "json" if text.lstrip().startswith("{") else "yaml", field="(text)",
+                     limit=MAX_SAVE_BYTES)
 
 
 def resolve_scenario(name_or_path: str | Path) -> tuple[Any, str]:
@@ -226,6 +227,12 @@ def build_state(spec: ScenarioSpec, source: str | None = None) -> BattleState:
                                           source=source, field=f)
             except TacticaError as e:
                 raise e.at(source)
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError) as e:
+                # a value of a type the ruleset's reader did not expect (found by fuzzing,
+                # tests/test_fuzz_inputs.py): still one line naming the figure
+                raise ScenarioError(f"a value of the wrong type ({e.__class__.__name__}: {e})", source=source,
+                                    field=f, expected=f"a {spec.ruleset} figure as docs/{spec.ruleset}.md describes"
+                                    ) from None
             combatants.append(comb)
             seen_ids[cid] = team.name
             taken[cell] = cid

@@ -50,6 +50,11 @@ def _made(tmp: Path) -> dict[str, str]:
                                + "\n".join(f"    - \"{'.' * 100}\"" for _ in range(100))
                                + f"\nteams:\n  - name: a\n    combatants:\n{figs}\n"
                                + "  - {name: b, combatants: [{id: y, template: gunslinger, at: [3, 1]}]}\n")
+    doc = {"name": "many", "ruleset": "cortex", "map": {"rows": ["." * 100] * 100},
+           "teams": [{"name": "a", "combatants": [{"id": f"f{i}", "template": "gunslinger", "at": [i % 100, i // 100]}
+                                                  for i in range(10_000)]},
+                     {"name": "b", "combatants": [{"id": "y", "template": "gunslinger", "at": [3, 1]}]}]}
+    m["many_json"] = _write(tmp / "many.json", json.dumps(doc))
     m["oversized"] = _write(tmp / "oversized.yaml", "# " + "x" * (MAX_FILE_BYTES + 10) + "\n")
     fifo = tmp / "fifo.yaml"
     os.mkfifo(fifo)
@@ -120,7 +125,8 @@ CASES = [  # id, argv ({H}: tests/hostile, {name}: a made file), field the error
     ("deep_yaml", ["simulate", "{deep_yaml}", "-n", "1"], "(file)"),
     ("deep_mapping", ["validate", "{deep_ok_size}"], "(document)"),
     ("big_map", ["validate", "{big_map}"], "map.rows"),
-    ("many_figures", ["simulate", "{many_figures}", "-n", "1"], "teams"),
+    ("many_figures", ["simulate", "{many_figures}", "-n", "1"], "(file)"),
+    ("many_figures_json", ["simulate", "{many_json}", "-n", "1"], "teams"),
     ("oversized", ["validate", "{oversized}"], "(file)"),
     ("fifo", ["validate", "{fifo}"], "(file)"),
     ("dev_zero", ["simulate", "/dev/zero", "-n", "1"], "(file)"),

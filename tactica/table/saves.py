@@ -14,7 +14,7 @@ import yaml
 
 from rules.dice import Dice
 from rules.errors import ScenarioError
-from rules.limits import load_text, read_text_file
+from rules.limits import MAX_SAVE_BYTES, load_text, read_text_file
 from rules.serialize import FORMAT, atomic_write
 from tactica.table.base import SESSION_FORMAT, SESSION_VERSION, SessionError
 
@@ -59,7 +59,7 @@ def read_save(path: str | Path) -> dict[str, Any]:
     """A save file as a dict, or a clear `SessionError` (missing, unreadable, not JSON, foreign)."""
     src = str(path)
     try:
-        text = read_text_file(path, src, expected="a save file written by tactica")
+        text = read_text_file(path, src, limit=MAX_SAVE_BYTES, expected="a save file written by tactica")
         if not text.strip():
             raise SessionError("file is empty", source=src, field="(file)", expected="a Tactica state file (JSON)")
         d = load_text(text, src, "json")
@@ -227,7 +227,7 @@ def write_replay(doc: Mapping[str, Any], path: str | Path) -> Path:
     p = Path(path)
     if p.exists():
         try:
-            old = load_text(read_text_file(p), str(p), "yaml")
+            old = load_text(read_text_file(p, limit=MAX_SAVE_BYTES), str(p), "yaml")
         except Exception:  # noqa: BLE001 - anything unreadable is not a replay file
             old = None
         if not (isinstance(old, dict) and "steps" in old and "scenario" in old):

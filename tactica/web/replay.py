@@ -30,7 +30,7 @@ from rules.choices import ASK
 from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError
 from rules.events import EVENT_TYPES, dumps, narrate
-from rules.limits import MAX_LOG_BYTES, load_text, read_text_file
+from rules.limits import MAX_LOG_BYTES, MAX_SAVE_BYTES, load_text, read_text_file
 from rules.scenario import ScenarioSpec, bundled_scenarios, load_scenario, new_battle, read_document, resolve_scenario
 from rules.state import BattleState
 
@@ -123,7 +123,7 @@ def load_recording(path: str | Path, scenario: str | None = None) -> Recording:
     if isinstance(head, dict) and head.get("type") in EVENT_TYPES:
         return Recording(src, "simulate log", _read_jsonl(text, src), scen_doc, scen_src)
     try:
-        doc = read_document(p) if p.suffix.lower() in (".json", ".yaml", ".yml") else _parse_any(text)
+        doc = read_document(p, MAX_SAVE_BYTES) if p.suffix.lower() in (".json", ".yaml", ".yml") else _parse_any(text)
     except TacticaError:
         doc = None
     if not isinstance(doc, Mapping):

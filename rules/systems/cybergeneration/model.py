@@ -229,6 +229,9 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
     arm = start.armour_list(merged.get("armour"), armour, source, f"{field}.armour")
     its = start.item_list(merged.get("items"), items, weapons, source, f"{field}.items")
     drawn = merged.get("drawn", "auto")
+    if drawn is not None and not isinstance(drawn, str):
+        raise ScenarioError(f"drawn {drawn!r}", source=source, field=f"{field}.drawn",
+                            expected="a weapon name, auto or none")
     if "drawn" not in spec and drawn not in ws:
         drawn = "auto"  # the template's drawn weapon was overridden away
     if drawn == "auto":
