@@ -487,10 +487,29 @@ def legend_from_spec(spec: Mapping[str, Mapping] | None, source: str | None = No
         if len(ch) != 1:
             raise ScenarioError(f"legend key {ch!r} is not one character", source=source,
                                 field=f"map.legend.{ch}", expected="a single character")
+        if not isinstance(t, Mapping):
+            raise ScenarioError(f"{t!r}", source=source, field=f"map.legend.{ch}",
+                                expected="a mapping of name, blocks_move, blocks_sight, cover, difficult, sturdiness")
         try:
             legend[ch] = Terrain(**dict(t))
         except TypeError as e:
             raise ScenarioError(str(e), source=source, field=f"map.legend.{ch}",
                                 expected="name, blocks_move, blocks_sight, cover, difficult, sturdiness")
+        _check_terrain(legend[ch], source, f"map.legend.{ch}")
     return legend
+
+
+def _check_terrain(t: Terrain, source: str | None, field: str) -> None:
+    """Each field of a legend entry of the type and range the rules read (a cover of 5 met a
+    rule's table of cover levels 0-4 as a KeyError mid-fight; found by fuzzing)."""
+    if not isinstance(t.name, str) or not t.name:
+        raise ScenarioError(f"name {t.name!r}", source=source, field=f"{field}.name", expected="a non-empty name")
+    for k in ("blocks_move", "blocks_sight", "difficult"):
+        if not isinstance(getattr(t, k), bool):
+            raise ScenarioError(f"{getattr(t, k)!r}", source=source, field=f"{field}.{k}", expected="true or false")
+    for k, hi, what in (("cover", 4, "0 none, 1 light, 2 medium, 3 heavy, 4 total"),
+                        ("sturdiness", 100, "dice of blast damage it absorbs, 0 = never breaks")):
+        v = getattr(t, k)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= hi:
+            raise ScenarioError(f"{v!r}", source=source, field=f"{field}.{k}", expected=f"a whole number from 0 to {hi}: {what}")
 
