@@ -13,7 +13,9 @@ import numpy as np
 import yaml
 
 from rules.dice import Dice
-from rules.serialize import FORMAT, atomic_write
+from rules.limits import NoAliasLoader, read_text_file
+from rules.atomic import atomic_write
+from rules.serialize import FORMAT
 from tactica.table.base import SESSION_FORMAT, SESSION_VERSION, SessionError
 
 
@@ -80,11 +82,12 @@ def read_save(path: str | Path) -> dict[str, Any]:
 
 
 def check_writable_target(path: Path, own: Path | None = None) -> None:
-    """A save target must be new, or the very file this session was resumed from."""
+    """A save target must be new, or the very file this session was resumed from (or a
+    device: /dev/null keeps nothing, /dev/full tries a full disk)."""
     path = Path(path)
     if own is not None and path.resolve() == Path(own).resolve():
         return
-    if path.exists():
+    if path.exists() and not path.is_char_device():
         raise SessionError("already exists", source=str(path), field="--save",
                            expected="a new file (continue a saved session with --resume FILE; it is never overwritten otherwise)")
     folder = path.parent if str(path.parent) else Path(".")
@@ -219,7 +222,7 @@ def write_save(session: Any, target: Path, path: str | Path | None) -> Path:
     session's own file must be new or a Tactica save (a foreign file is never overwritten)."""
     own = session.save_path
     if path is not None and (own is None or Path(path).resolve() != own.resolve()):
-        if Path(path).exists():
+        if Path(path).is_file():   # a device or a pipe is written directly, never read first
             try:
                 read_save(path)
             except SessionError:
@@ -232,10 +235,10 @@ def write_save(session: Any, target: Path, path: str | Path | None) -> Path:
 def write_replay(doc: Mapping[str, Any], path: str | Path) -> Path:
     """A replay document written to `path`, which must be new or a replay file already."""
     p = Path(path)
-    if p.exists():
+    if p.exists() and not p.is_char_device():   # a device is written directly, never read first
         try:
-            old = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except Exception:  # noqa: BLE001
+            old = yaml.load(read_text_file(p), Loader=NoAliasLoader)
+        except Exception:  # noqa: BLE001 - unreadable, too big, not YAML: not a replay
             old = None
         if not (isinstance(old, dict) and "steps" in old and "scenario" in old):
             raise SessionError("exists and is not a replay file", source=str(p), field="export",
