@@ -38,8 +38,50 @@ def friendly(fn: Callable) -> Callable:
         except TacticaError as e:
             fail(escape(e.line()))
         except OSError as e:
-            fail(escape(f"{getattr(e, 'filename', '') or ''}: {e.strerror or e}"))
+            fail(escape(os_error_line(e)))
     return wrapper
+
+
+def os_error_line(e: OSError) -> str:
+    """One line for an OSError: the file it names (standard output: `_NamedStream`) and what failed."""
+    what = e.strerror or e.__class__.__name__
+    return f"{e.filename}: {what}" if e.filename else what
+
+
+class _NamedStream:
+    """sys.stdout whose failed writes (a full disk under `> file`) name it: an OSError with the
+    filename 'standard output', after which the rest goes nowhere (no second error at exit)."""
+
+    def __init__(self, stream, name: str) -> None:
+        self._stream, self._name = stream, name
+
+    def _failed(self, e: OSError) -> OSError:
+        import os
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return OSError(e.errno, f"cannot write: {e.strerror or e}", self._name)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def escape(text: str) -> str:
@@ -393,6 +435,7 @@ _register_train(app, friendly, out)
 
 
 def main() -> None:
+    sys.stdout = _NamedStream(sys.stdout, "standard output")
     app()
 
 
