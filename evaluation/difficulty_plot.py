@@ -120,7 +120,13 @@ def plot_difficulty(report: Mapping[str, Any], fights: Sequence[Any], path: str 
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=4, frameon=False)
 
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
+    import io
+
+    from rules.atomic import atomic_write
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
     plt.close(fig)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, buf.getvalue(), mode=0o644, field="--plot")   # whole or not at all
     return path

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from rules.errors import TacticaError
-from rules.serialize import atomic_write
+from rules.atomic import atomic_write
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -594,11 +594,13 @@ def pooled_check(checks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def write_tuned(result: Mapping[str, Any], out: str | Path) -> Path:
     """Write the tuned scenario (YAML, or JSON for a .json name) with a note of how it was measured."""
+    from rules.atomic import atomic_write
+
     out = Path(out)
     doc = result["document"]
     if out.suffix.lower() == ".json":
         import json
-        out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        atomic_write(out, json.dumps(doc, indent=2) + "\n", mode=0o644)
         return out
     c = result["check"]
     head = (f"# Tuned by `tactica tune` from {result['source']}: target PC win {result['target_win']:.0%} "
@@ -606,7 +608,7 @@ def write_tuned(result: Mapping[str, Any], out: str | Path) -> Path:
             f"[{c['ci_low']:.1%}, {c['ci_high']:.1%}] over {c['episodes']} fights "
             f"(seeds {', '.join(map(str, c['seeds']))}), "
             f"policies {result['policies']}.\n")
-    out.write_text(head + dump_yaml(doc), encoding="utf-8")
+    atomic_write(out, head + dump_yaml(doc), mode=0o644)   # whole or not at all (a full disk: one line)
     return out
 
 

@@ -63,3 +63,13 @@ class UnknownNameError(TacticaError):
 
 class OverrideError(TacticaError):
     """A GM override (rules/overrides.py) the fight cannot take now; nothing was changed."""
+
+
+class WriteError(TacticaError):
+    """A file that could not be written (a full disk, a read-only folder): names the file and
+    what failed; nothing of it is left behind (rules/atomic.py). `errno` is the system's."""
+
+    def __init__(self, message: str, *, source: str | None = None, field: str | None = None,
+                 expected: str | None = None, errno: int | None = None) -> None:
+        self.errno = errno
+        super().__init__(message, source=source, field=field, expected=expected)

@@ -27,13 +27,12 @@ state is a ScenarioError naming the field (`combatants.mal.pos`, `dice.buf[3]`).
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
 from rules.actions import Action
+from rules.atomic import atomic_write  # noqa: F401 - saves are written through it
 from rules.battle import Battle
 from rules.choices import Pending, Question
 from rules.dice import Dice
@@ -204,36 +203,3 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
 
 def dumps_state(battle: Battle, scenario_doc: Mapping[str, Any]) -> str:
     return json.dumps(battle_to_dict(battle, scenario_doc), sort_keys=True)
-
-
-def atomic_write(path: str | Path, data: str | bytes, mode: int | None = None) -> None:
-    """Write `data` to `path` whole or not at all: a temporary file in the same folder,
-    fsync, rename (and an fsync of the folder where the file system allows it). `mode`:
-    the file's permissions (default: the temporary file's, owner only)."""
-    import tempfile
-
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # pragma: no cover - some file systems refuse a folder fsync
-        pass

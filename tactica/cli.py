@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
@@ -9,16 +10,16 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from rules.errors import TacticaError
 from rules.limits import MAX_EPISODES, MAX_GENERATED, MAX_SEED, cap_workers
+from tactica.textsafe import SafeConsole, safe
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Tactica: tabletop-RPG combat rules as simulations, RL environments and NPC brains.")
-out = Console(soft_wrap=True)
-err = Console(stderr=True)
+out = SafeConsole(soft_wrap=True)
+err = SafeConsole(stderr=True)
 
 DEFAULT_SCENARIO = "cortex/warehouse"
 
@@ -38,13 +39,55 @@ def friendly(fn: Callable) -> Callable:
         except TacticaError as e:
             fail(escape(e.line()))
         except OSError as e:
-            fail(escape(f"{getattr(e, 'filename', '') or ''}: {e.strerror or e}"))
+            fail(escape(os_error_line(e)))
     return wrapper
 
 
+def os_error_line(e: OSError) -> str:
+    """One line for an OSError: the file it names (standard output: `_NamedStream`) and what failed."""
+    what = e.strerror or e.__class__.__name__
+    return f"{e.filename}: {what}" if e.filename else what
+
+
+class _NamedStream:
+    """sys.stdout whose failed writes (a full disk under `> file`) name it: an OSError with the
+    filename 'standard output', after which the rest goes nowhere (no second error at exit)."""
+
+    def __init__(self, stream, name: str) -> None:
+        self._stream, self._name = stream, name
+
+    def _failed(self, e: OSError) -> OSError:
+        import os
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return OSError(e.errno, f"cannot write: {e.strerror or e}", self._name)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def escape(text: str) -> str:
-    from rich.markup import escape as esc
-    return esc(text)
+    """User-given text shown literally inside a markup string (tactica/textsafe.py)."""
+    return safe(text)
 
 
 def parse_policies(items: list[str]) -> dict[str, str]:
@@ -74,35 +117,33 @@ def simulate(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from evaluation.simulate import check_policies, simulate as run
+    from rules.atomic import atomic_open
     from rules.scenario import load_scenario
 
     spec, src = load_scenario(scenario)
     pols = check_policies(spec, parse_policies(policy))
-    fh = open(log, "w", encoding="utf-8") if log else None
-    try:
+    # the log is written whole or not at all; a full disk is one line naming it (rules/atomic.py)
+    with atomic_open(log, mode=0o644, field="--log") if log else contextlib.nullcontext() as fh:
         show = not as_json and sys.stderr.isatty()
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeRemainingColumn(), console=err, disable=not show, transient=True) as prog:
-            task = prog.add_task(f"simulating {spec.name}", total=episodes)
+            task = prog.add_task(f"simulating {safe(spec.name)}", total=episodes)
             summary, _ = run(spec, pols, episodes, seed, src, log=fh,
                              progress=lambda k: prog.update(task, completed=k))
-    finally:
-        if fh:
-            fh.close()
     summary["policies"] = pols
     if as_json:
         print(json.dumps(summary, indent=2))
         return
-    t = Table(title=f"{spec.name} ({spec.ruleset}) - {episodes} fights, seed {seed}")
+    t = Table(title=f"{safe(spec.name)} ({spec.ruleset}) - {episodes} fights, seed {seed}")
     for col in ("team", "policy", "wins", "win rate", "95% interval"):
         t.add_column(col, justify="right" if col != "team" else "left")
     for name, v in summary["teams"].items():
-        t.add_row(name, pols[name], str(v["wins"]), f"{v['win_rate']:.1%}",
+        t.add_row(safe(name), safe(pols[name]), str(v["wins"]), f"{v['win_rate']:.1%}",
                   f"{v['ci_low']:.1%} - {v['ci_high']:.1%}")
     out.print(t)
     out.print(f"draws: {summary['draws']}   mean rounds: {summary['mean_rounds']:.2f}")
     if log:
-        out.print(f"event log written to {log}")
+        out.print(f"event log written to {safe(log)}", highlight=False)
 
 
 @app.command()
@@ -149,12 +190,13 @@ def validate(file: Path = typer.Argument(..., help="A scenario or replay file.")
     doc = read_document(file)
     if isinstance(doc, dict) and "steps" in doc:
         b = run_replay(file)
-        out.print(f"ok: {file} is a valid replay of {b.state.scenario} ({len(doc['steps'])} steps)")
+        out.print(f"ok: {safe(file)} is a valid replay of {safe(b.state.scenario)} ({len(doc['steps'])} steps)",
+                  highlight=False)
         return
     spec = parse_scenario(doc, str(file))
     st = build_state(spec, str(file))
-    out.print(f"ok: {file} is a valid {spec.ruleset} scenario: {len(spec.teams)} teams, "
-              f"{len(st.combatants)} figures, {st.grid.width}x{st.grid.height} map")
+    out.print(f"ok: {safe(file)} is a valid {spec.ruleset} scenario: {len(spec.teams)} teams, "
+              f"{len(st.combatants)} figures, {st.grid.width}x{st.grid.height} map", highlight=False)
 
 
 @app.command()
@@ -351,7 +393,7 @@ def evaluate(
     if as_json:
         print(json.dumps(result, indent=2))
         if written is not None:
-            err.print(f"report: {written}", highlight=False)
+            err.print(f"report: {safe(written)}", highlight=False)
         return
     from rich import box
 
@@ -360,14 +402,14 @@ def evaluate(
               f"(half on each side), seed {seed}", highlight=False)
     width = max(len(n) for n in result["scenarios"] + ["all"])
     for a, b in {(p["a"], p["b"]): None for p in result["pairs"]}:
-        t = Table(title=f"{a} (a) vs {b} (b)", box=box.SIMPLE_HEAD, title_justify="left")
+        t = Table(title=f"{safe(a)} (a) vs {safe(b)} (b)", box=box.SIMPLE_HEAD, title_justify="left")
         t.add_column("scenario", no_wrap=True, min_width=width)
         for col in ("fights", "a wins", "draws", "a win rate", "95% interval"):
             t.add_column(col, justify="right", no_wrap=col == "95% interval")
         for p in result["pairs"]:
             if (p["a"], p["b"]) != (a, b) or (p["scenario"] == "all" and not several):
                 continue
-            t.add_row(p["scenario"], str(p["n"]), str(p["a_wins"]), str(p["draws"]), f"{p['a_win_rate']:.1%}",
+            t.add_row(safe(p["scenario"]), str(p["n"]), str(p["a_wins"]), str(p["draws"]), f"{p['a_win_rate']:.1%}",
                       f"{p['ci_low']:.1%}-{p['ci_high']:.1%}", style="bold" if p["scenario"] == "all" else None)
         out.print(t)
     t = Table(title="Elo (Bradley-Terry over every fight, 95% bootstrap interval)", box=box.SIMPLE_HEAD,
@@ -375,12 +417,12 @@ def evaluate(
     for col in ("policy", "Elo", "95% interval", "fights"):
         t.add_column(col, justify="left" if col == "policy" else "right")
     for e in result["elo"]:
-        t.add_row(e["policy"], f"{e['rating']:.0f}", f"{e['ci_low']:.0f} to {e['ci_high']:.0f}", str(e["games"]))
+        t.add_row(safe(e["policy"]), f"{e['rating']:.0f}", f"{e['ci_low']:.0f} to {e['ci_high']:.0f}", str(e["games"]))
     out.print(t)
     total = sum(p["n"] for p in result["pairs"] if p["scenario"] == "all")
     out.print(f"{total} fights in {seconds:.1f} s on {cap_workers(workers, total)} worker(s)", highlight=False)
     if written is not None:
-        out.print(f"report: {written}", highlight=False)
+        out.print(f"report: {safe(written)}", highlight=False)
 
 
 # GM tools: autopilot, suggest, serve (tactica/gm.py)
@@ -401,6 +443,7 @@ def main() -> None:
     except ImportError:  # pragma: no cover - older typer on click
         import click.exceptions as cx
 
+    sys.stdout = _NamedStream(sys.stdout, "standard output")
     try:
         code = app(standalone_mode=False)
     except cx.UsageError as e:

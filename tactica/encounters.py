@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
 from rich.console import Console
-from rich.markup import escape
+from tactica.textsafe import safe as escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -17,10 +17,10 @@ def progress_bar(console: Console, description: str, enabled: bool) -> Iterator[
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not enabled,
                   transient=True) as prog:
-        task = prog.add_task(description, total=None)
+        task = prog.add_task(escape(description), total=None)
 
         def update(done: int, total: int, text: str | None = None) -> None:
-            kw = {"description": text} if text else {}
+            kw = {"description": escape(text)} if text else {}
             prog.update(task, completed=done, total=total, **kw)
 
         yield update
@@ -35,7 +35,7 @@ def render_difficulty(console: Console, r: Mapping[str, Any], *, workers: int, b
     """The difficulty report as a GM reads it."""
     n = r["episodes"]
     console.print(f"[bold]{escape(r['scenario'])}[/] ({r['ruleset']}): {n} fights, seed {r['seed']}, "
-                  f"policies " + ", ".join(f"{t}={p}" for t, p in r["policies"].items()), highlight=False)
+                  f"policies " + escape(", ".join(f"{t}={p}" for t, p in r["policies"].items())), highlight=False)
     label = r["label"].upper()
     lo_lab, hi_lab = r["label_range"]
     rng = "" if lo_lab == hi_lab == r["label"] else f"  (between {lo_lab} and {hi_lab} within the intervals)"

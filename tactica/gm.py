@@ -43,9 +43,8 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
 
         The GM plays the PCs (or lets a policy play them), may type in real dice
         (--dice manual), undo, save and resume. Type `help` at any prompt."""
-        from rich.console import Console
-
         from tactica.table import Session, SessionError, Terminal, default_save_path
+        from tactica.textsafe import SafeConsole
 
         if resume is not None:
             if scenario is not None:
@@ -62,7 +61,7 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
             sess = Session.new(scenario, npc=npc, pc=pc, seed=seed or 0, dice_mode=dice or "engine",
                                confirm=True if confirm is None else confirm,
                                save_path=save or default_save_path(spec.name))
-        console = Console(highlight=False)
+        console = SafeConsole(highlight=False)
         Terminal(sess, console).run()
 
     @app.command()
@@ -89,7 +88,7 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         if as_json:
             print(json.dumps(plan.to_json(s), indent=2))
             return
-        from rich.markup import escape
+        from tactica.textsafe import safe as escape
 
         who = s.by_id[plan.actor]
         hyp = " (if it were its turn now)" if plan.hypothetical else ""

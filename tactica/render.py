@@ -13,6 +13,7 @@ from rich.text import Text
 
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
+from tactica.textsafe import one_line, safe_text
 
 TEAM_STYLES = ("bold cyan", "bold red", "bold yellow", "bold magenta", "bold blue", "bold green")
 _TERRAIN_STYLE = {
@@ -72,7 +73,7 @@ def render_map(state: BattleState, pc_teams: Iterable[str] = (), highlight: Iter
                 t.append("+", style="bold white")
             else:
                 raw = g.rows[y][x]
-                ch, style = _TERRAIN_STYLE.get(raw, (raw, "white"))
+                ch, style = _TERRAIN_STYLE.get(raw, (one_line(raw), "white"))
                 t.append(ch, style=style)
             t.append(" ")
         t.append(f"{y}\n", style="grey50")
@@ -101,10 +102,11 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
         hp, mx = rs.health(c)
         ammo = c.res.get("ammo") if isinstance(c.res.get("ammo"), dict) else {}
         tb.add_row(Text(marks.get(c.id, "?"), style=team_style(state, c.team) + (" reverse" if c is actor else "")),
-                   c.id, c.name, c.team + (f" ({roles[c.team]})" if c.team in roles else ""),
+                   safe_text(c.id), safe_text(c.name),
+                   safe_text(c.team + (f" ({roles[c.team]})" if c.team in roles else "")),
                    str(list(state.grid.xy(c.pos))), health_bar(hp, mx),
-                   f"{hp:g}/{mx:g}", ",".join(sorted(c.conditions)) or "-",
-                   " ".join(f"{k}:{v}" for k, v in ammo.items()) or "-")
+                   f"{hp:g}/{mx:g}", safe_text(",".join(sorted(c.conditions)) or "-"),
+                   safe_text(" ".join(f"{k}:{v}" for k, v in ammo.items()) or "-"))
     return tb
 
 
@@ -113,7 +115,7 @@ def order_line(state: BattleState) -> Text:
     t = Text(f"Round {state.round}/{state.round_limit}  order: ", style="bold")
     for i, cid in enumerate(state.order):
         c = state.by_id.get(cid)
-        name = c.name if c else cid
+        name = one_line(c.name if c else cid)
         style = team_style(state, c.team) if c else ""
         if c is not None and c.down:
             style = "grey50 strike"
@@ -124,7 +126,7 @@ def order_line(state: BattleState) -> Text:
         if i < len(state.order) - 1:
             t.append(" → ", style="grey50")
     if state.over:
-        t.append(f"   fight over: {state.winner or 'draw'} ({state.end_reason})", style="bold")
+        t.append(one_line(f"   fight over: {state.winner or 'draw'} ({state.end_reason})"), style="bold")
     return t
 
 

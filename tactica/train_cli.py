@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from rules.errors import TacticaError
+from tactica.textsafe import safe
 
 
 def register(app: typer.Typer, friendly, out) -> None:
@@ -35,7 +36,7 @@ def register(app: typer.Typer, friendly, out) -> None:
         if out_dir is not None:
             cfg.out_dir = out_dir
         d = run_train(cfg, resume=resume, progress=True)
-        out.print(f"run folder: {d}  (policy: {d / 'policy.npz'})")
+        out.print(f"run folder: {safe(d)}  (policy: {safe(d / 'policy.npz')})", highlight=False)
 
     @app.command("export-policy")
     @friendly
@@ -68,4 +69,4 @@ def register(app: typer.Typer, friendly, out) -> None:
         steps = json.loads(meta_path.read_text()).get("step") if meta_path.exists() else None
         p = export_model(model, out_file, env.fingerprint(), f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
                          {"steps": steps, "config": cfg.to_dict()})
-        out.print(f"wrote {p}")
+        out.print(f"wrote {safe(p)}", highlight=False)

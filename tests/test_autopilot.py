@@ -231,7 +231,7 @@ def test_save_is_atomic_and_resume_continues_exactly(tmp_path):
     for _ in range(6):
         a.resolve(a.plan().action)
         b.resolve(b.plan().action)
-    assert not list(tmp_path.glob(".*tmp"))  # no temporary files left behind
+    assert not list(tmp_path.glob(".*tmp*"))  # no temporary files left behind (.NAME.tmp-PID-RANDOM)
     b = Session.resume(path)
     for _ in range(10):
         if a.state.over:

@@ -20,14 +20,15 @@ lists of layer specs (`conv2d`, `linear`, `relu`, `tanh`, `flatten`):
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from torch import nn
+
+from rules.atomic import atomic_write
 
 FORMAT = "tactica-policy"
 FORMAT_VERSION = 1
@@ -96,12 +97,8 @@ def export_model(model, path: str | Path, layout_fp: dict[str, Any], env_id: str
     arrays["__meta__"] = np.array(json.dumps(meta, sort_keys=True))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    os.close(fd)
-    os.chmod(tmp, 0o644)   # mkstemp makes it private; a policy file is for sharing
-    with open(tmp, "wb") as f:
-        np.savez(f, **arrays)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    # whole or not at all; a policy file is for sharing (a full disk: one line naming it)
+    atomic_write(path, buf.getvalue(), mode=0o644, field="--out")
     return path

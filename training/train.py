@@ -25,7 +25,7 @@ import yaml
 
 from agents.base import Policy
 from rules.errors import TacticaError
-from rules.serialize import atomic_write
+from rules.atomic import atomic_write
 from training.config import TrainConfig
 from training.export import export_model, fingerprint_hash
 

@@ -13,9 +13,10 @@ import numpy as np
 import yaml
 
 from rules.dice import Dice
+from rules.atomic import atomic_write
 from rules.errors import ScenarioError
 from rules.limits import MAX_SAVE_BYTES, load_text, read_text_file
-from rules.serialize import FORMAT, atomic_write
+from rules.serialize import FORMAT
 from tactica.table.base import SESSION_FORMAT, SESSION_VERSION, SessionError
 
 
@@ -73,11 +74,12 @@ def read_save(path: str | Path) -> dict[str, Any]:
 
 
 def check_writable_target(path: Path, own: Path | None = None) -> None:
-    """A save target must be new, or the very file this session was resumed from."""
+    """A save target must be new, or the very file this session was resumed from (or a
+    device: /dev/null keeps nothing, /dev/full tries a full disk)."""
     path = Path(path)
     if own is not None and path.resolve() == Path(own).resolve():
         return
-    if path.exists():
+    if path.exists() and not path.is_char_device():
         raise SessionError("already exists", source=str(path), field="--save",
                            expected="a new file (continue a saved session with --resume FILE; it is never overwritten otherwise)")
     folder = path.parent if str(path.parent) else Path(".")
@@ -212,7 +214,7 @@ def write_save(session: Any, target: Path, path: str | Path | None) -> Path:
     session's own file must be new or a Tactica save (a foreign file is never overwritten)."""
     own = session.save_path
     if path is not None and (own is None or Path(path).resolve() != own.resolve()):
-        if Path(path).exists():
+        if Path(path).is_file():   # a device or a pipe is written directly, never read first
             try:
                 read_save(path)
             except SessionError:
@@ -225,7 +227,7 @@ def write_save(session: Any, target: Path, path: str | Path | None) -> Path:
 def write_replay(doc: Mapping[str, Any], path: str | Path) -> Path:
     """A replay document written to `path`, which must be new or a replay file already."""
     p = Path(path)
-    if p.exists():
+    if p.exists() and not p.is_char_device():   # a device is written directly, never read first
         try:
             old = load_text(read_text_file(p, limit=MAX_SAVE_BYTES), str(p), "yaml")
         except Exception:  # noqa: BLE001 - anything unreadable is not a replay file

@@ -22,6 +22,7 @@ from tactica.table.roles import Abort
 from tactica.table.session import Session
 from tactica.table.suggest import Plan, _make_policy, _ranked
 from tactica.table.words import action_note, cannot_succeed, command_for, describe_action
+from tactica.textsafe import one_line, safe
 
 
 HELP = "Command syntax" + _commands.__doc__.split("Command syntax", 1)[1].rstrip()
@@ -43,9 +44,7 @@ class Terminal:
 
     # -- output ------------------------------------------------------------------------
     def say(self, text: str = "", style: str | None = None) -> None:
-        from rich.markup import escape
-
-        self.con.print(escape(text) if style is None else f"[{style}]{escape(text)}[/]", highlight=False)
+        self.con.print(safe(text) if style is None else f"[{style}]{safe(text)}[/]", highlight=False)
 
     def show_map(self, highlight: Iterable[int] = ()) -> None:
         from tactica.render import battle_view
@@ -66,7 +65,7 @@ class Terminal:
 
     def ask(self, prompt: str) -> str:
         try:
-            return self.input_fn(prompt)
+            return self.input_fn(one_line(prompt))
         except EOFError:
             raise Quit() from None
 
@@ -195,8 +194,8 @@ class Terminal:
 
     def show_plan(self, plan: Plan, title: str = "plan") -> None:
         st = self.s.state
-        self.con.print(f"[bold magenta]{title}[/] ({plan.policy}): [bold]{describe_action(st, plan.action)}[/]"
-                       f"  \\[{command_for(st, plan.action)}]", highlight=False)
+        self.con.print(f"[bold magenta]{safe(title)}[/] ({safe(plan.policy)}): [bold]{safe(describe_action(st, plan.action))}[/]"
+                       f"  {safe('[' + command_for(st, plan.action) + ']')}", highlight=False)
         self.say(f"  why: {plan.reason}")
         if plan.alternatives:
             self.say("  or (Enter accepts the plan; a number picks; or type any action):")
@@ -283,7 +282,7 @@ class Terminal:
         self._shown_turn = key
         self.show_map()
         a = st.actor
-        self.con.print(f"[bold]Round {st.round}: {a.name} ({a.id}, {a.team}, {s.role_of(a).label()}) to act[/]",
+        self.con.print(f"[bold]{safe(f'Round {st.round}: {a.name} ({a.id}, {a.team}, {s.role_of(a).label()}) to act')}[/]",
                        highlight=False)
 
     def run(self) -> None:
