@@ -132,6 +132,12 @@ def test_given_dice_resolve_exactly_like_a_replay(client):
     assert att and att[0]["result"] == "miss"
 
 
+def _duel_with(**changes) -> dict:
+    from rules.scenario import resolve_scenario
+    doc, _ = resolve_scenario("cortex/duel")
+    return dict(doc) | changes
+
+
 @pytest.mark.parametrize("path,body,words", [
     ("/fights", {}, "scenario"),
     ("/fights", {"scenario": "cortex/nowhere"}, "no bundled scenario"),
@@ -140,8 +146,8 @@ def test_given_dice_resolve_exactly_like_a_replay(client):
     ("/fights", {"scenario": "cortex/duel", "seed": -1}, "seed"),
     ("/fights", {"scenario": "cortex/duel", "colour": "red"}, "colour"),
     ("/fights", {"state": {"format": "nope"}}, "not a Tactica state file"),
-    ("/fights", {"scenario": {"name": "big", "ruleset": "cortex", "map": {"rows": ["." * 500]},
-                              "teams": []}}, "larger than"),
+    ("/fights", {"scenario": _duel_with(map={"rows": ["." * 500] * 3})}, "the map is 500x3 cells"),
+    ("/fights", {"scenario": _duel_with(map={"rows": ["." * 16] * 12, "cell_m": 1e-300})}, "cell size"),
     ("ACT", {}, "action"),
     ("ACT", {"action": {"type": "fly"}}, "action.type"),
     ("ACT", {"action": {"type": "attack", "target": "nobody", "weapon": "revolver"}}, "not legal"),
