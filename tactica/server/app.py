@@ -13,6 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rules.errors import DiceError, IllegalActionError, TacticaError
+from rules.limits import MAX_DEPTH, MAX_NUMBER
 from rules.scenario import bundled_scenarios, resolve_scenario
 from tactica.server.fights import Store, acting_action, check_legal, tactica_error
 from tactica.server.guard import READ_METHODS, HostCheck, ReadOnly, allowed_hosts, allowed_methods
@@ -76,6 +77,8 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
         headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 400 and exc.__cause__ is not None:   # FastAPI could not read the body
+            return JSONResponse({"error": body_error(exc.__cause__), "field": "body"}, status_code=400)
         if exc.status_code == 405:  # every method of the path, not only the first route's
             methods = allowed_methods(app, request.scope)
             headers["Allow"] = ", ".join(m for m in methods if not read_only or m in READ_METHODS)
@@ -292,6 +295,19 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     from tactica.server.page import page_routes
     page_routes(app, store, auth, errors, FightId)
     return app
+
+
+def body_error(cause: BaseException) -> str:
+    """Why a request body could not be read, in one line (FastAPI says only that it could not)."""
+    if isinstance(cause, RecursionError):
+        why = f"nested too deeply to read (a document nests at most {MAX_DEPTH} levels)"
+    elif isinstance(cause, UnicodeDecodeError):
+        why = "not UTF-8 text"
+    elif isinstance(cause, ValueError) and "digits" in str(cause):
+        why = f"a number too long to read (at most {len(str(MAX_NUMBER))} digits)"
+    else:
+        why = f"{cause.__class__.__name__}"
+    return f"body: cannot be read as JSON: {why}"
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, token: str | None = None, max_body: int = MAX_BODY,

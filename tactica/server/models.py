@@ -47,9 +47,8 @@ class CreateFight(BaseModel):
         None, description="a bundled scenario name (see GET /scenarios) or a whole scenario document")
     state: dict[str, Any] | SkipJsonSchema[None] = Field(
         None, description="a Tactica state file (format tactica-state) to continue")
-    text: str | SkipJsonSchema[None] = Field(
-        None, max_length=MAX_FILE_BYTES,
-        description="an uploaded file's text: an encounter (YAML or JSON) or a save (JSON)")
+    text: Annotated[str, Field(max_length=MAX_FILE_BYTES)] | SkipJsonSchema[None] = Field(
+        None, description="an uploaded file's text: an encounter (YAML or JSON) or a save (JSON)")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="seed of the fight's dice")
 
     @model_validator(mode="after")
