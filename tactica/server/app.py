@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from rules.errors import DiceError, IllegalActionError, TacticaError
 from rules.limits import MAX_DEPTH, MAX_NUMBER
 from rules.scenario import bundled_scenarios, resolve_scenario
-from tactica.server.fights import Store, acting_action, check_legal, tactica_error
+from tactica.server.fights import Store, acting_action, check_legal, probe, tactica_error
 from tactica.server.guard import READ_METHODS, HostCheck, ReadOnly, allowed_hosts, allowed_methods
 from tactica.server.models import (MAX_BODY, MAX_FIGHTS, SERVER_LOCK_WAIT_S, ActionOut, ApiError, ApplyAction, BodyLimit, CreateFight,
                                    ErrorOut, EventsOut, FightList, FightOut, FightState, LegalOut, OverrideBody, PlanOut,
@@ -163,11 +163,18 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         except TacticaError as e:
             raise tactica_error(e) from None
         f = store.add(sess)
-        with f.hold():
-            if not sess.started:
-                sess.begin()
-            sess.save()
-            return {"id": f.id, "summary": f.summary()}
+        f.untrusted = body.state is not None
+        try:
+            with f.hold():
+                if not sess.started:
+                    sess.begin()
+                if f.untrusted:
+                    probe(f)
+                sess.save()
+                return {"id": f.id, "summary": f.summary()}
+        except BaseException:
+            store.delete(f.id)   # a fight that could not start is not kept
+            raise
 
     @app.get("/fights", response_model=FightList, tags=["fights"], dependencies=[Depends(auth)], responses=errors)
     def list_fights() -> dict[str, Any]:

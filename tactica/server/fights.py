@@ -39,16 +39,27 @@ class Fight:
         self.lock_wait_s = lock_wait_s
         self.created = time.time()
         self.suggestions = itertools.count()
+        #: made from an uploaded state: an engine failure on it is the state's fault (422), not a bug
+        self.untrusted = False
 
     @contextmanager
     def hold(self) -> Iterator["Fight"]:
         """The fight, for one request: waits at most `lock_wait_s` while another request on
-        this fight runs, then a 503 with Retry-After (a slow request never piles up others)."""
+        this fight runs, then a 503 with Retry-After (a slow request never piles up others).
+        On a fight made from an uploaded state, an unexpected engine failure is a 422 that
+        names the state (the session restores its snapshot, so the fight is unchanged)."""
         if not self.lock.acquire(timeout=self.lock_wait_s):
             raise ApiError(503, f"fight {self.id} is busy with another request; try again shortly", "id",
                            headers={"Retry-After": str(RETRY_AFTER_S)})
         try:
             yield self
+        except (ApiError, TacticaError):
+            raise
+        except Exception as e:  # noqa: BLE001 - see the docstring
+            if not self.untrusted:
+                raise
+            raise ApiError(422, f"state: damaged: the engine cannot use this fight's state ({e.__class__.__name__} "
+                                f"{str(e)[:80]!r}); the fight is unchanged", "state") from None
         finally:
             self.lock.release()
 
@@ -166,6 +177,28 @@ class Store:
         with self.lock:
             sessions = [f.session for f in self.fights.values()]
         release_unused_maps(sessions)
+
+
+def probe(f: Fight) -> None:
+    """Read a fight made from an uploaded state as the routes will (summary, board, legal
+    actions, overlays, a suggestion), so that a state the engine cannot use is refused when it
+    is posted rather than failing on every later read. Call it holding the fight."""
+    from agents.base import DEFAULT_POLICY
+    from tactica.table import suggest
+    from tactica.web.board import board_json, overlays
+
+    b = f.battle
+    s = b.state
+    try:
+        f.summary()
+        f.undo_last()
+        board_json(s, b.ruleset)
+        legal = b.legal_actions()
+        overlays(s, b.ruleset, legal, None, None)
+        if not s.over and s.actor is not None:
+            suggest(s, None, DEFAULT_POLICY, 0, 0)
+    except TacticaError as e:
+        raise tactica_error(e) from None
 
 
 def tactica_error(e: TacticaError, status: int = 422) -> ApiError:
