@@ -14,7 +14,11 @@ from typing import Callable, Optional
 import typer
 from rich.markup import escape
 
-from rules.limits import MAX_SEED
+from rules.limits import MAX_SAVE_BYTES, MAX_SEED
+
+ALLOW_HOST_HELP = ("A name the server answers to in the Host header, besides the address it is bound to "
+                   "(and, on loopback or 0.0.0.0, localhost): NAME or NAME:PORT (repeatable). Other "
+                   "names are refused, so a web page cannot reach the server by DNS rebinding.")
 
 
 def register(app: typer.Typer, friendly: Callable, out, err) -> None:
@@ -104,15 +108,19 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
     def serve(
         host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback by default)."),
         port: int = typer.Option(8765, "--port", min=0, max=65535),
-        token: Optional[str] = typer.Option(None, "--token", envvar="TACTICA_TOKEN",
-                                            help="Require 'Authorization: Bearer TOKEN' (or set TACTICA_TOKEN)."),
-        max_body: int = typer.Option(1_000_000, "--max-body", min=1024, help="Largest request body, bytes."),
+        token: Optional[str] = typer.Option(None, "--token", envvar="TACTICA_TOKEN", show_envvar=True,
+                                            help="Require 'Authorization: Bearer TOKEN'. Prefer the "
+                                            "TACTICA_TOKEN environment variable: a token given on the "
+                                            "command line shows in `ps` to every user of the machine."),
+        max_body: int = typer.Option(MAX_SAVE_BYTES, "--max-body", min=1024, max=MAX_SAVE_BYTES,
+                                     help="Largest request body, bytes."),
         data: Optional[Path] = typer.Option(None, "--data", help="Folder where every fight is saved after each "
                                             "change and resumed from at start (default: "
                                             "~/.local/share/tactica/fights)."),
         memory: bool = typer.Option(False, "--memory", help="Keep fights in memory only (lost when the server stops)."),
         cors_origin: list[str] = typer.Option([], "--cors-origin", help="A web origin (https://vtt.example) whose "
                                               "pages may call the API from a browser (repeatable)."),
+        allow_host: list[str] = typer.Option([], "--allow-host", help=ALLOW_HOST_HELP),
     ) -> None:
         """The battle map (open / in a browser) and its HTTP JSON API (reference at /docs)."""
         from tactica.server import serve as run
@@ -121,11 +129,13 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
             err.print("[yellow]warning:[/] serving beyond loopback without --token: anyone who can reach "
                       f"{host}:{port} can play", highlight=False)
         need = " - token required: open /#token=TOKEN" if token else ""
+        if port == 0:
+            port = _free_port(host, port)   # the Host check names the real port
         folder = None if memory else (data or default_data_folder())
         where = "fights kept in memory only" if folder is None else f"fights saved in {folder}"
         print(f"tactica battle map on http://{_url_host(host)}:{port}/ (API docs at /docs){need}; {where}",
               file=sys.stderr)
-        run(host, port, token, max_body, data=folder, cors_origins=cors_origin or None)
+        run(host, port, token, max_body, data=folder, cors_origins=cors_origin or None, allow_hosts=allow_host)
 
     @app.command()
     @friendly
@@ -139,14 +149,17 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback by default)."),
         port: int = typer.Option(8766, "--port", min=0, max=65535, help="Port (0: any free port)."),
         no_open: bool = typer.Option(False, "--no-open", help="Do not open a browser; just print the address."),
+        allow_host: list[str] = typer.Option([], "--allow-host", help=ALLOW_HOST_HELP),
     ) -> None:
-        """Replay a recorded fight on the battle map in the browser: step, play/pause, scrub."""
+        """Replay a recorded fight on the battle map in the browser: step, play/pause, scrub.
+
+        The server only shows the recording: it answers GET requests and refuses any other."""
         from tactica.server import serve as run
         from tactica.web.replay import Replay, load_recording
 
         if host not in ("127.0.0.1", "localhost", "::1"):
             err.print(f"[yellow]warning:[/] serving beyond loopback: anyone who can reach {escape(host)}:{port} "
-                      "can see this fight and start others", highlight=False)
+                      "can see this fight", highlight=False)
         rp = Replay(load_recording(log_file, scenario))
         first = rp.fights[0] if fight is None else fight
         followed = rp.followed(first)  # a log that cannot be followed fails here, before serving
@@ -162,7 +175,7 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
             import webbrowser
 
             threading.Timer(1.0, webbrowser.open, [url]).start()
-        run(host, port, None, replay=rp, log_level="warning")
+        run(host, port, None, replay=rp, log_level="warning", allow_hosts=allow_host)
 
 
 def _url_host(host: str) -> str:

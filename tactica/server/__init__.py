@@ -40,7 +40,12 @@ out (with `at` and `command`) can be posted back as they are. `--cors-origin` le
 origins (a VTT module's page) call the API.
 
 Bodies are validated (422 with a message); a bearer token is checked when one is set (401);
-bodies over the size limit get 413. A bad action, bad dice or an internal error leave the fight as it was (the
+bodies over the size limit get 413, bodies that cannot be read as JSON 400. Only requests
+whose Host header names this server are answered (421 otherwise: DNS rebinding, see
+`guard.py`); `tactica view` serves its replay read-only (405 for anything but GET). A request
+waits at most `SERVER_LOCK_WAIT_S` for a fight another request holds (then 503 with
+Retry-After); maps no fight uses leave the rules' caches (`maps.py`). A fight made from an
+uploaded state is read once as the routes will before it is kept. A bad action, bad dice or an internal error leave the fight as it was (the
 session restores its snapshot). Each fight has its own lock. The rules engine needs none: a
 map's tables give the same answer whoever fills them first, and a ruleset's per-call memos
 are per thread (issue 30), so several fights are played at once from many threads.

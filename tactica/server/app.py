@@ -13,9 +13,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rules.errors import DiceError, IllegalActionError, TacticaError
+from rules.limits import MAX_DEPTH, MAX_NUMBER
 from rules.scenario import bundled_scenarios, resolve_scenario
-from tactica.server.fights import (Store, acting_action, check_inline, check_legal, tactica_error)
-from tactica.server.models import (MAX_BODY, MAX_FIGHTS, ActionOut, ApiError, ApplyAction, BodyLimit, CreateFight,
+from tactica.server.fights import Store, acting_action, check_legal, probe, tactica_error
+from tactica.server.guard import READ_METHODS, HostCheck, ReadOnly, allowed_hosts, allowed_methods
+from tactica.server.models import (MAX_BODY, MAX_FIGHTS, SERVER_LOCK_WAIT_S, ActionOut, ApiError, ApplyAction, BodyLimit, CreateFight,
                                    ErrorOut, EventsOut, FightList, FightOut, FightState, LegalOut, OverrideBody, PlanOut,
                                    SuggestBody, validation_message)
 from tactica.table import Session
@@ -23,23 +25,31 @@ from tactica.table import Session
 
 def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: int = MAX_FIGHTS,
                replay: Any = None, data: str | FilePath | None = None,
-               cors_origins: list[str] | None = None) -> FastAPI:
+               cors_origins: list[str] | None = None, allowed_hosts: list[str] | None = None,
+               read_only: bool = False, lock_wait_s: float = SERVER_LOCK_WAIT_S) -> FastAPI:
     """The API app; `token` set means every /fights request needs `Authorization: Bearer TOKEN`.
     `replay`: a recorded fight (`tactica.web.replay.Replay`) the page shows (`tactica view`).
     `data`: a folder where every fight is saved and from which saved fights are resumed
     (None: fights live in memory only). `cors_origins`: the web origins (e.g. a VTT module's)
-    whose pages may call the API from a browser."""
+    whose pages may call the API from a browser. `allowed_hosts`: the `Host` values answered
+    (`guard.allowed_hosts`; None: any, as for an in-process test client). `read_only`: only
+    GET, HEAD and OPTIONS (the replay of `tactica view`). `lock_wait_s`: how long a request
+    waits for a fight another request holds before a 503."""
     app = FastAPI(title="Tactica NPC brain", version="2", docs_url=None, redoc_url=None,
                   description="Tabletop-RPG fights under real rules: create a fight, ask an NPC policy what "
                               "to do and why, apply actions with the engine's dice or given dice, read "
                               "state and events. See `tactica/server/`.")
-    store = Store(max_fights, data)
+    store = Store(max_fights, data, lock_wait_s)
     app.state.store = store
     app.state.replay = replay
     app.state.token = token
     bearer = HTTPBearer(auto_error=False, description="the token given to `tactica serve --token`")
-    errors = {401: {"model": ErrorOut}, 404: {"model": ErrorOut}, 413: {"model": ErrorOut},
-              422: {"model": ErrorOut}}
+    errors = {400: {"model": ErrorOut, "description": "a body that cannot be read (not UTF-8, bad Content-Length)"},
+              401: {"model": ErrorOut}, 404: {"model": ErrorOut}, 413: {"model": ErrorOut},
+              422: {"model": ErrorOut},
+              503: {"model": ErrorOut, "description": "the fight is busy with another request: try again "
+                                                      "after Retry-After seconds",
+                    "headers": {"Retry-After": {"schema": {"type": "integer"}}}}}
 
     def check_token(given: str | None) -> None:
         if token is None:
@@ -57,7 +67,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     # -- error handlers: every error is JSON {"error", "field"}; state is never half-changed
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else exc.headers
         return JSONResponse({"error": exc.message, "field": exc.field}, status_code=exc.status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
@@ -66,8 +76,14 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 400 and exc.__cause__ is not None:   # FastAPI could not read the body
+            return JSONResponse({"error": body_error(exc.__cause__), "field": "body"}, status_code=400)
+        if exc.status_code == 405:  # every method of the path, not only the first route's
+            methods = allowed_methods(app, request.scope)
+            headers["Allow"] = ", ".join(m for m in methods if not read_only or m in READ_METHODS)
         return JSONResponse({"error": str(exc.detail), "field": None}, status_code=exc.status_code,
-                            headers=getattr(exc, "headers", None))
+                            headers=headers or None)
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):  # pragma: no cover - a bug, never bad input
@@ -75,10 +91,14 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
                              "field": None}, status_code=500)
 
     app.add_middleware(BodyLimit, max_body=max_body)
+    if read_only:
+        app.add_middleware(ReadOnly)
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["*"],
                            allow_headers=["Authorization", "Content-Type"])
+    if allowed_hosts is not None:   # outermost: a foreign Host reaches nothing
+        app.add_middleware(HostCheck, allowed=allowed_hosts)
 
     # -- routes --------------------------------------------------------------------------
     @app.get("/health", tags=["meta"])
@@ -107,8 +127,12 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     def create_fight(body: CreateFight) -> dict[str, Any]:
         """Create a fight from a scenario (a bundled name or a document) and a seed, or from a
         state file or an autopilot save (its history and undo come with it)."""
-        if sum(x is not None for x in (body.scenario, body.state, body.text)) != 1:
-            raise ApiError(422, "give exactly one of scenario, state or text", "scenario")
+        try:
+            return new_fight(body)
+        finally:
+            store.release_maps()   # a refused document may have built a map no fight uses
+
+    def new_fight(body: CreateFight) -> dict[str, Any]:
         if body.text is not None:
             from rules.scenario import parse_text
             try:
@@ -134,17 +158,23 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
                                             f"{', '.join(bundled_scenarios())}, or a scenario document)", "scenario")
                     doc, _ = resolve_scenario(body.scenario)
                 else:
-                    doc = dict(body.scenario)
-                    check_inline(doc)
+                    doc = dict(body.scenario)   # rules/scenario.py checks its size, figures and names
                 sess = Session.new(doc, seed=body.seed, ask_all=True)
         except TacticaError as e:
             raise tactica_error(e) from None
         f = store.add(sess)
-        with f.lock:
-            if not sess.started:
-                sess.begin()
-            sess.save()
-            return {"id": f.id, "summary": f.summary()}
+        f.untrusted = body.state is not None
+        try:
+            with f.hold():
+                if not sess.started:
+                    sess.begin()
+                if f.untrusted:
+                    probe(f)
+                sess.save()
+                return {"id": f.id, "summary": f.summary()}
+        except BaseException:
+            store.delete(f.id)   # a fight that could not start is not kept
+            raise
 
     @app.get("/fights", response_model=FightList, tags=["fights"], dependencies=[Depends(auth)], responses=errors)
     def list_fights() -> dict[str, Any]:
@@ -161,7 +191,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         """The fight in the state file format (`rules/serialize.py`) with its table `session`
         (history, undo, roles), as the autopilot saves it, and a summary."""
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             return {"id": f.id, "summary": f.summary(), "state": f.session.to_dict()}
 
     @app.get("/fights/{fid}/legal", response_model=LegalOut, tags=["fights"], dependencies=[Depends(auth)],
@@ -173,7 +203,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         from tactica.table import action_json, command_for, describe_action
 
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             s = f.battle.state
             acts = f.battle.legal_actions()
             return {"actor": s.actor.id if s.actor is not None and not s.over else None,
@@ -194,7 +224,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
             except TacticaError as e:
                 raise tactica_error(e) from None
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             s = f.battle.state
             policy = body.policy
             if policy is None:
@@ -213,7 +243,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     def apply_action(body: ApplyAction, fid: str = FightId) -> dict[str, Any]:
         """Resolve one action of the acting figure, with the engine's dice or the given ones."""
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             sess = f.session
             action = acting_action(sess.battle, body.actor, body.action)
             check_legal(sess.battle, action, fid)
@@ -243,7 +273,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
         `template` to a `team` or `remove` one, set the round's `order`, or `end` the fight
         (`winner`, `reason`). Logged as an `override` event, undoable (/undo), saved."""
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             sess = f.session
             n0 = len(sess.battle.events)
             try:
@@ -258,7 +288,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
                limit: int = Query(1000, ge=1, le=10000)) -> dict[str, Any]:
         """Events from index `since` on (at most `limit`)."""
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             evs = f.battle.events
             out = evs[since:since + limit]
             return {"events": out, "since": since, "next": min(len(evs), since + len(out)), "total": len(evs)}
@@ -274,10 +304,26 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     return app
 
 
+def body_error(cause: BaseException) -> str:
+    """Why a request body could not be read, in one line (FastAPI says only that it could not)."""
+    if isinstance(cause, RecursionError):
+        why = f"nested too deeply to read (a document nests at most {MAX_DEPTH} levels)"
+    elif isinstance(cause, UnicodeDecodeError):
+        why = "not UTF-8 text"
+    elif isinstance(cause, ValueError) and "digits" in str(cause):
+        why = f"a number too long to read (at most {len(str(MAX_NUMBER))} digits)"
+    else:
+        why = f"{cause.__class__.__name__}"
+    return f"body: cannot be read as JSON: {why}"
+
+
 def serve(host: str = "127.0.0.1", port: int = 8765, token: str | None = None, max_body: int = MAX_BODY,
           log_level: str = "info", replay: Any = None, data: str | FilePath | None = None,
-          cors_origins: list[str] | None = None) -> None:
+          cors_origins: list[str] | None = None, allow_hosts: list[str] | None = None) -> None:
+    """Run the API (or, with `replay`, the read-only replay of `tactica view`) on host:port;
+    only requests naming this server in `Host` are answered (`guard.allowed_hosts`)."""
     import uvicorn
 
-    uvicorn.run(create_app(token, max_body, replay=replay, data=data, cors_origins=cors_origins),
-                host=host, port=port, log_level=log_level)
+    app = create_app(token, max_body, replay=replay, data=data, cors_origins=cors_origins,
+                     allowed_hosts=allowed_hosts(host, port, allow_hosts or ()), read_only=replay is not None)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)

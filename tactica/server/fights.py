@@ -14,15 +14,16 @@ import re
 import secrets
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from rules.actions import Action
 from rules.battle import Battle
 from rules.errors import TacticaError
 from rules.replay import state_summary
 from rules.state import BattleState
-from tactica.server.models import MAX_FIGURES, MAX_MAP, ActionBody, ApiError
+from tactica.server.models import RETRY_AFTER_S, SERVER_LOCK_WAIT_S, ActionBody, ApiError
 from tactica.table import Session, describe_action
 
 FIGHT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -31,12 +32,36 @@ FIGHT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 class Fight:
     """One fight of the API: a table session, a lock, and a counter for suggestion seeds."""
 
-    def __init__(self, fid: str, session: Session) -> None:
+    def __init__(self, fid: str, session: Session, lock_wait_s: float = SERVER_LOCK_WAIT_S) -> None:
         self.id = fid
         self.session = session
         self.lock = threading.Lock()
+        self.lock_wait_s = lock_wait_s
         self.created = time.time()
         self.suggestions = itertools.count()
+        #: made from an uploaded state: an engine failure on it is the state's fault (422), not a bug
+        self.untrusted = False
+
+    @contextmanager
+    def hold(self) -> Iterator["Fight"]:
+        """The fight, for one request: waits at most `lock_wait_s` while another request on
+        this fight runs, then a 503 with Retry-After (a slow request never piles up others).
+        On a fight made from an uploaded state, an unexpected engine failure is a 422 that
+        names the state (the session restores its snapshot, so the fight is unchanged)."""
+        if not self.lock.acquire(timeout=self.lock_wait_s):
+            raise ApiError(503, f"fight {self.id} is busy with another request; try again shortly", "id",
+                           headers={"Retry-After": str(RETRY_AFTER_S)})
+        try:
+            yield self
+        except (ApiError, TacticaError):
+            raise
+        except Exception as e:  # noqa: BLE001 - see the docstring
+            if not self.untrusted:
+                raise
+            raise ApiError(422, f"state: damaged: the engine cannot use this fight's state ({e.__class__.__name__} "
+                                f"{str(e)[:80]!r}); the fight is unchanged", "state") from None
+        finally:
+            self.lock.release()
 
     @property
     def battle(self) -> Battle:
@@ -88,10 +113,12 @@ class Fight:
 class Store:
     """The fights held, at most `max_fights`; saved in `data` when it is given."""
 
-    def __init__(self, max_fights: int, data: str | Path | None = None) -> None:
+    def __init__(self, max_fights: int, data: str | Path | None = None,
+                 lock_wait_s: float = SERVER_LOCK_WAIT_S) -> None:
         self.fights: dict[str, Fight] = {}
         self.lock = threading.Lock()
         self.max = max_fights
+        self.lock_wait_s = lock_wait_s
         self.data = Path(data) if data is not None else None
         #: save files found in `data` that could not be resumed: {"file", "error"}
         self.skipped: list[dict[str, str]] = []
@@ -113,7 +140,7 @@ class Store:
             except Exception as e:  # noqa: BLE001 - a damaged file is reported, never fatal
                 self.skipped.append({"file": p.name, "error": f"damaged ({e.__class__.__name__})"})
                 continue
-            self.fights[p.stem] = Fight(p.stem, sess)
+            self.fights[p.stem] = Fight(p.stem, sess, self.lock_wait_s)
 
     def add(self, session: Session) -> Fight:
         with self.lock:
@@ -122,7 +149,7 @@ class Store:
             fid = secrets.token_hex(8)
             if self.data is not None:
                 session.save_path = self.data / f"{fid}.json"
-            f = Fight(fid, session)
+            f = Fight(fid, session, self.lock_wait_s)
             self.fights[fid] = f
         return f
 
@@ -141,19 +168,37 @@ class Store:
         p = f.session.save_path
         if p is not None and self.data is not None and p.parent == self.data:
             p.unlink(missing_ok=True)
+        self.release_maps()
+
+    def release_maps(self) -> None:
+        """Forget the cached maps no held fight uses (tactica/server/maps.py)."""
+        from tactica.server.maps import release_unused_maps
+
+        with self.lock:
+            sessions = [f.session for f in self.fights.values()]
+        release_unused_maps(sessions)
 
 
-def check_inline(doc: dict[str, Any]) -> None:
-    m = doc.get("map")
-    rows = m.get("rows") if isinstance(m, dict) else None
-    if isinstance(rows, list) and (len(rows) > MAX_MAP or any(isinstance(r, str) and len(r) > MAX_MAP for r in rows)):
-        raise ApiError(422, f"the map is larger than {MAX_MAP}x{MAX_MAP}", "scenario.map.rows")
-    teams = doc.get("teams")
-    if isinstance(teams, list):
-        n = sum(len(t.get("combatants") or []) for t in teams if isinstance(t, dict)
-                and isinstance(t.get("combatants"), list))
-        if n > MAX_FIGURES:
-            raise ApiError(422, f"{n} figures (at most {MAX_FIGURES})", "scenario.teams")
+def probe(f: Fight) -> None:
+    """Read a fight made from an uploaded state as the routes will (summary, board, legal
+    actions, overlays, a suggestion), so that a state the engine cannot use is refused when it
+    is posted rather than failing on every later read. Call it holding the fight."""
+    from agents.base import DEFAULT_POLICY
+    from tactica.table import suggest
+    from tactica.web.board import board_json, overlays
+
+    b = f.battle
+    s = b.state
+    try:
+        f.summary()
+        f.undo_last()
+        board_json(s, b.ruleset)
+        legal = b.legal_actions()
+        overlays(s, b.ruleset, legal, None, None)
+        if not s.over and s.actor is not None:
+            suggest(s, None, DEFAULT_POLICY, 0, 0)
+    except TacticaError as e:
+        raise tactica_error(e) from None
 
 
 def tactica_error(e: TacticaError, status: int = 422) -> ApiError:

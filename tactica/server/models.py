@@ -2,41 +2,67 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
 
 from rules.actions import KINDS
+from rules.limits import MAX_FIGHTS, MAX_FIGURES, MAX_SAVE_BYTES, MAX_MAP_CELLS, MAX_MAP_SIDE, MAX_SEED
 
-MAX_BODY = 1_000_000
-MAX_FIGHTS = 64
-MAX_MAP = 100          # cells per side of an inline scenario's map
-MAX_FIGURES = 60
+__all__ = ["MAX_BODY", "MAX_FIGHTS", "MAX_FIGURES", "MAX_MAP_CELLS", "MAX_MAP_SIDE", "SERVER_LOCK_WAIT_S",
+           "RETRY_AFTER_S"]
+
+#: bytes of a request body (`tactica serve --max-body`): a document's bound (rules/limits.py)
+MAX_BODY = MAX_SAVE_BYTES
+#: seconds a request waits for its fight while another request on the same fight runs; then a
+#: 503 with Retry-After, so that slow requests cannot pile up and take every worker thread
+SERVER_LOCK_WAIT_S = 10.0
+#: seconds a client is told to wait (Retry-After) after a 503 for a busy fight
+RETRY_AFTER_S = 2
 
 ActionType = Literal[tuple(KINDS)]  # type: ignore[valid-type]
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+    def __init__(self, status: int, message: str, field: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
+        self.headers = headers
 
 
 # -- request bodies ----------------------------------------------------------------------
 class CreateFight(BaseModel):
-    """A new fight from a bundled scenario name or an inline scenario, or a saved state."""
+    """A new fight from a bundled scenario name or an inline scenario, or a saved state:
+    exactly one of `scenario`, `state` and `text` (none of them null)."""
 
-    model_config = ConfigDict(extra="forbid")
-    scenario: str | dict[str, Any] | None = Field(
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "oneOf": [{"required": ["scenario"]}, {"required": ["state"]}, {"required": ["text"]}]})
+    scenario: str | dict[str, Any] | SkipJsonSchema[None] = Field(
         None, description="a bundled scenario name (see GET /scenarios) or a whole scenario document")
-    state: dict[str, Any] | None = Field(None, description="a Tactica state file (format tactica-state) to continue")
-    text: str | None = Field(None, max_length=1_000_000,
-                             description="an uploaded file's text: an encounter (YAML or JSON) or a save (JSON)")
-    seed: int = Field(0, ge=0, le=2**63 - 1, description="seed of the fight's dice")
+    state: dict[str, Any] | SkipJsonSchema[None] = Field(
+        None, description="a Tactica state file (format tactica-state) to continue")
+    text: Annotated[str, Field(max_length=MAX_SAVE_BYTES)] | SkipJsonSchema[None] = Field(
+        None, description="an uploaded file's text: an encounter (YAML or JSON) or a save (JSON)")
+    seed: int = Field(0, ge=0, le=MAX_SEED, description="seed of the fight's dice")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "CreateFight":
+        given = [k for k in ("scenario", "state", "text") if k in self.model_fields_set]
+        if len(given) != 1:
+            raise ValueError("give exactly one of scenario, state or text")
+        if getattr(self, given[0]) is None:
+            raise ValueError(f"{given[0]} is null (expected a value)")
+        return self
+
+
+#: a map cell as [x, y]
+Cell = Annotated[list[int], Field(min_length=2, max_length=2)]
 
 
 class ActionBody(BaseModel):
@@ -45,20 +71,13 @@ class ActionBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     type: ActionType
     target: str | None = Field(None, max_length=200)
-    cell: list[int] | int | None = Field(None, description="a map cell as [x, y] (or its flat index)")
+    cell: Cell | int | None = Field(None, description="a map cell as [x, y] (or its flat index)")
     weapon: str | None = Field(None, max_length=200)
     option: str | None = Field(None, max_length=200)
 
-    at: list[int] | None = Field(None, description="the cell as [x, y], as /legal and /suggest give it")
+    at: Cell | None = Field(None, description="the cell as [x, y], as /legal and /suggest give it")
     command: str | None = Field(None, max_length=500, description="ignored: the command /legal gives with an action")
     label: str | None = Field(None, max_length=2000, description="ignored: /legal's words for the action")
-
-    @field_validator("cell", "at")
-    @classmethod
-    def _cell(cls, v: Any) -> Any:
-        if isinstance(v, list) and len(v) != 2:
-            raise ValueError("a cell is [x, y]")
-        return v
 
     @model_validator(mode="after")
     def _one_cell(self) -> "ActionBody":
@@ -88,7 +107,7 @@ class SuggestBody(BaseModel):
                                            "else tactical)")
     actor: str | None = Field(None, max_length=200, description="default: the acting figure")
     alternatives: int = Field(4, ge=0, le=20)
-    seed: int | None = Field(None, ge=0, le=2**63 - 1)
+    seed: int | None = Field(None, ge=0, le=MAX_SEED)
 
 
 class OverrideBody(BaseModel):

@@ -14,7 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
 
 from rules.errors import TacticaError
 from tactica.server.fights import Store, acting_action, cell_query, check_legal, tactica_error
-from tactica.server.models import (ApiError, DiceBody, DiceOut, ErrorOut, OverlaysOut, SettingsBody, SettingsOut,
+from tactica.server.models import (RETRY_AFTER_S, ApiError, DiceBody, DiceOut, ErrorOut, OverlaysOut, SettingsBody, SettingsOut,
                                    UndoOut, ViewOut)
 
 _ASSET_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
@@ -74,7 +74,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
     def view(fid: str = FightId, since: int = Query(0, ge=0, le=10**9)) -> dict[str, Any]:
         """Everything the battle map draws: map, figures, turn order, the narrated log from `since`."""
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             return view_of(f, since)
 
     @app.get("/fights/{fid}/stream", tags=["page"], responses=errors)
@@ -95,9 +95,13 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
             while waited < STREAM_LIFE:
                 if await request.is_disconnected() or store.fights.get(fid) is not f:
                     break
-                with f.lock:
-                    key = f.session.revision   # moves on with every change: an action, an undo, a setting
-                    msg = view_of(f, nxt) if key != seen else None
+                msg = None
+                if f.lock.acquire(blocking=False):   # never block the event loop: busy now, look again soon
+                    try:
+                        key = f.session.revision   # moves on with every change: an action, an undo, a setting
+                        msg = view_of(f, nxt) if key != seen else None
+                    finally:
+                        f.lock.release()
                 if msg is not None:
                     seen = key
                     nxt = msg["total"]
@@ -116,7 +120,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         """Reach, line of sight and threat of the acting figure; cover from cell (x, y) against each
         enemy; a path to (to_x, to_y). Threat: how many standing enemies see each cell."""
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             b = f.battle
             s = b.state
             cell, goal = cell_query(s, x, y, "x"), cell_query(s, to_x, to_y, "to_x")
@@ -127,7 +131,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
     def undo(fid: str = FightId) -> dict[str, Any]:
         """Take back the last resolved action (the table session's undo: up to 30 of them)."""
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             if not f.undo_depth():
                 raise ApiError(409, "nothing to undo", "undo")
             entry = f.session.undo()
@@ -143,7 +147,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         from tactica.table.dice import next_roll
 
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             b = f.battle
             action = acting_action(b, body.actor, body.action)
             check_legal(b, action, fid)
@@ -167,7 +171,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         from agents.base import DEFAULT_POLICY, check_policy
 
         f = store.get(fid)
-        with f.lock:
+        with f.hold():
             sess = f.session
             teams = list(sess.state.teams)
             for team, r in (body.teams or {}).items():
@@ -203,6 +207,18 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
 
     replay_lock = threading.Lock()
 
+    class replay_held:
+        """The replay, for one request: following a long log takes a while; others wait at most
+        the fight lock's wait, then get a 503 (as for a busy fight)."""
+
+        def __enter__(self):
+            if not replay_lock.acquire(timeout=store.lock_wait_s):
+                raise ApiError(503, "the replay is busy with another request; try again shortly", "replay",
+                               headers={"Retry-After": str(RETRY_AFTER_S)})
+
+        def __exit__(self, *exc):
+            replay_lock.release()
+
     def the_replay():
         rp = getattr(app.state, "replay", None)
         if rp is None:
@@ -214,7 +230,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         """The recorded fight of `tactica view`, frame by frame: each frame's board, its events and
         what was done; the whole narrated log."""
         rp = the_replay()
-        with replay_lock:
+        with replay_held():
             try:
                 return rp.to_json(rp.fights[0] if fight is None else fight)
             except TacticaError as e:
@@ -229,7 +245,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
                         to_y: int | None = _coord("row of a move's goal")) -> dict[str, Any]:
         """The overlays of one replay frame (as for a live fight)."""
         rp = the_replay()
-        with replay_lock:
+        with replay_held():
             try:
                 i = rp.fights[0] if fight is None else fight
                 s = rp.frame_state(i, frame)
