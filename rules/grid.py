@@ -448,15 +448,15 @@ class Grid:
             rows[y][x] = ch
         new_rows = tuple("".join(r) for r in rows)
         key = (new_rows, self.cell_m, id(self.legend))
-        g = _VARIANTS.get(key)
+        from rules.map_cache import remember, touch
+
+        g = touch(_VARIANTS, key)
         if g is None:
-            if len(_VARIANTS) > 512:
-                _VARIANTS.clear()
             g = Grid(list(new_rows), self.legend, self.cell_m)
             if g.opaque == self.opaque:  # cover objects broke, walls stand: the same sight lines
                 g._los_rows = self._los_rows
                 g._vis = self._vis
-            _VARIANTS[key] = g
+            remember(_VARIANTS, key, g)   # at most MAP_CACHE_CELLS cells (rules/map_cache.py)
         return g
 
     def render(self, marks: Mapping[int, str] | None = None) -> str:

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rules.dice import Dice
 from rules.errors import ScenarioError, TacticaError, UnknownNameError
 from rules.grid import Grid, legend_from_spec
+from rules.map_cache import remember, touch
 from rules.limits import (MAX_FILE_BYTES, MAX_ROUND_LIMIT, MAX_SAVE_BYTES, check_cell_m, check_figures, check_map_size, check_name, check_numbers,
                           load_text, read_text_file)
 from rules.ruleset import get_ruleset
@@ -168,16 +169,15 @@ _GRID_CACHE: dict[tuple, Grid] = {}
 
 
 def _grid_for(spec: ScenarioSpec, default_cell_m: float, source: str | None) -> Grid:
-    """The map of a scenario, built once per distinct map so its geometry caches are reused."""
+    """The map of a scenario, built once per distinct map so its geometry caches are reused
+    (at most MAP_CACHE_CELLS cells of maps, least recently used out: rules/map_cache.py)."""
     key = (tuple(spec.map.rows), spec.map.cell_m or default_cell_m,
            json.dumps(spec.map.legend, sort_keys=True, default=str))
-    g = _GRID_CACHE.get(key)
+    g = touch(_GRID_CACHE, key)
     if g is None:
         legend = legend_from_spec(spec.map.legend, source)
         g = Grid(spec.map.rows, legend, spec.map.cell_m or default_cell_m, source)
-        if len(_GRID_CACHE) > 256:
-            _GRID_CACHE.clear()
-        _GRID_CACHE[key] = g
+        remember(_GRID_CACHE, key, g)
     return g
 
 

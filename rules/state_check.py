@@ -39,9 +39,10 @@ terrain that blocks movement, or on a cell that wraps to another row (`check_sav
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from typing import Any, Mapping
 
-from rules.errors import ScenarioError
+from rules.errors import ScenarioError, TacticaError
 from rules.limits import check_figures, check_name
 from rules.state import DOWN_CONDITIONS, BattleState
 
@@ -320,5 +321,19 @@ def check_state(state: BattleState, ruleset: Any, source: str | None = None) -> 
         _whole(state.turn_index, source, "turn_index", -1, n, "a place in the order")
 
 
+@contextmanager
+def untrusted(source: str | None, field: str = "state"):
+    """Around the first reads of a state from a file or a request: an engine failure there is
+    the state's fault (a field the checks above let through, such as an economy entry of
+    the wrong type; the API's state fuzz found several), reported as one line naming it."""
+    try:
+        yield
+    except TacticaError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError) as e:
+        raise _fail(f"damaged: the engine cannot use this state ({e.__class__.__name__} {str(e)[:80]!r})",
+                    source, field, "a state as Tactica wrote it") from None
+
+
 __all__ = ["ACTION_CONDITIONS", "COUNTERS", "FIGURE_REFS", "check_document", "check_saved", "check_state",
-           "known_conditions"]
+           "known_conditions", "untrusted"]

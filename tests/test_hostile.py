@@ -102,6 +102,9 @@ def _saves(tmp: Path) -> dict[str, str]:
     edited("save_dice_face", lambda x: x["dice"].update(buf=[1.5]))
     edited("save_order", lambda x: x.update(order=["nobody"]))
     edited("save_escape_name", lambda x: x["scenario"]["teams"][0]["combatants"][0].update(name="\x1b]0;pwn\x07"))
+    edited("save_economy_mode", lambda x: x["economy"].pop("mode"))        # the API state fuzz found these
+    edited("save_economy_list", lambda x: x["economy"].update(move_units=[1, 2]))
+    edited("save_res_list", lambda x: x["combatants"][first]["res"].update(afflictions={"a": 1}, lost=5))
     edited("save_deep", lambda x: x.update(economy=json.loads("[" * 200 + "]" * 200)))
     return out
 
@@ -140,6 +143,10 @@ CASES = [  # id, argv ({H}: tests/hostile, {name}: a made file), field the error
     ("save_order", ["autopilot", "--resume", "{save_order}"], "order[0]"),
     ("save_escape_name", ["autopilot", "--resume", "{save_escape_name}"], "teams[0].combatants[0].name"),
     ("save_deep", ["autopilot", "--resume", "{save_deep}"], "(document)"),
+    ("save_economy_mode", ["autopilot", "--resume", "{save_economy_mode}"], "state"),
+    ("save_economy_list", ["autopilot", "--resume", "{save_economy_list}"], "state"),
+    ("save_res_list", ["autopilot", "--resume", "{save_res_list}"], "state"),
+    ("suggest_economy", ["suggest", "{save_economy_mode}"], "state"),
     ("suggest_deep", ["suggest", "{save_deep}"], "(document)"),
 ]
 

@@ -73,6 +73,28 @@ def read_save(path: str | Path) -> dict[str, Any]:
     return d
 
 
+def probe(battle: Any, source: str | None) -> None:
+    """Read a fight loaded from a file as the table will next (every figure's health, tracks
+    and description, the legal actions with their words and odds, the NPC policy's
+    suggestion) inside `rules.state_check.untrusted`, so that a state the engine cannot use is
+    one line naming the file now, not a traceback at the first prompt."""
+    from agents.base import DEFAULT_POLICY
+    from rules.state_check import untrusted
+    from tactica.table.suggest import suggest
+    from tactica.table.words import describe_action
+
+    s, rs = battle.state, battle.ruleset
+    with untrusted(source):
+        for c in s.combatants:
+            rs.health(c)
+            rs.damage_tracks(c)
+            rs.describe(c)
+        if not s.over and s.actor is not None:
+            for a in battle.legal_actions():
+                describe_action(s, a)
+            suggest(s, None, DEFAULT_POLICY, 0, 1)
+
+
 def check_writable_target(path: Path, own: Path | None = None) -> None:
     """A save target must be new, or the very file this session was resumed from (or a
     device: /dev/null keeps nothing, /dev/full tries a full disk)."""

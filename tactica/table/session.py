@@ -18,13 +18,14 @@ from rules.events import Event
 from rules.scenario import new_battle, resolve_scenario
 from rules.serialize import battle_from_dict, battle_to_dict
 from rules.state import BattleState, Combatant
+from rules.state_check import untrusted
 from tactica.table.base import ADVISOR_POLICY, CommandError, DEFAULT_POLICY, SESSION_FORMAT, SESSION_VERSION, SessionError, UNDO_KEEP, UNDO_SAVED
 from tactica.table.commands import _match_name, _suggest_words
 from tactica.table.dice import DiceOwners, run_with_dice
 from tactica.table.settings import check_behaviour, set_behaviour, wrap
 from tactica.table.roles import Abort, DiceProvider, Role, parse_team_options  # noqa: F401 - Abort: the terminal's
 from tactica.table.saves import write_replay, write_save
-from tactica.table.saves import _SessionBlock, _policy_rng_state, _set_policy_rng_state, check_writable_target, read_save, replay_from_history
+from tactica.table.saves import _SessionBlock, _policy_rng_state, _set_policy_rng_state, check_writable_target, probe, read_save, replay_from_history
 from tactica.table.suggest import Plan, _make_policy, alternatives_for
 from tactica.table.words import action_json
 
@@ -100,8 +101,11 @@ class Session:
         d = read_save(path)
         target = Path(save_path) if save_path else Path(path)
         check_writable_target(target, own=Path(path))
-        return cls.from_dict(d, str(path), npc=npc, pc=pc, seed=seed, dice_mode=dice_mode, confirm=confirm,
-                             save_path=target, ask_all=ask_all)
+        with untrusted(str(path)):
+            s = cls.from_dict(d, str(path), npc=npc, pc=pc, seed=seed, dice_mode=dice_mode, confirm=confirm,
+                              save_path=target, ask_all=ask_all)
+        probe(s.battle, str(path))
+        return s
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], src: str, *, npc: Iterable[str] = (), pc: Iterable[str] = (),
