@@ -59,9 +59,8 @@ def cached_maps() -> list[Any]:
 def release_maps(in_use: set[int], keep_cells: int = KEEP_UNUSED_CELLS) -> int:
     """Drop from the caches every map whose id is not in `in_use`, but the most recently cached
     ones up to `keep_cells` cells; free the memory; return how many were dropped."""
-    dropped = 0
-    for cache in _caches():
-        kept = 0
+    dropped = kept = 0
+    for cache in _caches():   # one bound over both caches
         for key, g in reversed(list(cache.items())):   # newest first
             if id(g) in in_use:
                 continue
