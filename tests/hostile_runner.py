@@ -5,7 +5,8 @@
 case. The child's address space is capped (`RLIMIT_AS`: what the runner has plus
 `HEADROOM_MB`) and it is killed by `SIGALRM` after `KILL_S` seconds, so a runaway case fails
 its test instead of taking the machine. Each result holds the exit status (or the signal),
-stdout, stderr, wall seconds and the child's peak resident memory beyond the runner's.
+stdout, stderr, wall seconds and the child's peak resident memory beyond what it held
+when it started.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def _preload() -> None:
 
 
 def _child(case: dict, work: str, vm: int, in_p: str, out_p: str, err_p: str) -> int:
+    with open(err_p + ".rss", "w") as fh:   # resident at the start: the growth is measured from here
+        fh.write(str(_rss_mb()))
     limit = vm + HEADROOM_MB * 2 ** 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     signal.alarm(KILL_S)
@@ -78,7 +81,6 @@ def run_case(case: dict, work: str) -> dict:
     in_p = os.path.join(work, f"{case['id']}.in")
     with open(in_p, "w") as fh:
         fh.write(case.get("stdin") or "")
-    base_rss = _rss_mb()
     vm = _vm_bytes()
     t0 = time.monotonic()
     pid = os.fork()
@@ -90,8 +92,13 @@ def run_case(case: dict, work: str) -> dict:
             os._exit(code)
     _, status, usage = os.wait4(pid, 0)
     wall = time.monotonic() - t0
+    try:
+        with open(err_p + ".rss") as fh:
+            start_rss = float(fh.read())
+    except (OSError, ValueError):
+        start_rss = 0.0   # the child died before it wrote it: count all it held
     res = {"id": case["id"], "wall_s": round(wall, 3),
-           "peak_extra_mb": round(max(0.0, usage.ru_maxrss / 1024 - base_rss), 1)}
+           "peak_extra_mb": round(max(0.0, usage.ru_maxrss / 1024 - start_rss), 1)}
     if os.WIFSIGNALED(status):
         res["signal"] = os.WTERMSIG(status)
         res["code"] = None
