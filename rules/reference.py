@@ -138,9 +138,9 @@ def markdown(ref: Mapping[str, Any]) -> str:
     name = ref["name"]
     src = f"`{ref['data_file']}`" if ref["data_file"] else "its data file"
     lines = [f"# `{name}` reference (ruleset version {ref['version']})", "",
-             f"Generated from the ruleset and {src} by `{WRITE_COMMAND}`; do not edit it by hand "
-             f"(tests/test_reference.py checks it). `tactica rulesets {name}` shows the same, `--json` "
-             f"for tools. How the rules work: [docs/{name}.md](../{name}.md).", "",
+             (f"Generated from the ruleset and {src} by `{WRITE_COMMAND}`; do not edit it by hand "
+              f"(tests/test_reference.py checks it). `tactica rulesets {name}` shows the same, `--json` "
+              f"for tools. How the rules work: [docs/{name}.md](../{name}.md)."), "",
              _md(ref["description"]), "",
              f"## Templates ({len(ref['templates'])})", "",
              "A scenario figure names one as `template:` and may override any field.", ""]

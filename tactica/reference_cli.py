@@ -14,6 +14,16 @@ from tactica.textsafe import safe, safe_text
 WIDE = 5
 
 
+def print_table(out, title: str, cols: list[str], rows: list[list[str]], **kw: Any) -> None:
+    """A Rich table of plain text (no markup read from the data, controls made visible)."""
+    t = Table(title=title, **kw)
+    for c in cols:
+        t.add_column(safe_text(c))
+    for r in rows:
+        t.add_row(*(safe_text(x) for x in r))
+    out.print(t)
+
+
 def list_rulesets(out, as_json: bool) -> None:
     """Every rule system: name, version, supported actions and description."""
     from rules.ruleset import available_rulesets, get_ruleset
@@ -22,13 +32,10 @@ def list_rulesets(out, as_json: bool) -> None:
     if as_json:
         print(json.dumps(infos, indent=2))
         return
-    t = Table(title="rule systems")
-    for col in ("name", "version", "actions", "description"):
-        t.add_column(col)
-    for i in infos:
-        acts = ", ".join(k + (f" ({'/'.join(v)})" if v else "") for k, v in i["actions"].items())
-        t.add_row(*(safe_text(x) for x in (i["name"], str(i["version"]), acts, i["description"])))
-    out.print(t)
+    rows = [[i["name"], str(i["version"]), ", ".join(k + (f" ({'/'.join(v)})" if v else "")
+                                                  for k, v in i["actions"].items()), i["description"]]
+            for i in infos]
+    print_table(out, "rule systems", ["name", "version", "actions", "description"], rows)
     out.print("one ruleset's templates, weapons, armour, conditions, settings and assumptions: "
               "tactica rulesets NAME", highlight=False)
 
@@ -53,16 +60,11 @@ def show_reference(out, ref: Mapping[str, Any]) -> None:
         if len(cols) > WIDE:  # one line a row: fits any terminal, and greps
             out.print(f"\n[bold]{safe(title)}[/]", highlight=False)
             for r in rows:
-                out.print(f"  [bold]{safe(r[0])}[/]: " + safe(", ".join(f"{c} {x}" for c, x in zip(cols[1:], r[1:]) if x)),
-                          highlight=False)
+                stats = ", ".join(f"{c} {x}" for c, x in zip(cols[1:], r[1:]) if x)
+                out.print(f"  [bold]{safe(r[0])}[/]: {safe(stats)}", highlight=False)
             continue
         out.print()
-        t = Table(title=title, title_justify="left")
-        for c in cols:
-            t.add_column(safe_text(c))
-        for r in rows:
-            t.add_row(*(safe_text(x) for x in r))
-        out.print(t)
+        print_table(out, title, cols, rows, title_justify="left")
     out.print(f"\n[bold]assumptions ({len(ref['assumptions'])})[/]", highlight=False)
     for a in ref["assumptions"]:
         out.print(f"  [bold]{safe(a.get('key', '?'))}[/]: {safe(a.get('value', ''))}", highlight=False)
