@@ -8,6 +8,7 @@ whole fight through this interface, the same way for every rule system.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Iterable, Mapping
@@ -82,6 +83,9 @@ class Ruleset(ABC):
     supported_actions: Mapping[str, tuple[str, ...]] = {}
     #: cover level (0-4) -> what that level gives, in the system's own terms
     cover_table: Mapping[int, Any] = {}
+    #: scenario `settings` the ruleset reads: name -> (default, what it does), for GMs
+    #: (`tactica rulesets NAME`, docs/reference/<name>.md)
+    scenario_settings: Mapping[str, tuple[Any, str]] = {}
     #: names of the numbers `economy()` returns, in order
     economy_features: tuple[str, ...] = ()
     #: map cell size the system's scenarios assume, in metres
@@ -322,7 +326,9 @@ def get_ruleset(name: str) -> Ruleset:
         return inst
     factory = _FACTORIES.get(name)
     if factory is None:
-        raise UnknownNameError(f"unknown ruleset {name!r}", field="ruleset",
+        close = difflib.get_close_matches(name, list(_FACTORIES), n=1) if isinstance(name, str) else []
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise UnknownNameError(f"unknown ruleset {name!r}{hint}", field="ruleset",
                                expected="one of " + ", ".join(available_rulesets()))
     if isinstance(factory, str):
         mod, _, cls = factory.partition(":")

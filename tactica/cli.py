@@ -201,25 +201,6 @@ def validate(file: Path = typer.Argument(..., help="A scenario or replay file.")
 
 @app.command()
 @friendly
-def rulesets(as_json: bool = typer.Option(False, "--json")) -> None:
-    """List the rule systems: name, version and supported actions."""
-    from rules.ruleset import available_rulesets, get_ruleset
-
-    infos = [get_ruleset(n).info() for n in available_rulesets()]
-    if as_json:
-        print(json.dumps(infos, indent=2))
-        return
-    t = Table(title="rule systems")
-    for col in ("name", "version", "actions", "description"):
-        t.add_column(col)
-    for i in infos:
-        acts = ", ".join(k + (f" ({'/'.join(v)})" if v else "") for k, v in i["actions"].items())
-        t.add_row(i["name"], str(i["version"]), acts, i["description"])
-    out.print(t)
-
-
-@app.command()
-@friendly
 def scenarios(as_json: bool = typer.Option(False, "--json")) -> None:
     """List the bundled scenarios: name, ruleset, teams and map size."""
     from rules.scenario import bundled_scenarios, load_scenario
@@ -433,6 +414,11 @@ _register_gm(app, friendly, out, err)
 from tactica.train_cli import register as _register_train  # noqa: E402
 
 _register_train(app, friendly, out)
+
+# `rulesets [NAME]`: the rule systems, or one ruleset's reference (tactica/reference_cli.py)
+from tactica.reference_cli import register as _register_reference  # noqa: E402
+
+_register_reference(app, friendly, out)
 
 
 def main() -> None:

@@ -45,6 +45,8 @@ class CortexBase:
     diff: dict[str, int]
     weapons: dict[str, Weapon]
     _actions: dict[tuple, Action]
+    scenario_settings = {"plot_points": ({}, "Plot Points per team, {team: n}: each figure of the team starts with "
+                                             "at least n (otherwise its stat block's plot_points, 0 unless set)")}
 
     # -- figures --------------------------------------------------------------------
     def life_points(self, stats: dict[str, Any], bonus: int = 0) -> int:

@@ -61,6 +61,10 @@ class CortexHuRuleset(CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, 
     #: fixed order (the envs' answer block): `reaction`, `innate_defence`, `plot_points`, and
     #: `parry_weapon` (the hand-to-hand weapons of the data's table)
     answers = ("parry", "dodge", "innate", "roll", "easy") + SPEND + MELEE_WEAPONS
+    scenario_settings = {**CortexBase.scenario_settings,
+                         "surprised": ([], "teams or figure ids caught by surprise: they meet attacks with "
+                                           "innate defence only, Easy (3), until their own first turn starts "
+                                           "(assumption surprise)")}
 
     def __init__(self, data_path: Path = DATA) -> None:
         self.data = load_data(data_path)

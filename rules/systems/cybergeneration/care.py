@@ -30,6 +30,9 @@ from rules.systems.cybergeneration.checks import d10_call, modifiers, roll_ev, s
 class CareMixin:
     """Recovery rolls, first aid, falls and healing for `CybergenerationRuleset`."""
 
+    scenario_settings = {"drops": ([], "cells where the floor drops away, [{at: [x, y], metres: 6}, ...]: a move "
+                                       "may end in one but not cross it, and the figure falls (assumption drops)")}
+
     def recover_stun_mod(self, c: Combatant, state: BattleState) -> list[Event]:
         if c.res["recovered_round"] == state.round:
             return []
