@@ -141,7 +141,10 @@ def read_uvtt(path: str | Path, source: str | None = None) -> Any:
     text = read_text_file(path, src, limit=MAX_MAP_FILE_BYTES, expected="a Universal VTT file (JSON)")
     if not text.strip():
         raise ScenarioError("file is empty", source=src, field="(file)", expected="a Universal VTT JSON object")
-    return load_text(text, src, "json", limit=MAX_MAP_FILE_BYTES)
+    try:
+        return load_text(text, src, "json", limit=MAX_MAP_FILE_BYTES)
+    except ScenarioError as e:
+        raise ScenarioError(e.detail, source=src, field=e.field, expected="a Universal VTT file (JSON)") from None
 
 
 def map_file_path(ref: str, encounter: str | None, source: str | None, field: str) -> Path:
@@ -306,9 +309,15 @@ def _portals(doc: Mapping[str, Any], source: str | None, origin: tuple[float, fl
             raise _err(f"{closed!r}", source, f"{f}.closed", "true or false")
         budget[0] -= 2
         a, c = (_on_map(q, source, f"{f}.bounds[{k}]", origin, size) for k, q in enumerate(b))
-        out.append({"at": [round(a[0], 3), round(a[1], 3), round(c[0], 3), round(c[1], 3)], "closed": closed,
+        out.append({"at": [_tidy(v) for v in (a[0], a[1], c[0], c[1])], "closed": closed,
                     "_seg": (a, c)})
     return out
+
+
+def _tidy(v: float) -> int | float:
+    """A coordinate as a GM reads it: 6 rather than 6.0, at most 3 decimals."""
+    v = round(v, 3)
+    return int(v) if v.is_integer() else v
 
 
 # -- geometry ---------------------------------------------------------------------------------
