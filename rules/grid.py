@@ -18,6 +18,8 @@ Geometry decisions (documented here once, used by every ruleset):
 - Movement: orthogonal steps cost 1 cell, diagonal steps 1.5 cells (the 5-10-5 habit),
   entering difficult ground costs double; a diagonal may not cut the corner of a cell that
   blocks movement. Enemy figures block passage; nobody may end on an occupied cell.
+- Walls between cells (`edges`, rules/edges.py: a Universal VTT map's walls) block steps,
+  sight and touch across them; a map without them is read exactly as before.
 """
 
 from __future__ import annotations
