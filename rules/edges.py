@@ -98,30 +98,25 @@ class Edges:
         """The blocked edges as merged segments [x0, y0, x1, y1] (cell-corner coordinates),
         vertical ones first, each run as long as it goes."""
         w, h = self.width, self.height
-        east = self.east.reshape(h, w)
-        south = self.south.reshape(h, w)
-        out: list[list[int]] = []
-        for x in range(w):          # the edge east of column x is the line x + 1
-            y = 0
-            while y < h:
-                if east[y, x]:
-                    y0 = y
-                    while y < h and east[y, x]:
-                        y += 1
-                    out.append([x + 1, y0, x + 1, y])
-                else:
-                    y += 1
-        for y in range(h):          # the edge south of row y is the line y + 1
-            x = 0
-            while x < w:
-                if south[y, x]:
-                    x0 = x
-                    while x < w and south[y, x]:
-                        x += 1
-                    out.append([x0, y + 1, x, y + 1])
-                else:
-                    x += 1
+        out = [[x + 1, y0, x + 1, y1] for x, y0, y1 in _runs(self.east.reshape(h, w).T)]   # east of column x
+        out += [[x0, y + 1, x1, y + 1] for y, x0, x1 in _runs(self.south.reshape(h, w))]  # south of row y
         return out
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int, int]]:
+    """(row, start, end) of each run of True along the rows of a 2-d bool array."""
+    out = []
+    for r, row in enumerate(mask.tolist()):
+        k = 0
+        while k < len(row):
+            if row[k]:
+                k0 = k
+                while k < len(row) and row[k]:
+                    k += 1
+                out.append((r, k0, k))
+            else:
+                k += 1
+    return out
 
 
 def edges_from_segments(segments: Iterable[Any], width: int, height: int, source: str | None = None,
