@@ -16,9 +16,12 @@ UNREACHABLE = _BIG
 Steps = list[list[tuple[int, int]]]
 
 
-def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray) -> np.ndarray:
+def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray, east: np.ndarray | None = None,
+              south: np.ndarray | None = None) -> np.ndarray:
     """Line of sight from each cell in `srcs` to every cell: `Grid._compute_los` run for all
-    pairs at once (the same integer walk and corner rule), a (len(srcs), n) bool array."""
+    pairs at once (the same integer walk and corner rule), a (len(srcs), n) bool array.
+
+    `east`/`south`: the map's blocked cell edges (rules/edges.py), or None for none."""
     n = opaque.size
     w = width
     m = len(srcs)
@@ -39,8 +42,15 @@ def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray) -> np.ndarray:
         blocked = np.zeros(act.size, dtype=bool)
         d = np.flatnonzero(dec == 0)
         if d.size:  # exactly through a corner: blocked when both cells beside it block sight
-            blocked[d] = opaque[ya[d] * w + xa[d] + sxa[d]] & opaque[(ya[d] + sya[d]) * w + xa[d]]
+            if east is None:
+                blocked[d] = opaque[ya[d] * w + xa[d] + sxa[d]] & opaque[(ya[d] + sya[d]) * w + xa[d]]
+            else:
+                blocked[d] = _corner_walled(opaque, east, south, w, xa[d], ya[d], sxa[d], sya[d])
         mx, my = dec <= 0, dec >= 0
+        if east is not None:  # a step across a blocked edge
+            o = np.flatnonzero(mx ^ my)
+            if o.size:
+                blocked[o] |= _edge(east, south, w, xa[o], ya[o], sxa[o] * mx[o], sya[o] * my[o])
         xa = xa + sxa * mx
         ya = ya + sya * my
         x[act] = xa
@@ -54,6 +64,27 @@ def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray) -> np.ndarray:
         ok[act[blocked]] = False
         act = act[~blocked & ((ixa < nx[act]) | (iya < ny[act]))]
     return ok.reshape(m, n)
+
+
+def _edge(east: np.ndarray, south: np.ndarray, w: int, x: np.ndarray, y: np.ndarray, dx: np.ndarray,
+          dy: np.ndarray) -> np.ndarray:
+    """Whether each orthogonal step from (x, y) by (dx, dy) (one of them 0) crosses a blocked edge."""
+    horiz = dx != 0
+    e = east[y * w + np.minimum(x, x + dx)]
+    s = south[np.minimum(y, y + dy) * w + x]
+    return np.where(horiz, e, s)
+
+
+def _corner_walled(opaque: np.ndarray, east: np.ndarray, south: np.ndarray, w: int, x: np.ndarray, y: np.ndarray,
+                   sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    """A walk through the corner between (x, y) and (x + sx, y + sy) is blocked when both ways
+    round it are: through a cell that blocks sight or across a blocked edge."""
+    zero = np.zeros_like(sx)
+    first = (opaque[y * w + x + sx] | _edge(east, south, w, x, y, sx, zero)
+             | _edge(east, south, w, x + sx, y, zero, sy))
+    second = (opaque[(y + sy) * w + x] | _edge(east, south, w, x, y, zero, sy)
+              | _edge(east, south, w, x, y + sy, sx, zero))
+    return first & second
 
 
 def free_path_costs(adj: Steps, start: int) -> list[int]:

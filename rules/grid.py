@@ -18,6 +18,8 @@ Geometry decisions (documented here once, used by every ruleset):
 - Movement: orthogonal steps cost 1 cell, diagonal steps 1.5 cells (the 5-10-5 habit),
   entering difficult ground costs double; a diagonal may not cut the corner of a cell that
   blocks movement. Enemy figures block passage; nobody may end on an occupied cell.
+- Walls between cells (`edges`, rules/edges.py: a Universal VTT map's walls) block steps,
+  sight and touch across them; a map without them is read exactly as before.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
@@ -33,6 +35,9 @@ from rules.actions import Action
 from rules.errors import ScenarioError
 from rules.limits import check_cell_m, check_map_size
 from rules.geometry import free_path_costs, los_table, search_shadow
+
+if TYPE_CHECKING:
+    from rules.edges import Edges
 
 FEET = 0.3048  # metres per foot
 
@@ -76,7 +81,7 @@ class Grid:
     """A rectangular battle map with cached geometry."""
 
     def __init__(self, rows: list[str], legend: Mapping[str, Terrain] | None = None,
-                 cell_m: float = 1.5, source: str | None = None) -> None:
+                 cell_m: float = 1.5, source: str | None = None, edges: "Edges | None" = None) -> None:
         legend = dict(DEFAULT_LEGEND if legend is None else legend)
         if not rows:
             raise ScenarioError("the map has no rows", source=source, field="map.rows",
@@ -100,6 +105,10 @@ class Grid:
         self.height = len(rows)
         self.cell_m = float(cell_m)
         self.n = width * self.height
+        #: blocked cell edges (walls between cells, rules/edges.py); None: none
+        self.edges = edges
+        #: a picture drawn under the grid (a Universal VTT map's image, rules/uvtt.py); no rule reads it
+        self.backdrop: Any = None
         self.terrain: list[Terrain] = [legend[ch] for row in rows for ch in row]
         self.passable = [not t.blocks_move for t in self.terrain]
         self.opaque = [t.blocks_sight for t in self.terrain]
@@ -146,6 +155,8 @@ class Grid:
             if dx and dy and (not self.passable[self.index(x + dx, y)]
                               or not self.passable[self.index(x, y + dy)]):
                 continue  # no cutting corners
+            if self.edges is not None and self.edges.blocks_step(x, y, dx, dy):
+                continue  # a wall between the cells, or a corner one would squeeze past
             out.append((j, cost * self._enter_mult[j]))
         return out
 
@@ -155,7 +166,8 @@ class Grid:
         x, y = self.xy(cell)
         for _ in range(steps):
             nx, ny = x + dx, y + dy
-            if not self.in_bounds(nx, ny) or not self.passable[self.index(nx, ny)]:
+            if (not self.in_bounds(nx, ny) or not self.passable[self.index(nx, ny)]
+                    or (self.edges is not None and self.edges.blocks_step(x, y, dx, dy))):
                 break
             x, y = nx, ny
         return self.index(x, y)
@@ -183,7 +195,14 @@ class Grid:
         return max(abs(ax - bx), abs(ay - by))
 
     def adjacent(self, a: int, b: int) -> bool:
-        return a != b and self.chebyshev(a, b) == 1
+        """True when b is one of a's 8 neighbours and no wall between cells separates them."""
+        if a == b or self.chebyshev(a, b) != 1:
+            return False
+        if self.edges is None:
+            return True
+        ax, ay = self.xy(a)
+        bx, by = self.xy(b)
+        return not self.edges.separates(ax, ay, bx - ax, by - ay)
 
     def budget_units(self, metres: float) -> int:
         """A movement allowance in metres as half-cell units (orthogonal step = 2)."""
@@ -210,7 +229,9 @@ class Grid:
         pass: about 0.1 ms a row, where a row of one cell alone costs 0.6 ms)."""
         lo = a - a % _LOS_ROWS
         srcs = [s for s in range(lo, min(self.n, lo + _LOS_ROWS)) if self._los_rows[s] is None]
-        table = los_table(self._opaque_np, self.width, np.array(srcs, dtype=np.int64))
+        e = self.edges
+        table = los_table(self._opaque_np, self.width, np.array(srcs, dtype=np.int64),
+                          None if e is None else e.east, None if e is None else e.south)
         table.flags.writeable = False
         for k, src in enumerate(srcs):
             self._vis[src] = table[k]
@@ -230,6 +251,8 @@ class Grid:
         w = self.width
         while ix < nx or iy < ny:
             decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx
+            if self.edges is not None and self.edges.sight_step(self.opaque, x, y, sx * (decision <= 0), sy * (decision >= 0)):
+                return False
             if decision == 0:
                 if opaque[y * w + x + sx] and opaque[(y + sy) * w + x]:
                     return False
@@ -447,12 +470,14 @@ class Grid:
             x, y = self.xy(cell)
             rows[y][x] = ch
         new_rows = tuple("".join(r) for r in rows)
-        key = (new_rows, self.cell_m, id(self.legend))
+        key = (new_rows, self.cell_m, id(self.legend), None if self.edges is None else self.edges.key,
+               getattr(self.backdrop, "key", None))
         from rules.map_cache import remember, touch
 
         g = touch(_VARIANTS, key)
         if g is None:
-            g = Grid(list(new_rows), self.legend, self.cell_m)
+            g = Grid(list(new_rows), self.legend, self.cell_m, edges=self.edges)
+            g.backdrop = self.backdrop
             if g.opaque == self.opaque:  # cover objects broke, walls stand: the same sight lines
                 g._los_rows = self._los_rows
                 g._vis = self._vis

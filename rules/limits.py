@@ -65,6 +65,12 @@ MAX_POLICY_BYTES = 64 * 2 ** 20
 MAX_POLICY_UNPACKED = 256 * 2 ** 20
 #: fights the server holds at once
 MAX_FIGHTS = 64
+#: bytes of a Universal VTT map file (.dd2vtt, .uvtt, .df2vtt): its picture is embedded as
+#: base64; Dungeondraft's export of a few rooms at 256 px a square is 2-15 MB
+MAX_MAP_FILE_BYTES = 32 * 2 ** 20
+#: points of walls, doors and object outlines in one Universal VTT file: a cave map of a
+#: hundred squares a side has a few thousand; each wall's segments are snapped to cell edges
+MAX_MAP_WALL_POINTS = 50_000
 
 
 class NoAliasLoader(yaml.SafeLoader):
@@ -265,4 +271,6 @@ TABLE: tuple[tuple[str, Any, str], ...] = (
     ("MAX_POLICY_BYTES", MAX_POLICY_BYTES, "a policy file on disk"),
     ("MAX_POLICY_UNPACKED", MAX_POLICY_UNPACKED, "a policy file unpacked"),
     ("MAX_FIGHTS", MAX_FIGHTS, "fights the server holds"),
+    ("MAX_MAP_FILE_BYTES", MAX_MAP_FILE_BYTES, "a Universal VTT map file"),
+    ("MAX_MAP_WALL_POINTS", MAX_MAP_WALL_POINTS, "wall, door and object points in a Universal VTT file"),
 )

@@ -12,6 +12,9 @@ map:
   legend: {}               # extra map characters: {c: {name, blocks_move, blocks_sight, cover, difficult}}
   rows:
     - "..........."
+  walls: [[3, 0, 3, 4]]     # walls between cells: [x0, y0, x1, y1] along cell edges (rules/edges.py)
+# or a Universal VTT file (rules/uvtt.py, docs/uvtt.md), relative to this file:
+# map: {uvtt: crypt.dd2vtt, object_cover: 2, objects: {0: 3, altar: {index: 4, cover: 4}}}
 teams:
   - name: crew
     combatants:
@@ -29,9 +32,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from rules.dice import Dice
+from rules.edges import edges_from_segments
 from rules.errors import ScenarioError, TacticaError, UnknownNameError
 from rules.grid import Grid, legend_from_spec
 from rules.map_cache import remember, touch
@@ -44,9 +48,15 @@ from rules.state_check import check_document
 
 class MapSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    rows: list[str] = Field(min_length=1)
+    rows: list[str] | None = Field(default=None, min_length=1)
     cell_m: float | None = Field(default=None, gt=0)
     legend: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    walls: list[Any] = Field(default_factory=list)
+    doors: list[dict[str, Any]] = Field(default_factory=list)   # drawn only: closed ones are in `walls`
+    uvtt: str | dict[str, Any] | None = None
+    object_cover: int = Field(default=2, ge=0, le=4)
+    objects: dict[int | str, Any] = Field(default_factory=dict)
+    _backdrop: Any = PrivateAttr(default=None)
 
 
 class TeamSpec(BaseModel):
@@ -123,10 +133,21 @@ def resolve_scenario(name_or_path: str | Path) -> tuple[Any, str]:
     if not p.exists() and not s.endswith((".yaml", ".yml", ".json")):
         cand = bundled_dir() / f"{s}.yaml"
         if cand.exists():
-            return read_document(cand), s
+            return _map_file_absolute(read_document(cand), cand), s
         raise UnknownNameError(f"no scenario file or bundled scenario named {s!r}", source=s,
                                field="scenario", expected="a file path or one of " + ", ".join(bundled_scenarios()))
-    return read_document(p), s
+    return _map_file_absolute(read_document(p), p), s
+
+
+def _map_file_absolute(doc: Any, path: Path) -> Any:
+    """The document with a map file it names (`map.uvtt`) as an absolute path, so that a save
+    of a fight on it resumes from any folder."""
+    m = doc.get("map") if isinstance(doc, Mapping) else None
+    ref = m.get("uvtt") if isinstance(m, Mapping) else None
+    if isinstance(ref, str) and ref and not Path(ref).expanduser().is_absolute():
+        doc = dict(doc)
+        doc["map"] = {**m, "uvtt": str(path.resolve().parent / ref)}
+    return doc
 
 
 def parse_scenario(doc: Any, source: str | None = None) -> ScenarioSpec:
@@ -139,14 +160,40 @@ def parse_scenario(doc: Any, source: str | None = None) -> ScenarioSpec:
         spec = ScenarioSpec.model_validate(dict(doc))
     except ValidationError as e:
         raise pydantic_error(e, source) from None
+    _expand_map(spec, source)
     check_limits(spec, source)
     return spec
+
+
+def _expand_map(spec: ScenarioSpec, source: str | None) -> None:
+    """A map given as a Universal VTT file becomes rows and walls (rules/uvtt.py)."""
+    m = spec.map
+    if m.uvtt is None:
+        for k in ("objects", "object_cover"):
+            if k in m.model_fields_set:
+                raise ScenarioError("given without map.uvtt", source=source, field=f"map.{k}",
+                                    expected="a Universal VTT map (map.uvtt) whose objects it sets")
+        if m.rows is None:
+            raise ScenarioError("Field required", source=source, field="map.rows",
+                                expected="map rows, or a Universal VTT file as map.uvtt")
+        return
+    for k in ("rows", "walls", "doors"):
+        if k in m.model_fields_set:
+            raise ScenarioError("given with map.uvtt", source=source, field=f"map.{k}",
+                                expected="either map rows or a Universal VTT file, not both")
+    from rules.uvtt import load_uvtt_map
+
+    imp = load_uvtt_map(m.uvtt, source, m.object_cover, m.objects)
+    m.rows, m.walls, m.doors = imp.rows, imp.walls, imp.doors
+    m._backdrop = imp.backdrop
 
 
 def check_limits(spec: ScenarioSpec, source: str | None) -> None:
     """The bounds of rules/limits.py on a parsed encounter: map size, cell size, figures, names."""
     check_name(spec.name, source, "name")
     check_map_size(spec.map.rows, source)
+    if spec.map.walls:
+        edges_from_segments(spec.map.walls, len(spec.map.rows[0]), len(spec.map.rows), source)
     if spec.map.cell_m is not None:
         check_cell_m(spec.map.cell_m, source)
     check_figures(sum(len(t.combatants) for t in spec.teams), source)
@@ -171,12 +218,16 @@ _GRID_CACHE: dict[tuple, Grid] = {}
 def _grid_for(spec: ScenarioSpec, default_cell_m: float, source: str | None) -> Grid:
     """The map of a scenario, built once per distinct map so its geometry caches are reused
     (at most MAP_CACHE_CELLS cells of maps, least recently used out: rules/map_cache.py)."""
-    key = (tuple(spec.map.rows), spec.map.cell_m or default_cell_m,
-           json.dumps(spec.map.legend, sort_keys=True, default=str))
+    m = spec.map
+    backdrop = m._backdrop
+    key = (tuple(m.rows), m.cell_m or default_cell_m, json.dumps(m.legend, sort_keys=True, default=str),
+           json.dumps(m.walls), None if backdrop is None else backdrop.key)
     g = touch(_GRID_CACHE, key)
     if g is None:
-        legend = legend_from_spec(spec.map.legend, source)
-        g = Grid(spec.map.rows, legend, spec.map.cell_m or default_cell_m, source)
+        legend = legend_from_spec(m.legend, source)
+        edges = edges_from_segments(m.walls, len(m.rows[0]), len(m.rows), source) if m.walls else None
+        g = Grid(m.rows, legend, m.cell_m or default_cell_m, source, edges=edges)
+        g.backdrop = backdrop
         remember(_GRID_CACHE, key, g)
     return g
 

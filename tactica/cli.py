@@ -412,6 +412,9 @@ from tactica.gm import register as _register_gm  # noqa: E402
 _register_gm(app, friendly, out, err)
 
 from tactica.train_cli import register as _register_train  # noqa: E402
+from tactica.import_map import register as _register_import_map  # noqa: E402
+
+_register_import_map(app, friendly, out, err)
 
 _register_train(app, friendly, out)
 

@@ -482,3 +482,47 @@ def test_replay_a_log_to_its_end(replay_url, page):
     page.select_option("#fight-select", "1")
     page.wait_for_function("document.body.dataset.frame === '0' && document.body.dataset.busy === '0'")
     assert "fight=1" in page.url
+
+
+def test_a_universal_vtt_map_draws_its_picture_under_the_grid(live, page):
+    """Issue #35: a fight on tests/uvtt/crypt.dd2vtt (a 12x8 map, 16 px a grid square, a plain
+    brown picture) shows the picture under the grid, its top-left at cell (0, 0) and one grid
+    square a cell, fetched with the token; walls between cells are drawn on the cell edges."""
+    from rules.scenario import resolve_scenario
+
+    url, c, _ = live
+    here = REPO / "tests" / "uvtt"
+    doc, _ = resolve_scenario(here / "crypt.yaml")
+    doc = dict(doc, map={**doc["map"], "uvtt": json.loads((here / "crypt.dd2vtt").read_text())})
+    r = c.post("/fights", json={"scenario": doc, "seed": 0})
+    assert r.status_code == 201, r.text
+    open_fight(page, url, r.json()["id"])
+    page.wait_for_selector("#map image.backdrop[data-loaded='1']")
+    info = page.evaluate("""() => {
+        const svg = document.querySelector('#map');
+        const img = svg.querySelector('image.backdrop');
+        const layers = [...svg.children].map((g) => g.getAttribute('class'));
+        const s = Number(svg.dataset.cell);
+        const box = img.getBoundingClientRect();
+        const cell = svg.createSVGPoint(); cell.x = 12 * s; cell.y = 8 * s;
+        const end = cell.matrixTransform(svg.getScreenCTM());
+        const o = svg.createSVGPoint(); o.x = 0; o.y = 0;
+        const start = o.matrixTransform(svg.getScreenCTM());
+        return {attrs: ['x', 'y', 'width', 'height'].map((k) => Number(img.getAttribute(k))), s,
+                href: img.getAttribute('href'), under: img.parentNode.getAttribute('class'), layers,
+                box: [box.left, box.top, box.right, box.bottom], grid: [start.x, start.y, end.x, end.y],
+                walls: svg.querySelector('path.edge-walls') !== null}; }""")
+    s = info["s"]
+    assert info["attrs"] == [0, 0, 12 * s, 8 * s] and info["href"].startswith("blob:")
+    assert info["under"] == "layer-terrain" and info["layers"].index("layer-terrain") < info["layers"].index("layer-grid")
+    assert all(abs(a - b) < 1.5 for a, b in zip(info["box"], info["grid"])), info
+    assert info["walls"]
+    # a pixel of a floor cell nobody can reach (behind the closed door) shows the picture's colour
+    x, y = cell_xy(page, 9, 6)
+    png = page.screenshot(clip={"x": x - 2, "y": y - 2, "width": 4, "height": 4})
+    from PIL import Image
+    import io
+
+    r_, g_, b_ = Image.open(io.BytesIO(png)).convert("RGB").getpixel((2, 2))
+    assert abs(r_ - 92) < 12 and abs(g_ - 84) < 12 and abs(b_ - 70) < 12, (r_, g_, b_)
+    shot(page, "uvtt-map.png")

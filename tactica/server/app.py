@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from rules.errors import DiceError, IllegalActionError, TacticaError
 from rules.limits import MAX_DEPTH, MAX_NUMBER
 from rules.scenario import bundled_scenarios, resolve_scenario
+from rules.uvtt import no_map_files
 from tactica.server.fights import Store, acting_action, check_legal, probe, tactica_error
 from tactica.server.guard import READ_METHODS, HostCheck, ReadOnly, allowed_hosts, allowed_methods
 from tactica.server.models import (MAX_BODY, MAX_FIGHTS, SERVER_LOCK_WAIT_S, ActionOut, ApiError, ApplyAction, BodyLimit, CreateFight,
@@ -143,6 +144,12 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
                 raise ApiError(422, "text: not a mapping (expected an encounter or a save)", "text")
             is_state = doc.get("format") == "tactica-state"
             body = body.model_copy(update={"text": None, "state" if is_state else "scenario": doc})
+        if body.state is None and isinstance(body.scenario, str):   # a bundled scenario may name its map file
+            return _new_fight(body)
+        with no_map_files():   # a document sent here may not make the server read its disks
+            return _new_fight(body)
+
+    def _new_fight(body: CreateFight) -> dict[str, Any]:
         try:
             if body.state is not None:
                 try:

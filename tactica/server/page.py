@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, Response, StreamingResponse
 
 from rules.errors import TacticaError
 from tactica.server.fights import Store, acting_action, cell_query, check_legal, tactica_error
@@ -64,7 +64,10 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         b = f.battle
         s = b.state
         evs = b.events
-        return {"id": f.id, "map": map_json(s.grid), "board": board_json(s, b.ruleset), "summary": f.summary(),
+        m = map_json(s.grid)
+        if "image" in m:
+            m["image"]["url"] = f"/fights/{f.id}/map-image"
+        return {"id": f.id, "map": m, "board": board_json(s, b.ruleset), "summary": f.summary(),
                 "log": [{"i": i, "text": narrate(e), "event": e} for i, e in enumerate(evs[since:], since)],
                 "since": min(since, len(evs)), "total": len(evs), "undo": f.undo_depth(),
                 "undo_last": f.undo_last(), "settings": f.settings, "decision": b.actions_resolved}
@@ -76,6 +79,18 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         f = store.get(fid)
         with f.hold():
             return view_of(f, since)
+
+    @app.get("/fights/{fid}/map-image", tags=["page"], dependencies=[Depends(auth)], responses=errors,
+             response_class=Response)
+    def map_image(fid: str = FightId) -> Response:
+        """The picture of the fight's map (a Universal VTT map's `image`), drawn under the grid;
+        404 when the map has none."""
+        f = store.get(fid)
+        with f.hold():
+            b = f.battle.state.grid.backdrop
+        if b is None:
+            raise ApiError(404, "this fight's map has no picture", "map")
+        return Response(content=b.data, media_type=b.mime, headers={"Cache-Control": "private, max-age=3600"})
 
     @app.get("/fights/{fid}/stream", tags=["page"], responses=errors)
     async def stream(request: Request, fid: str = FightId, since: int = Query(0, ge=0, le=10**9),

@@ -21,13 +21,21 @@ from rules.state import BattleState, Combatant
 
 
 def map_json(grid: Grid) -> dict[str, Any]:
-    """The map: size, cell size, rows and what each map character means."""
+    """The map: size, cell size, rows and what each map character means; walls between cells
+    as [x0, y0, x1, y1] segments (rules/edges.py); `image` when the map has a picture to draw
+    under the grid (a Universal VTT map: its bytes come from GET /fights/{id}/map-image)."""
     used = {ch for row in grid.rows for ch in row}
-    return {"width": grid.width, "height": grid.height, "cell_m": grid.cell_m, "rows": list(grid.rows),
-            "terrain": {ch: {"name": t.name, "blocks_move": t.blocks_move, "blocks_sight": t.blocks_sight,
-                             "cover": t.cover, "difficult": t.difficult}
-                        for ch, t in grid.legend.items() if ch in used},
-            "cover_names": list(COVER_NAMES)}
+    out = {"width": grid.width, "height": grid.height, "cell_m": grid.cell_m, "rows": list(grid.rows),
+           "terrain": {ch: {"name": t.name, "blocks_move": t.blocks_move, "blocks_sight": t.blocks_sight,
+                            "cover": t.cover, "difficult": t.difficult}
+                       for ch, t in grid.legend.items() if ch in used},
+           "cover_names": list(COVER_NAMES),
+           "walls": grid.edges.segments() if grid.edges is not None else []}
+    b = grid.backdrop
+    if b is not None:
+        out["image"] = {"mime": b.mime, "key": b.key, "pixels_per_grid": b.pixels_per_grid,
+                        "width_px": b.width_px, "height_px": b.height_px}
+    return out
 
 
 def figure_json(state: BattleState, rs: Ruleset, c: Combatant) -> dict[str, Any]:

@@ -82,6 +82,16 @@ export const post = (path, body) => api("POST", path, body ?? {});
 export const put = (path, body) => api("PUT", path, body);
 export const del = (path) => api("DELETE", path);
 
+/** A picture the server holds (GET with the token) as an object URL for an <image>. */
+export async function blobUrl(path) {
+  const headers = {};
+  const t = token();
+  if (t) headers.Authorization = `Bearer ${t}`;
+  const res = await fetch(path, { headers });
+  if (!res.ok) throw new ApiError(`the map picture: the server answered ${res.status}`, res.status);
+  return URL.createObjectURL(await res.blob());
+}
+
 export function query(params) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) q.set(k, String(v));

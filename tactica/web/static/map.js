@@ -3,6 +3,7 @@
 // top edge and row numbers down the left one, numbered as the terminal's `move X Y` (from 0).
 
 import { reachClass, renderLegend } from "./legend.js";
+import { blobUrl } from "./api.js";
 
 const S = 32;
 const M = 14;   // the margin that holds the coordinates
@@ -89,7 +90,9 @@ export class BattleMap {
 
   setMap(map, rows) {
     const changed = !this.map || this.map.width !== map.width || this.map.height !== map.height ||
-      (this.rows || []).join("\n") !== (rows || map.rows).join("\n");
+      (this.rows || []).join("\n") !== (rows || map.rows).join("\n") ||
+      JSON.stringify(this.map.walls || []) !== JSON.stringify(map.walls || []) ||
+      (this.map.image || {}).key !== (map.image || {}).key;
     this.map = map;
     if (!changed) return;
     this.rows = rows || map.rows;
@@ -104,6 +107,7 @@ export class BattleMap {
     const t = this.layers.terrain;
     t.replaceChildren();
     el("rect", { x: 0, y: 0, width: map.width * S, height: map.height * S, class: "floor" }, t);
+    if (map.image && map.image.url) this._backdrop(map, t);
     this.rows.forEach((row, y) => {
       [...row].forEach((ch, x) => {
         const info = map.terrain[ch];
@@ -116,12 +120,29 @@ export class BattleMap {
         r.dataset.terrain = info.name;
       });
     });
+    if ((map.walls || []).length) {
+      const w = map.walls.map(([x0, y0, x1, y1]) => `M${x0 * S} ${y0 * S}L${x1 * S} ${y1 * S}`).join("");
+      el("path", { d: w, class: "edge-walls" }, t);
+    }
     const g = this.layers.grid;
     g.replaceChildren();
     let d = "";
     for (let x = 1; x < map.width; x++) d += `M${x * S} 0V${map.height * S}`;
     for (let y = 1; y < map.height; y++) d += `M0 ${y * S}H${map.width * S}`;
     el("path", { d, class: "grid-lines" }, g);
+  }
+
+  /** The map's picture (a Universal VTT map) under the grid: its top-left at cell (0, 0), one
+   * grid square of the picture a cell. Fetched with the token, shown from a blob URL. */
+  _backdrop(map, parent) {
+    const img = el("image", { x: 0, y: 0, width: map.width * S, height: map.height * S,
+      preserveAspectRatio: "none", class: "backdrop" }, parent);
+    img.dataset.key = map.image.key;
+    img.dataset.loaded = "0";
+    blobUrl(map.image.url).then((url) => {
+      img.addEventListener("load", () => { img.dataset.loaded = "1"; }, { once: true });
+      img.setAttribute("href", url);
+    }).catch(() => { img.dataset.loaded = "failed"; });
   }
 
   /** Column numbers along the top, row numbers down the left (as `move X Y`). */
