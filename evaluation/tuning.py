@@ -42,6 +42,10 @@ is nearer. The result is then measured afresh on other seeds (`check_seed`, defa
 When the fresh measurement misses the tolerance, the search goes on from there for up to
 `refine` more rounds, each on new seeds and twice the fights per candidate (round r
 searches on `seed + 2r` and checks on `check_seed + 2r`).
+
+The search of a round is `evaluation.tune_search.search_round`: it never leaves a setting
+inside the band (target +- tolerance) for one outside it, and it reports every candidate
+it plays, every step, stop and fresh check, with the reason, as a `Note` (`on_note`).
 """
 
 from __future__ import annotations
@@ -512,7 +516,6 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
     evaluated = 0
 
     say = on_note or (lambda note: None)
-    banded = False              # the current setting has been inside the band (evaluation.tune_search)
 
     with FightPool(workers, backend, address) as pool:
         cur = tuple(bases)
@@ -542,8 +545,8 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
 
             start = "start" if rnd else "as written"
             found = search_round(evaluate, cur, ranges, change, target_win, tolerance, max_steps,
-                                 rnd=rnd + 1, banded=banded, start_label=start, note=say)
-            cur, res, banded = found.values, found.result, found.banded
+                                 rnd=rnd + 1, start_label=start, note=say)
+            cur, res = found.values, found.result
             head = {"round": rnd + 1, "seed": s_seed, "episodes": n}
             path.append({**head, "step": 0, "change": start, **{k: found.start[k] for k in cols}})
             for step, text, r in found.moves:
