@@ -120,9 +120,46 @@ def play_one(payload: tuple, index: int) -> Fight:
 
 def run_fights(spec: ScenarioSpec, policies: Mapping[str, str], seed: int, indices: Sequence[int],
                pool: FightPool, source: str | None = None,
-               progress: Callable[[int], None] | None = None) -> list[Fight]:
-    """Play fights `indices` of the run seeded with `seed`, results in index order."""
-    return pool.map(play_one, (spec, dict(policies), int(seed), source), indices, progress)
+               on_fights: Callable[[list[Fight]], None] | None = None) -> list[Fight]:
+    """Play fights `indices` of the run seeded with `seed`, results in index order.
+
+    `on_fights(new)` is called with each batch of fights as it finishes (see `tally`)."""
+    return pool.map(play_one, (spec, dict(policies), int(seed), source), indices, on_results=on_fights)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The PC win rate so far while fights are being played, with its Wilson 95% interval.
+
+    What a progress display shows: `done` of `total` fights finished (`total` may grow in a
+    precision run), `wins` of them won by the PC team. On the Ray backend fights finish out of
+    order, so a running estimate may differ from the final one until the last fight is in."""
+
+    done: int
+    total: int
+    wins: int
+    rate: float
+    ci_low: float
+    ci_high: float
+
+    @classmethod
+    def of(cls, wins: int, done: int, total: int) -> "Estimate":
+        lo, hi = interval(wins, done) if done else (0.0, 1.0)
+        return cls(done=done, total=total, wins=wins, rate=wins / done if done else 0.0, ci_low=lo, ci_high=hi)
+
+
+def tally(pc_team: str, progress: Callable[[Estimate], None], total: int,
+          done: int = 0, wins: int = 0) -> Callable[[list[Fight]], None]:
+    """An `on_fights` callback that reports the running `Estimate` after each batch of fights.
+
+    `done` and `wins` count fights of the run already finished (earlier batches of a precision run)."""
+    seen = [done, wins]
+
+    def on_fights(new: list[Fight]) -> None:
+        seen[0] += len(new)
+        seen[1] += sum(1 for f in new if f.winner == pc_team)
+        progress(Estimate.of(seen[1], seen[0], total))
+    return on_fights
 
 
 def half_width(successes: int, n: int) -> float:
@@ -228,11 +265,12 @@ def assess(spec: ScenarioSpec, *, pc: str | None = None, policies: Mapping[str, 
            max_episodes: int = DEFAULT_MAX_EPISODES, seed: int = 0, source: str | None = None,
            pool: FightPool | None = None, workers: int = 1, backend: str = "local",
            address: str | None = None,
-           progress: Callable[[int, int], None] | None = None,
+           progress: Callable[[Estimate], None] | None = None,
            keep_fights: bool = False) -> dict[str, Any]:
     """Play a scenario's fights and report its difficulty for the PC team (see the module doc).
 
-    `progress(done, total)` is called as fights finish (`total` may grow in a precision run).
+    `progress(estimate)` is called as fights finish, with the PC win rate so far and its
+    interval (`Estimate`; its `total` may grow in a precision run).
     With `keep_fights`, the report also holds the `Fight` records under `"_fights"` (for plots).
     """
     check_run_args(episodes, precision, max_episodes)
@@ -245,14 +283,15 @@ def assess(spec: ScenarioSpec, *, pc: str | None = None, policies: Mapping[str, 
         fights: list[Fight] = []
         if precision is None:
             total = episodes if episodes is not None else DEFAULT_EPISODES
-            cb = (lambda k: progress(k, total)) if progress else None
+            cb = tally(pc_team, progress, total) if progress else None
             fights = run_fights(spec, pols, seed, range(total), pool, source, cb)
             stopped = "episodes played"
         else:
             total = min(max_episodes, PRECISION_BATCH)
+            wins = 0
             while True:
                 done = len(fights)
-                cb = (lambda k, _d=done, _t=total: progress(_d + k, _t)) if progress else None
+                cb = tally(pc_team, progress, total, done, wins) if progress else None
                 fights += run_fights(spec, pols, seed, range(done, total), pool, source, cb)
                 wins = sum(1 for f in fights if f.winner == pc_team)
                 if half_width(wins, len(fights)) <= precision:

@@ -114,32 +114,40 @@ class FightPool:
 
     # -- running --------------------------------------------------------------------
     def map(self, fn: Callable[[Any, int], Any], payload: Any, indices: Sequence[int],
-            progress: Callable[[int], None] | None = None) -> list:
+            progress: Callable[[int], None] | None = None,
+            on_results: Callable[[list], None] | None = None) -> list:
         """`[fn(payload, i) for i in indices]`, spread over the workers, in index order.
 
-        `progress(k)` is called with the number of results gathered so far."""
+        `progress(k)` is called with the number of results gathered so far, and
+        `on_results(new)` with each batch of results as it arrives (in arrival order: on Ray
+        a later chunk may come first), for running estimates."""
         indices = list(indices)
         if not indices:
             return []
+
+        def gathered(new: list, k: int) -> None:
+            if on_results is not None:
+                on_results(new)
+            if progress is not None:
+                progress(k)
+
         if self.backend == "ray":
-            return self._map_ray(fn, payload, indices, progress)
+            return self._map_ray(fn, payload, indices, gathered)
         if self.workers == 1:
             out = []
             for i in indices:
                 out.append(fn(payload, i))
-                if progress is not None:
-                    progress(len(out))
+                gathered(out[-1:], len(out))
             return out
         parts = chunks(indices, self.workers)
         out: list = []
         it = self._local_pool(len(parts)).imap(_run_chunk_star, [(fn, payload, c) for c in parts])
         for res in it:   # imap yields in submission order: the reduction is in index order
             out.extend(res)
-            if progress is not None:
-                progress(len(out))
+            gathered(res, len(out))
         return out
 
-    def _map_ray(self, fn, payload, indices, progress):
+    def _map_ray(self, fn, payload, indices, gathered):
         ray = self._ray_init()
         ref = ray.put(payload)
         parts = chunks(indices, self.workers if self.address is None else
@@ -155,8 +163,7 @@ class FightPool:
                 res = ray.get(f)
                 got[where[f]] = res
                 done_n += len(res)
-            if progress is not None:
-                progress(done_n)
+                gathered(res, done_n)
         return [r for part in got for r in part]
 
     # -- shutting down --------------------------------------------------------------

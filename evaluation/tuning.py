@@ -42,6 +42,10 @@ is nearer. The result is then measured afresh on other seeds (`check_seed`, defa
 When the fresh measurement misses the tolerance, the search goes on from there for up to
 `refine` more rounds, each on new seeds and twice the fights per candidate (round r
 searches on `seed + 2r` and checks on `check_seed + 2r`).
+
+The search of a round is `evaluation.tune_search.search_round`: it never leaves a setting
+inside the band (target +- tolerance) for one outside it, and it reports every candidate
+it plays, every step, stop and fresh check, with the reason, as a `Note` (`on_note`).
 """
 
 from __future__ import annotations
@@ -55,8 +59,10 @@ from typing import Any, Annotated, Callable, Literal, Mapping, Sequence, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evaluation.difficulty import assess, interval, label_for, pc_team_of, resolve_policies, run_fights
+from evaluation.difficulty import (Estimate, assess, interval, label_for, pc_team_of, resolve_policies,
+                                   run_fights, tally)
 from evaluation.parallel import FightPool
+from evaluation.tune_search import Note, check_note, search_round
 from rules.dice import Step
 from rules.errors import ScenarioError, TacticaError
 from rules.grid import Grid, legend_from_spec
@@ -473,8 +479,14 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
          check_episodes: int = 1000, seed: int = 0, check_seed: int | None = None, max_steps: int = 30,
          refine: int = 2,
          workers: int = 1, backend: str = "local", address: str | None = None,
-         progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+         progress: Callable[[str, Estimate], None] | None = None,
+         on_note: Callable[[Note], None] | None = None) -> dict[str, Any]:
     """Search the scenario's knobs for the target PC win rate (see the module doc).
+
+    `progress(stage, estimate)` is called as fights finish (the stage names the round and the
+    candidate or fresh check; `Estimate` holds the PC win rate so far and its interval);
+    `on_note(note)` with every candidate tried, step taken, stop and fresh check, and why
+    (`evaluation.tune_search.Note`).
 
     Returns a JSON-ready result; `result["document"]` is the tuned scenario document."""
     if not 0 < target_win < 1:
@@ -503,54 +515,45 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
     checks: list[dict[str, Any]] = []
     evaluated = 0
 
+    say = on_note or (lambda note: None)
+
     with FightPool(workers, backend, address) as pool:
         cur = tuple(bases)
         for rnd in range(refine + 1):
             n, s_seed, c_seed = episodes * 2 ** rnd, seed + 2 * rnd, check_seed + 2 * rnd
             cache: dict[tuple[int, ...], dict[str, Any]] = {}
 
-            def evaluate(values: tuple[int, ...]) -> dict[str, Any]:
+            def evaluate(values: tuple[int, ...], label: str) -> dict[str, Any]:
                 if values in cache:
                     return cache[values]
                 d = apply_knobs(doc, knobs, values, bases, source)
                 sp = parse_scenario(d, source)
                 build_state(sp, source)
-                cb = (lambda k: progress(f"round {rnd + 1}, candidate {len(cache) + 1}", k, n)) if progress else None
+                stage = f"round {rnd + 1}, candidate {len(cache) + 1}: {label}"
+                cb = tally(pc_team, lambda est: progress(stage, est), n) if progress else None
                 fights = run_fights(sp, pols, s_seed, range(n), pool, source, cb)   # common random numbers
                 wins = sum(1 for f in fights if f.winner == pc_team)
                 lo, hi = interval(wins, n)
                 cache[values] = {"values": _values_dict(knobs, values), "win_rate": wins / n,
-                                 "ci_low": lo, "ci_high": hi, "document": d}
+                                 "ci_low": lo, "ci_high": hi, "episodes": n, "document": d}
                 return cache[values]
 
-            res = evaluate(cur)
-            head = {"round": rnd + 1, "seed": s_seed, "episodes": n}
-            path.append({**head, "step": 0, "change": "start" if rnd else "as written", **{k: res[k] for k in cols}})
-            for step in range(1, max_steps + 1):
-                if abs(res["win_rate"] - target_win) <= tolerance / 2:
-                    break
-                best = None
-                for i, k in enumerate(knobs):
-                    for dv in (-1, 1):
-                        v = cur[i] + dv
-                        if not ranges[i][0] <= v <= ranges[i][1]:
-                            continue
-                        cand = cur[:i] + (v,) + cur[i + 1:]
-                        gap = abs(evaluate(cand)["win_rate"] - target_win)
-                        if best is None or gap < best[0]:
-                            best = (gap, cand, i, v)
-                if best is None or best[0] >= abs(res["win_rate"] - target_win):
-                    break
-                _, cand, i, v = best
+            def change(i: int, old: int, new: int) -> str:
                 k = knobs[i]
-                old, new = _values_dict([k], [cur[i]]), _values_dict([k], [v])
-                cur, res = cand, evaluate(cand)
-                path.append({**head, "step": step,
-                             "change": f"{knob_label(k)}: {old[knob_label(k)]} -> {new[knob_label(k)]}",
-                             **{kk: res[kk] for kk in cols}})
+                lab = knob_label(k)
+                return f"{lab}: {_values_dict([k], [old])[lab]} -> {_values_dict([k], [new])[lab]}"
+
+            start = "start" if rnd else "as written"
+            found = search_round(evaluate, cur, ranges, change, target_win, tolerance, max_steps,
+                                 rnd=rnd + 1, start_label=start, note=say)
+            cur, res = found.values, found.result
+            head = {"round": rnd + 1, "seed": s_seed, "episodes": n}
+            path.append({**head, "step": 0, "change": start, **{k: found.start[k] for k in cols}})
+            for step, text, r in found.moves:
+                path.append({**head, "step": step, "change": text, **{kk: r[kk] for kk in cols}})
             evaluated += len(cache)
             tuned_doc = res["document"]
-            cb = (lambda k, t: progress(f"round {rnd + 1}, fresh check", k, t)) if progress else None
+            cb = (lambda est: progress(f"round {rnd + 1}, fresh check", est)) if progress else None
             check = assess(parse_scenario(tuned_doc, source), pc=pc_team, policies=pols,
                            episodes=check_episodes, seed=c_seed, source=source, pool=pool, progress=cb)
             checks.append({"round": rnd + 1, "seed": c_seed, "episodes": check["episodes"],
@@ -558,7 +561,11 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
                            "values": _values_dict(knobs, cur),
                            "pc_win_rate": check["pc_win_rate"], "ci_low": check["ci_low"],
                            "ci_high": check["ci_high"], "label": check["label"], "p_pc_death": check["p_pc_death"]})
-            if abs(pooled_check(checks)["pc_win_rate"] - target_win) <= tolerance:
+            pooled = pooled_check(checks)
+            done = abs(pooled["pc_win_rate"] - target_win) <= tolerance
+            say(check_note(checks[-1], pooled, target_win, tolerance, more=None if done or rnd == refine else
+                           (seed + 2 * (rnd + 1), episodes * 2 ** (rnd + 1))))
+            if done:
                 break
     check = pooled_check(checks)
     gap = abs(check["pc_win_rate"] - target_win)

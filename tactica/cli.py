@@ -229,6 +229,13 @@ _WORKERS_HELP = "Worker processes (or Ray CPUs), capped at the cores and the fig
 _ADDRESS_HELP = "Ray cluster address (default: start a local Ray)."
 
 
+def _shown_progress(as_json: bool) -> dict[str, bool]:
+    """How `difficulty` and `tune` show progress on stderr: a live bar on a terminal, plain
+    lines now and then in a log, nothing with --json (its stdout is the same either way)."""
+    tty = sys.stderr.isatty()
+    return {"live": tty and not as_json, "log": not tty and not as_json}
+
+
 @app.command()
 @friendly
 def difficulty(
@@ -251,13 +258,13 @@ def difficulty(
 
     from evaluation.difficulty import assess, public
     from rules.scenario import load_scenario
-    from tactica.encounters import progress_bar, render_difficulty
+    from tactica.encounters import estimate_bar, render_difficulty
 
     spec, src = load_scenario(scenario)
     if plot is not None and plot.suffix.lower() != ".png":
         raise TacticaError(f"{plot}: not a .png file", field="--plot", expected="a file name ending in .png")
     t0 = time.perf_counter()
-    with progress_bar(err, f"fights of {spec.name}", sys.stderr.isatty()) as update:
+    with estimate_bar(err, f"fights of {spec.name}", **_shown_progress(as_json)) as update:
         report = assess(spec, pc=pc, policies=parse_policies(policy), episodes=episodes, precision=precision,
                         max_episodes=max_episodes, seed=seed, source=src, workers=workers, backend=backend,
                         address=address, progress=update, keep_fights=plot is not None)
@@ -296,13 +303,15 @@ def tune(
 ) -> None:
     """Turn an encounter's declared knobs until the PC win probability is near a target."""
     from evaluation.tuning import default_out, tune as run_tune, write_tuned
-    from tactica.encounters import progress_bar, render_tuning
+    from tactica.encounters import estimate_bar, note_line, render_tuning
 
-    with progress_bar(err, "tuning", sys.stderr.isatty()) as update:
+    shown = _shown_progress(as_json)
+    say = (lambda n: err.print(escape(note_line(n)), highlight=False, soft_wrap=True)) if not as_json else None
+    with estimate_bar(err, "tuning", **shown, log_ends=False) as update:
         result = run_tune(scenario, target_win, tolerance=tolerance, pc=pc, policies=parse_policies(policy),
                           episodes=episodes, check_episodes=check_episodes, seed=seed, refine=refine,
                           workers=workers, backend=backend, address=address,
-                          progress=lambda text, k, total: update(k, total, text))
+                          progress=lambda text, est: update(est, text), on_note=say)
     path = write_tuned(result, out_file or default_out(scenario))
     if as_json:
         print(json.dumps({**{k: v for k, v in result.items() if k != "document"}, "out": str(path)}, indent=2))
