@@ -86,6 +86,9 @@ class Ruleset(ABC):
     economy_features: tuple[str, ...] = ()
     #: map cell size the system's scenarios assume, in metres
     default_cell_m: float = 1.5
+    #: the keys a scenario's `settings:` may give (`check_settings` checks their values); any
+    #: other key is refused with the closest of these (rules/names.py)
+    settings_keys: tuple[str, ...] = ()
     #: every answer any question of the ruleset can take (rules/choices.py), in a fixed
     #: order: the environments' answer block
     answers: tuple[str, ...] = ()

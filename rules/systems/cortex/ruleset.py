@@ -23,10 +23,10 @@ from typing import Any, Mapping
 
 from rules.actions import END_TURN, Action
 from rules.dice import Dice, Step
-from rules.errors import UnknownNameError
 from rules.events import Event, event
 from rules.grid import FEET
 from rules.ruleset import Ruleset
+from rules.names import check_known
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.asked import ASKED_ANSWERS, AskedMixin
 from rules.systems.cortex.combat import CombatMixin
@@ -37,6 +37,7 @@ from rules.systems.cortex.modifiers import ModifiersMixin
 from rules.systems.cortex.piloting import PILOT_ANSWERS, PILOT_OPTIONS, PilotingMixin, build_vehicle
 from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, build_weapons,
                                         load_data, skill_die)
+from rules.systems.cortex_common.model import known_skills
 from rules.systems.cortex.specials import SpecialsMixin
 from rules.systems.cortex.start import CORTEX_START, apply_start, link_start
 from rules.systems.cortex.traits import TraitBook
@@ -55,6 +56,7 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"
+    settings_keys = ("plot_points",)  # scenario `settings:`: Plot Points per team
     description = "Serenity RPG house rules (seed 000) on Cortex Classic"
     #: answers to the choices seed 000 gives a figure (docs/cortex.md, Choices)
     answers = ("leap", "stay") + DIRECTIONS + ("prone", "stand", "bypass_armour", "special_effect",
@@ -72,6 +74,7 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         self.weapons = build_weapons(self.data["weapons"])
         self.armours = build_armour(self.data["armour"])
         self.bestiary = self.data["bestiary"]
+        self.skill_names = known_skills(self.data)  # what a figure's `skills:` may name
         self.traitbook = TraitBook(self.data["traits"])
         self.cover_table = {int(k): int(v) for k, v in self.data["cover_bonus"].items()}
         self.diff = dict(self.data["difficulty"])
@@ -126,7 +129,8 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         vehicle = spec.get("vehicle")
         if vehicle is not None:
             spec = {k: v for k, v in spec.items() if k != "vehicle"}
-        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field, start=CORTEX_START)
+        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field, start=CORTEX_START,
+                              extra_fields={"vehicle"}, skills=self.skill_names)
         conds, start_state = st.pop("start")
         st["traits"] = self.traitbook.normalise(st["traits"], source, f"{field}.traits")
         st["life"] = self.life_points(st, int(self.traitbook.value(st["traits"], "life_points", 0) or 0))
@@ -136,9 +140,7 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         ammo = {w.name: w.magazine for w in st["weapons"].values() if w.ranged and w.magazine}
         uses = {w.name: int(w.x("uses", 1)) for w in st["weapons"].values() if w.kind == "explosive"}
         for i, item in enumerate(st["items"]):
-            if item not in self.weapons:
-                raise UnknownNameError(f"unknown item {item!r}", source=source, field=f"{field}.items[{i}]",
-                                       expected="one of " + ", ".join(sorted(self.weapons)))
+            check_known(item, sorted(self.weapons), source, f"{field}.items[{i}]", "item")
         res = {"stun": 0, "wound": 0, "ammo": ammo, "uses": uses, "stance": None, "no_move_round": 0,
                "attacked_last": False, "lost": [], "gained": list(st["items"]), "pp": st["plot_points"],
                "afflictions": [], "held": None, "grappled_by": None, "grappling": None,
