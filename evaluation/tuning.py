@@ -60,6 +60,7 @@ from evaluation.parallel import FightPool
 from rules.dice import Step
 from rules.errors import ScenarioError, TacticaError
 from rules.grid import Grid, legend_from_spec
+from rules.names import check_keys, check_known, one_of
 from rules.ruleset import get_ruleset
 from rules.scenario import ScenarioSpec, build_state, parse_scenario, pydantic_error, resolve_scenario
 from rules.state import Combatant
@@ -351,6 +352,7 @@ def parse_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, source: str | None,
     """The scenario's declared knobs, checked, or derived defaults when it declares none."""
     if not spec.tuning:
         return default_knobs(doc, spec, source, pc)
+    check_knob_names(spec.tuning, source)
     try:
         tspec = TuningSpec.model_validate(spec.tuning)
     except ValidationError as e:
@@ -358,6 +360,33 @@ def parse_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, source: str | None,
     knobs = tspec.knobs
     check_knobs(doc, spec, knobs, source)
     return knobs
+
+
+#: knob kind -> its model (the fields a knob of that kind may have)
+KNOB_KINDS: dict[str, type[_Knob]] = {"count": CountKnob, "trait_step": StepKnob, "weapon": WeaponKnob,
+                                      "distance": DistanceKnob, "cover": CoverKnob}
+
+
+def check_knob_names(tuning: Mapping[str, Any], source: str | None) -> None:
+    """The `tuning` block's keys, each knob's `kind` and each knob's fields are names the tuner
+    knows (a typo gets the closest one: rules/names.py), and each knob's values fit its kind
+    (an error names `tuning.knobs[i].FIELD`)."""
+    check_keys(tuning, ("knobs",), source, "tuning", "tuning field")
+    knobs = tuning.get("knobs")
+    for i, k in enumerate(knobs if isinstance(knobs, list) else ()):
+        f = f"tuning.knobs[{i}]"
+        if not isinstance(k, Mapping):
+            continue
+        if "kind" not in k:
+            raise ScenarioError("a knob without a kind", source=source, field=f"{f}.kind",
+                                expected=one_of(KNOB_KINDS))
+        check_known(k["kind"], KNOB_KINDS, source, f"{f}.kind", "knob kind")
+        model = KNOB_KINDS[k["kind"]]
+        check_keys(k, tuple(model.model_fields), source, f, f"{k['kind']} knob field")
+        try:
+            model.model_validate(dict(k))
+        except ValidationError as e:
+            raise pydantic_error(e, source).at(field_prefix=f) from None
 
 
 def check_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, knobs: Sequence[Any], source: str | None) -> None:
@@ -373,11 +402,11 @@ def check_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, knobs: Sequence[Any]
             return ScenarioError(msg, source=source, field=f"{f}.{field}", expected=expected)
 
         team = getattr(k, "team", None)
-        if team is not None and team not in teams:
-            raise bad(f"no team {team!r}", "team", "one of " + ", ".join(teams))
+        if team is not None:
+            check_known(team, teams, source, f"{f}.team", "team")
         fig = getattr(k, "figure", None)
-        if fig is not None and fig not in built:
-            raise bad(f"no figure {fig!r}", "figure", "one of " + ", ".join(built))
+        if fig is not None:
+            check_known(fig, list(built), source, f"{f}.figure", "figure")
         lo, hi = knob_range(k)
         if lo > hi:
             raise bad(f"min {lo} > max {hi}", "max", "max >= min")
@@ -391,8 +420,8 @@ def check_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, knobs: Sequence[Any]
                                   "attribute", "an attribute or skill of the figure's stat block")
         if isinstance(k, CountKnob):
             rs = get_ruleset(spec.ruleset)
-            if rs.templates() and k.template not in rs.templates():
-                raise bad(f"unknown template {k.template!r}", "template", "one of " + ", ".join(rs.templates()))
+            if rs.templates():
+                check_known(k.template, rs.templates(), source, f"{f}.template", "template")
             others = sum(1 for c in built.values() if c.team == k.team and c.template != k.template)
             if k.min == 0 and others == 0:
                 raise bad("min 0 would leave the team empty", "min", "1 or more")

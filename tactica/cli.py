@@ -195,8 +195,12 @@ def validate(file: Path = typer.Argument(..., help="A scenario or replay file.")
         return
     spec = parse_scenario(doc, str(file))
     st = build_state(spec, str(file))
+    knobs = ""
+    if spec.tuning:  # checked here, not first by `tune`
+        from evaluation.tuning import parse_knobs
+        knobs = f", {len(parse_knobs(doc, spec, str(file)))} tuning knob(s)"
     out.print(f"ok: {safe(file)} is a valid {spec.ruleset} scenario: {len(spec.teams)} teams, "
-              f"{len(st.combatants)} figures, {st.grid.width}x{st.grid.height} map", highlight=False)
+              f"{len(st.combatants)} figures, {st.grid.width}x{st.grid.height} map{knobs}", highlight=False)
 
 
 @app.command()
