@@ -434,6 +434,10 @@ from tactica.gm import register as _register_gm  # noqa: E402
 
 _register_gm(app, friendly, out, err)
 
+from tactica.newfile import register as _register_new  # noqa: E402
+
+_register_new(app, friendly, out)
+
 from tactica.train_cli import register as _register_train  # noqa: E402
 
 _register_train(app, friendly, out)
