@@ -60,7 +60,7 @@ from evaluation.parallel import FightPool
 from rules.dice import Step
 from rules.errors import ScenarioError, TacticaError
 from rules.grid import Grid, legend_from_spec
-from rules.names import check_keys, check_known, one_of
+from rules.names import check_known
 from rules.ruleset import get_ruleset
 from rules.scenario import ScenarioSpec, build_state, parse_scenario, pydantic_error, resolve_scenario
 from rules.state import Combatant
@@ -352,6 +352,8 @@ def parse_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, source: str | None,
     """The scenario's declared knobs, checked, or derived defaults when it declares none."""
     if not spec.tuning:
         return default_knobs(doc, spec, source, pc)
+    from evaluation.knob_names import check_knob_names  # (it imports the knob models from here)
+
     check_knob_names(spec.tuning, source)
     try:
         tspec = TuningSpec.model_validate(spec.tuning)
@@ -360,33 +362,6 @@ def parse_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, source: str | None,
     knobs = tspec.knobs
     check_knobs(doc, spec, knobs, source)
     return knobs
-
-
-#: knob kind -> its model (the fields a knob of that kind may have)
-KNOB_KINDS: dict[str, type[_Knob]] = {"count": CountKnob, "trait_step": StepKnob, "weapon": WeaponKnob,
-                                      "distance": DistanceKnob, "cover": CoverKnob}
-
-
-def check_knob_names(tuning: Mapping[str, Any], source: str | None) -> None:
-    """The `tuning` block's keys, each knob's `kind` and each knob's fields are names the tuner
-    knows (a typo gets the closest one: rules/names.py), and each knob's values fit its kind
-    (an error names `tuning.knobs[i].FIELD`)."""
-    check_keys(tuning, ("knobs",), source, "tuning", "tuning field")
-    knobs = tuning.get("knobs")
-    for i, k in enumerate(knobs if isinstance(knobs, list) else ()):
-        f = f"tuning.knobs[{i}]"
-        if not isinstance(k, Mapping):
-            continue
-        if "kind" not in k:
-            raise ScenarioError("a knob without a kind", source=source, field=f"{f}.kind",
-                                expected=one_of(KNOB_KINDS))
-        check_known(k["kind"], KNOB_KINDS, source, f"{f}.kind", "knob kind")
-        model = KNOB_KINDS[k["kind"]]
-        check_keys(k, tuple(model.model_fields), source, f, f"{k['kind']} knob field")
-        try:
-            model.model_validate(dict(k))
-        except ValidationError as e:
-            raise pydantic_error(e, source).at(field_prefix=f) from None
 
 
 def check_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, knobs: Sequence[Any], source: str | None) -> None:

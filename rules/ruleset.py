@@ -16,6 +16,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.errors import IllegalActionError, UnknownNameError
 from rules.events import Event, event
+from rules.names import did_you_mean
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 
 
@@ -325,8 +326,8 @@ def get_ruleset(name: str) -> Ruleset:
         return inst
     factory = _FACTORIES.get(name)
     if factory is None:
-        raise UnknownNameError(f"unknown ruleset {name!r}", field="ruleset",
-                               expected="one of " + ", ".join(available_rulesets()))
+        raise UnknownNameError(f"unknown ruleset {name!r}{did_you_mean(name, available_rulesets())}",
+                               field="ruleset", expected="one of " + ", ".join(available_rulesets()))
     if isinstance(factory, str):
         mod, _, cls = factory.partition(":")
         inst = getattr(importlib.import_module(mod), cls)()

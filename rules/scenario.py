@@ -244,6 +244,7 @@ def build_state(spec: ScenarioSpec, source: str | None = None) -> BattleState:
     objects: dict[int, list] = {}
     for oi, ob in enumerate(spec.objects):
         f = f"objects[{oi}]"
+        check_keys(ob, ("item", "at"), source, f, "object field")
         item, at = ob.get("item"), ob.get("at")
         if not isinstance(item, str) or not rs.validate_object(item):
             raise ScenarioError(f"unknown object {item!r}", source=source, field=f"{f}.item",

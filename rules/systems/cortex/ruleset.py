@@ -37,7 +37,6 @@ from rules.systems.cortex.modifiers import ModifiersMixin
 from rules.systems.cortex.piloting import PILOT_ANSWERS, PILOT_OPTIONS, PilotingMixin, build_vehicle
 from rules.systems.cortex.model import (Weapon, build_armour, build_stat_block, build_weapons,
                                         load_data, skill_die)
-from rules.systems.cortex_common.model import known_skills
 from rules.systems.cortex.specials import SpecialsMixin
 from rules.systems.cortex.start import CORTEX_START, apply_start, link_start
 from rules.systems.cortex.traits import TraitBook
@@ -74,7 +73,6 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         self.weapons = build_weapons(self.data["weapons"])
         self.armours = build_armour(self.data["armour"])
         self.bestiary = self.data["bestiary"]
-        self.skill_names = known_skills(self.data)  # what a figure's `skills:` may name
         self.traitbook = TraitBook(self.data["traits"])
         self.cover_table = {int(k): int(v) for k, v in self.data["cover_bonus"].items()}
         self.diff = dict(self.data["difficulty"])
@@ -130,7 +128,7 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         if vehicle is not None:
             spec = {k: v for k, v in spec.items() if k != "vehicle"}
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field, start=CORTEX_START,
-                              extra_fields={"vehicle"}, skills=self.skill_names)
+                              extra_fields={"vehicle"}, names=self.skill_names)
         conds, start_state = st.pop("start")
         st["traits"] = self.traitbook.normalise(st["traits"], source, f"{field}.traits")
         st["life"] = self.life_points(st, int(self.traitbook.value(st["traits"], "life_points", 0) or 0))

@@ -120,13 +120,13 @@ STAT_FIELDS = {"template", "name", "attributes", "skills", "weapons", "armour", 
 def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapons: Mapping[str, Weapon],
                      armour: Mapping[str, Armour], source: str | None, field: str,
                      extra_fields: set[str] = frozenset(), start: Any = None,
-                     skills: SkillNames | None = None) -> dict[str, Any]:
+                     names: SkillNames | None = None) -> dict[str, Any]:
     """Merge a template with overrides (or read a full stat block) and check every name.
 
     Weapons and armour may be written inline (mappings; `start.inline_weapon`). With a
     `start` schema (`start.StartSchema`) the figure's `conditions` and `state` are read into
-    `["start"]` as (conditions, state); without one they are not accepted. With `skills`
-    ((general skills, their specialties): `rules.names.skill_names`, `specialty_names`) an
+    `["start"]` as (conditions, state); without one they are not accepted. With `names`
+    ((general skills, their specialties): `known_skills`) an
     unknown general skill, or a specialty one letter or two from a known one, is refused."""
     from rules.systems.cortex_common.start import inline_armour, inline_weapon, read_start
 
@@ -164,8 +164,8 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
     if not isinstance(skills_in, Mapping):
         raise ScenarioError("skills must be a mapping", source=source, field=f"{field}.skills",
                             expected="skill: die")
-    if skills is not None:
-        check_skills(skills_in, skills, source, f"{field}.skills")
+    if names is not None:
+        check_skills(skills_in, names, source, f"{field}.skills")
     skills = {k: parse_step(v, source, f"{field}.skills.{k}") for k, v in skills_in.items()}
     wnames = merged.get("weapons") or []
     if not isinstance(wnames, list):

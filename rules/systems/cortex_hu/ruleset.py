@@ -28,7 +28,7 @@ from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import CortexBase
-from rules.systems.cortex_common.model import build_armour, build_stat_block, build_weapons, known_skills, load_data
+from rules.systems.cortex_common.model import build_armour, build_stat_block, build_weapons, load_data
 from rules.systems.cortex_hu.combat import CombatHu
 from rules.systems.cortex_hu.defence import SPEND, DefenceHu
 from rules.systems.cortex_hu.effects import EffectsHu
@@ -69,7 +69,6 @@ class CortexHuRuleset(CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, 
         self.version = int(d.get("version", 1))
         self.weapons = build_weapons(d["weapons"])
         self.armours = build_armour(d["armour"])
-        self.skill_names = known_skills(d)  # what a figure's `skills:` may name
         self.bestiary = d["bestiary"]
         self.diff = dict(d["difficulty"])
         self.cover_table = {int(k): int(v) for k, v in d["cover_bonus"].items()}
@@ -120,7 +119,7 @@ class CortexHuRuleset(CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, 
                                     source=source, field=f"{field}.{k}", expected="no such field")
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field,
                               extra_fields={"initiative_steps", "reactions"}, start=self.start,
-                              skills=self.skill_names)
+                              names=self.skill_names)
         conds, start = st.pop("start")
         ini = (spec.get("initiative_steps") if "initiative_steps" in spec
                else self.bestiary.get(spec.get("template"), {}).get("initiative_steps", 0))
