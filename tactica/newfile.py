@@ -86,7 +86,7 @@ settings: {{}}
 settings: {{}}             # the {rs.name} ruleset takes no settings
 """) + f"""\
 map:
-  cell_m: {rs.default_cell_m:g}             # metres a cell measures
+  cell_m: {rs.default_cell_m:<14g} # metres a cell measures
   # One string a row, the top row first; a figure's `at: [x, y]` counts x from the left and
   # y from the top, from 0. Characters: . floor, # wall, l light cover, m medium cover,
   # h heavy cover, T total cover, , difficult ground (`legend:` adds your own:
