@@ -66,6 +66,7 @@ from evaluation.tune_search import Note, check_note, search_round
 from rules.dice import Step
 from rules.errors import ScenarioError, TacticaError
 from rules.grid import Grid, legend_from_spec
+from rules.names import check_known
 from rules.ruleset import get_ruleset
 from rules.scenario import ScenarioSpec, build_state, parse_scenario, pydantic_error, resolve_scenario
 from rules.state import Combatant
@@ -357,6 +358,9 @@ def parse_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, source: str | None,
     """The scenario's declared knobs, checked, or derived defaults when it declares none."""
     if not spec.tuning:
         return default_knobs(doc, spec, source, pc)
+    from evaluation.knob_names import check_knob_names  # (it imports the knob models from here)
+
+    check_knob_names(spec.tuning, source)
     try:
         tspec = TuningSpec.model_validate(spec.tuning)
     except ValidationError as e:
@@ -379,11 +383,11 @@ def check_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, knobs: Sequence[Any]
             return ScenarioError(msg, source=source, field=f"{f}.{field}", expected=expected)
 
         team = getattr(k, "team", None)
-        if team is not None and team not in teams:
-            raise bad(f"no team {team!r}", "team", "one of " + ", ".join(teams))
+        if team is not None:
+            check_known(team, teams, source, f"{f}.team", "team")
         fig = getattr(k, "figure", None)
-        if fig is not None and fig not in built:
-            raise bad(f"no figure {fig!r}", "figure", "one of " + ", ".join(built))
+        if fig is not None:
+            check_known(fig, list(built), source, f"{f}.figure", "figure")
         lo, hi = knob_range(k)
         if lo > hi:
             raise bad(f"min {lo} > max {hi}", "max", "max >= min")
@@ -397,8 +401,8 @@ def check_knobs(doc: Mapping[str, Any], spec: ScenarioSpec, knobs: Sequence[Any]
                                   "attribute", "an attribute or skill of the figure's stat block")
         if isinstance(k, CountKnob):
             rs = get_ruleset(spec.ruleset)
-            if rs.templates() and k.template not in rs.templates():
-                raise bad(f"unknown template {k.template!r}", "template", "one of " + ", ".join(rs.templates()))
+            if rs.templates():
+                check_known(k.template, rs.templates(), source, f"{f}.template", "template")
             others = sum(1 for c in built.values() if c.team == k.team and c.template != k.template)
             if k.min == 0 and others == 0:
                 raise bad("min 0 would leave the team empty", "min", "1 or more")

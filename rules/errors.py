@@ -61,6 +61,11 @@ class UnknownNameError(TacticaError):
     """An unknown ruleset, template, weapon, policy or scenario name."""
 
 
+class UnknownKeyError(ScenarioError, UnknownNameError):
+    """A key or name the reader does not know (a typo, usually): `rules/names.py` names the
+    closest known one. Both a `ScenarioError` (bad input) and an `UnknownNameError`."""
+
+
 class OverrideError(TacticaError):
     """A GM override (rules/overrides.py) the fight cannot take now; nothing was changed."""
 

@@ -128,7 +128,7 @@ def load_text(text: str, source: str | None, fmt: str, field: str = "(file)", li
                             expected=f"at most {limit:,} bytes")
     name = "JSON" if fmt == "json" else "YAML"
     try:
-        doc = json.loads(text) if fmt == "json" else _yaml(text, source, field)
+        doc = _json(text, source, field) if fmt == "json" else _yaml(text, source, field)
     except (yaml.YAMLError, json.JSONDecodeError) as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else (
@@ -146,13 +146,30 @@ def load_text(text: str, source: str | None, fmt: str, field: str = "(file)", li
     return doc
 
 
+def _json(text: str, source: str | None, field: str) -> Any:
+    """JSON with each key once in an object (the standard library keeps the last silently)."""
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            keys = [k for k, _ in pairs]
+            dup = next(k for i, k in enumerate(keys) if k in keys[:i])
+            raise ScenarioError(f"duplicate key {dup!r} in a JSON object", source=source, field=field,
+                                expected="each key once in an object")
+        return d
+    return json.loads(text, object_pairs_hook=unique)
+
+
 def _yaml(text: str, source: str | None, field: str) -> Any:
-    """YAML through libyaml: first a scan of its events (aliases refused, nesting and values
-    counted), then the safe load; without libyaml, the pure-Python loader without aliases."""
+    """YAML through libyaml: first a scan of its events (aliases and duplicate keys refused,
+    nesting and values counted), then the safe load; without libyaml, the pure-Python loader
+    without aliases."""
     fast = getattr(yaml, "CSafeLoader", None)
     if fast is None:  # pragma: no cover - PyYAML's wheels carry libyaml
         return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - a safe loader
-    nodes = depth = 0
+    nodes = 0
+    # one frame per open mapping or list: [keys seen (None: a list), next node is a key, path,
+    # current key or index]; a mapping's scalar keys are compared as YAML reads them (tag, text)
+    frames: list[list[Any]] = []
     for ev in yaml.parse(text, Loader=fast):
         if isinstance(ev, yaml.AliasEvent):
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here", ev.start_mark)
@@ -161,13 +178,38 @@ def _yaml(text: str, source: str | None, field: str) -> Any:
             if nodes > MAX_YAML_NODES:
                 raise ScenarioError(f"more than {MAX_YAML_NODES:,} values", source=source, field=field,
                                     expected=f"a YAML document of at most {MAX_YAML_NODES:,} values")
-        if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
+            path = ""
+            if frames:
+                top = frames[-1]
+                if top[0] is None:  # an item of a list
+                    top[3] += 1
+                    path = f"{top[2]}[{top[3]}]"
+                elif top[1]:  # a key of a mapping
+                    top[1] = False
+                    top[3] = None
+                    if isinstance(ev, yaml.ScalarEvent):
+                        key = (_RESOLVE(yaml.ScalarNode, ev.value, ev.implicit), ev.value)
+                        if key in top[0]:
+                            raise ScenarioError(f"duplicate key {ev.value!r} at line {ev.start_mark.line + 1}",
+                                                source=source, field=top[2] or "(top level)",
+                                                expected="each key once in a mapping")
+                        top[0].add(key)
+                        top[3] = ev.value
+                else:  # its value
+                    top[1] = True
+                    path = _key(top[2], top[3]) if top[3] is not None else top[2]
+            if isinstance(ev, yaml.MappingStartEvent):
+                frames.append([set(), True, path, None])
+            elif isinstance(ev, yaml.SequenceStartEvent):
+                frames.append([None, False, path, -1])
+            if len(frames) > MAX_DEPTH:
                 raise RecursionError
         elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
+            frames.pop()
     return yaml.load(text, Loader=fast)  # noqa: S506 - a safe loader, aliases refused above
+
+
+_RESOLVE = yaml.resolver.Resolver().resolve
 
 
 def check_depth(doc: Any, source: str | None, limit: int = MAX_DEPTH) -> None:

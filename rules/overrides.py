@@ -38,6 +38,7 @@ from typing import Any, Mapping
 from rules.battle import Battle
 from rules.errors import OverrideError, TacticaError
 from rules.events import Event, event
+from rules.names import did_you_mean
 from rules.limits import MAX_FIGURES, check_name
 from rules.state import BattleState, Combatant
 
@@ -113,7 +114,8 @@ def _check(battle: Battle, spec: Any) -> dict[str, Any]:
     need, may = KINDS[kind]
     bad = sorted(set(spec) - set(need) - set(may) - {"kind"})
     if bad:
-        raise _fail(f"unknown field(s) {bad} for {kind}", bad[0], ", ".join(("kind",) + need + may))
+        raise _fail(f"unknown field(s) {bad} for {kind}{did_you_mean(bad[0], need + may)}", bad[0],
+                    ", ".join(("kind",) + need + may))
     missing = [f for f in need if f not in spec]
     if missing:
         raise _fail(f"{kind} needs {missing[0]}", missing[0], ", ".join(("kind",) + need + may))

@@ -8,7 +8,6 @@ whole fight through this interface, the same way for every rule system.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Iterable, Mapping
@@ -17,6 +16,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.errors import IllegalActionError, UnknownNameError
 from rules.events import Event, event
+from rules.names import did_you_mean
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 
 
@@ -90,6 +90,13 @@ class Ruleset(ABC):
     economy_features: tuple[str, ...] = ()
     #: map cell size the system's scenarios assume, in metres
     default_cell_m: float = 1.5
+    @property
+    def settings_keys(self) -> tuple[str, ...]:
+        """The keys a scenario's `settings:` may give: those of `scenario_settings`
+        (`check_settings` checks their values); any other key is refused with the closest of
+        these (rules/names.py)."""
+        return tuple(self.scenario_settings)
+
     #: every answer any question of the ruleset can take (rules/choices.py), in a fixed
     #: order: the environments' answer block
     answers: tuple[str, ...] = ()
@@ -326,10 +333,8 @@ def get_ruleset(name: str) -> Ruleset:
         return inst
     factory = _FACTORIES.get(name)
     if factory is None:
-        close = difflib.get_close_matches(name, list(_FACTORIES), n=1) if isinstance(name, str) else []
-        hint = f"; did you mean {close[0]}?" if close else ""
-        raise UnknownNameError(f"unknown ruleset {name!r}{hint}", field="ruleset",
-                               expected="one of " + ", ".join(available_rulesets()))
+        raise UnknownNameError(f"unknown ruleset {name!r}{did_you_mean(name, available_rulesets())}",
+                               field="ruleset", expected="one of " + ", ".join(available_rulesets()))
     if isinstance(factory, str):
         mod, _, cls = factory.partition(":")
         inst = getattr(importlib.import_module(mod), cls)()

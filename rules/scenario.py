@@ -39,6 +39,7 @@ from rules.edges import edges_from_segments
 from rules.errors import ScenarioError, TacticaError, UnknownNameError
 from rules.grid import Grid, legend_from_spec
 from rules.map_cache import remember, touch
+from rules.names import check_keys, one_of
 from rules.limits import (MAX_FILE_BYTES, MAX_ROUND_LIMIT, MAX_SAVE_BYTES, check_cell_m, check_figures, check_map_size, check_name, check_numbers,
                           load_text, read_text_file)
 from rules.ruleset import get_ruleset
@@ -288,10 +289,13 @@ def build_state(spec: ScenarioSpec, source: str | None = None) -> BattleState:
             seen_ids[cid] = team.name
             taken[cell] = cid
             order += 1
+    check_keys(spec.settings, rs.settings_keys, source, "settings", "setting",
+               one_of(rs.settings_keys) if rs.settings_keys else f"no settings: the {rs.name} ruleset takes none")
     rs.check_settings(spec.settings, team_names, list(seen_ids), source)
     objects: dict[int, list] = {}
     for oi, ob in enumerate(spec.objects):
         f = f"objects[{oi}]"
+        check_keys(ob, ("item", "at"), source, f, "object field")
         item, at = ob.get("item"), ob.get("at")
         if not isinstance(item, str) or not rs.validate_object(item):
             raise ScenarioError(f"unknown object {item!r}", source=source, field=f"{f}.item",

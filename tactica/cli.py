@@ -195,8 +195,12 @@ def validate(file: Path = typer.Argument(..., help="A scenario or replay file.")
         return
     spec = parse_scenario(doc, str(file))
     st = build_state(spec, str(file))
+    knobs = ""
+    if spec.tuning:  # checked here, not first by `tune`
+        from evaluation.tuning import parse_knobs
+        knobs = f", {len(parse_knobs(doc, spec, str(file)))} tuning knob(s)"
     out.print(f"ok: {safe(file)} is a valid {spec.ruleset} scenario: {len(spec.teams)} teams, "
-              f"{len(st.combatants)} figures, {st.grid.width}x{st.grid.height} map", highlight=False)
+              f"{len(st.combatants)} figures, {st.grid.width}x{st.grid.height} map{knobs}", highlight=False)
 
 
 @app.command()
@@ -419,6 +423,10 @@ def evaluate(
 from tactica.gm import register as _register_gm  # noqa: E402
 
 _register_gm(app, friendly, out, err)
+
+from tactica.newfile import register as _register_new  # noqa: E402
+
+_register_new(app, friendly, out)
 
 from tactica.train_cli import register as _register_train  # noqa: E402
 from tactica.import_map import register as _register_import_map  # noqa: E402

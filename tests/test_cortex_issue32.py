@@ -207,7 +207,7 @@ def test_inline_armour_and_weapon():
     ({"armour": {"name": "x", "W": -1}}, "armour.W", "0 or more"),
     ({"armour": {"name": "x", "covers": ["tail"]}}, "armour.covers[0]", "limbs"),
     ({"weapons": [{"name": "zap", "kind": "melee"}]}, "weapons[0].attribute", "like"),
-    ({"weapons": [{"name": "zap", "like": "club", "colour": "red"}]}, "weapons[0]", "damage"),
+    ({"weapons": [{"name": "zap", "like": "club", "colour": "red"}]}, "weapons[0].colour", "damage"),
     ({"weapons": [{"name": "zap", "like": "club", "damage": "d7"}]}, "weapons[0].damage", "d6"),
 ])
 def test_bad_starting_state_is_a_clear_error(extra, field, expected):

@@ -243,13 +243,13 @@ def test_bad_starting_state_and_inline_equipment_are_clear_errors():
 
     from rules.errors import ScenarioError, TacticaError
     cases = [
-        ({"state": {"wounds": 3}}, "state", "wound, stun_modifier"),
+        ({"state": {"wounds": 3}}, "state.wounds", "wound, stun_modifier"),
         ({"state": {"ammo": {"light_pistol": 99}}}, "state.ammo.light_pistol", "0..12"),
         ({"conditions": ["impaired"]}, "conditions[0]", "wound"),
         ({"conditions": [{"name": "stunned", "rounds": 2}]}, "conditions[0].rounds", "no duration"),
         ({"conditions": ["dying"]}, "conditions", "-1..-4"),
         ({"armour": [{"name": "vest", "sp": 50}]}, "armour[0].sp", "0..20"),
-        ({"armour": [{"name": "vest", "sp": 5, "cover": "body"}]}, "armour[0]", "covers"),
+        ({"armour": [{"name": "vest", "sp": 5, "cover": "body"}]}, "armour[0].cover", "covers"),
         ({"weapons": [{"name": "zip", "kind": "ranged", "dc": 2}]}, "weapons[0].range", "handgun"),
         ({"weapons": [{"name": "knife", "kind": "melee", "dc": 2}]}, "weapons[0].name", "new name"),
         ({"state": {"grapple": ["u"]}}, "state.grapple[0]", "standing enemy next to"),

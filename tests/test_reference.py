@@ -114,7 +114,7 @@ def test_unknown_ruleset_is_one_line_with_a_suggestion() -> None:
     assert r.stdout == ""
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
-    assert "unknown ruleset 'cortx'" in lines[0] and "did you mean cortex?" in lines[0]
+    assert "unknown ruleset 'cortx'" in lines[0] and "did you mean 'cortex'?" in lines[0]
     assert "Traceback" not in r.stderr
 
 

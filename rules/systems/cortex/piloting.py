@@ -29,7 +29,8 @@ from typing import Any, Mapping
 from rules.actions import Action
 from rules.choices import decide
 from rules.dice import Dice, Step
-from rules.errors import ScenarioError, UnknownNameError
+from rules.errors import ScenarioError
+from rules.names import check_keys, check_known
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.model import parse_step
@@ -55,16 +56,11 @@ def build_vehicle(raw: Any, templates: Mapping[str, Mapping[str, Any]], source: 
     if not isinstance(raw, Mapping):
         raise ScenarioError(f"vehicle {raw!r}", source=source, field=f,
                             expected="a vehicle template name or a mapping of " + ", ".join(VEHICLE_FIELDS))
-    bad = sorted(set(raw) - set(VEHICLE_FIELDS))
-    if bad:
-        raise ScenarioError(f"unknown vehicle field(s) {bad}", source=source, field=f,
-                            expected="fields among " + ", ".join(VEHICLE_FIELDS))
+    check_keys(raw, VEHICLE_FIELDS, source, f, "vehicle field")
     spec: dict[str, Any] = {}
     if "template" in raw:
         name = raw["template"]
-        if not isinstance(name, str) or name not in templates:
-            raise UnknownNameError(f"unknown vehicle template {name!r}", source=source, field=f"{f}.template",
-                                   expected="one of " + ", ".join(sorted(templates)))
+        check_known(name, sorted(templates), source, f"{f}.template", "vehicle template")
         spec.update(templates[name])
     spec.update({k: v for k, v in raw.items() if k != "template"})
     for key in ("name", "agility", "type"):

@@ -23,10 +23,10 @@ from typing import Any, Mapping
 
 from rules.actions import END_TURN, Action
 from rules.dice import Dice, Step
-from rules.errors import UnknownNameError
 from rules.events import Event, event
 from rules.grid import FEET
 from rules.ruleset import Ruleset
+from rules.names import check_known
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.asked import ASKED_ANSWERS, AskedMixin
 from rules.systems.cortex.combat import CombatMixin
@@ -126,7 +126,8 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         vehicle = spec.get("vehicle")
         if vehicle is not None:
             spec = {k: v for k, v in spec.items() if k != "vehicle"}
-        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field, start=CORTEX_START)
+        st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field, start=CORTEX_START,
+                              extra_fields={"vehicle"}, names=self.skill_names)
         conds, start_state = st.pop("start")
         st["traits"] = self.traitbook.normalise(st["traits"], source, f"{field}.traits")
         st["life"] = self.life_points(st, int(self.traitbook.value(st["traits"], "life_points", 0) or 0))
@@ -136,9 +137,7 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         ammo = {w.name: w.magazine for w in st["weapons"].values() if w.ranged and w.magazine}
         uses = {w.name: int(w.x("uses", 1)) for w in st["weapons"].values() if w.kind == "explosive"}
         for i, item in enumerate(st["items"]):
-            if item not in self.weapons:
-                raise UnknownNameError(f"unknown item {item!r}", source=source, field=f"{field}.items[{i}]",
-                                       expected="one of " + ", ".join(sorted(self.weapons)))
+            check_known(item, sorted(self.weapons), source, f"{field}.items[{i}]", "item")
         res = {"stun": 0, "wound": 0, "ammo": ammo, "uses": uses, "stance": None, "no_move_round": 0,
                "attacked_last": False, "lost": [], "gained": list(st["items"]), "pp": st["plot_points"],
                "afflictions": [], "held": None, "grappled_by": None, "grappling": None,

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Mapping
 from rules import calls
 from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
-from rules.errors import ScenarioError, UnknownNameError
+from rules.errors import ScenarioError
+from rules.names import check_keys, check_known
 from rules.events import Event, event
 from rules.systems.cortex_common.model import plot_point_die  # noqa: F401  (shared; imported from here too)
 
@@ -48,10 +49,9 @@ class TraitBook:
             if not isinstance(t, Mapping) or "name" not in t:
                 raise ScenarioError(f"trait {t!r}", source=source, field=f, expected="a trait name or {name: ...}")
             name = t["name"]
-            spec = self.table.get(name)
-            if spec is None:
-                raise UnknownNameError(f"unknown trait {name!r}", source=source, field=f,
-                                       expected="one of " + ", ".join(sorted(self.table)))
+            check_known(name, sorted(self.table), source, f"{f}.name", "trait")
+            spec = self.table[name]
+            check_keys(t, ("name", "major", "form", *(spec.get("options") or {})), source, f, "trait field")
             form = "major" if t.get("major") or t.get("form") == "major" else "minor"
             if form not in spec:
                 form = "major" if "major" in spec else "minor"

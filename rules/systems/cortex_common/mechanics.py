@@ -17,6 +17,7 @@ A ruleset supplies `attr_steps` (trait-aware in `cortex`) and `release_grapple`.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable, Mapping
 
 from rules.actions import Action
@@ -26,7 +27,7 @@ from rules.dice import Dice, Step, roll_steps
 from rules.errors import ScenarioError
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cortex_common.model import Weapon
+from rules.systems.cortex_common.model import SkillNames, Weapon, known_skills
 
 
 def faces(r) -> list[list[int]]:
@@ -43,12 +44,18 @@ class CortexBase:
     """Shared Cortex mechanics (see the module docstring)."""
 
     diff: dict[str, int]
+    data: dict[str, Any]
     weapons: dict[str, Weapon]
     _actions: dict[tuple, Action]
     scenario_settings = {"plot_points": ({}, "Plot Points per team, {team: n}: each figure of the team starts with "
                                              "at least n (otherwise its stat block's plot_points, 0 unless set)")}
 
     # -- figures --------------------------------------------------------------------
+    @functools.cached_property
+    def skill_names(self) -> SkillNames:
+        """The general skills and specialties a figure's `skills:` may name (`known_skills`)."""
+        return known_skills(self.data)
+
     def life_points(self, stats: dict[str, Any], bonus: int = 0) -> int:
         """RULES-NOTES: the maximum of the Vitality die + the maximum of the Willpower die."""
         life = stats.get("life_points")

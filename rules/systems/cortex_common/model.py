@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 import yaml
 
 from rules import calls
 from rules.calls import RollCall, step_sides
 from rules.dice import D0, D2, Dice, PoolRoll, Step, roll_steps
-from rules.errors import ScenarioError, UnknownNameError
+from rules.errors import ScenarioError, UnknownKeyError
 from rules.events import Event, event
+from rules.names import check_keys, check_known, close_but_unknown, skill_names, specialty_names
 from rules.state import Combatant
 
 ATTRIBUTES = ("agility", "strength", "vitality", "alertness", "intelligence", "willpower")
@@ -118,29 +119,26 @@ STAT_FIELDS = {"template", "name", "attributes", "skills", "weapons", "armour", 
 
 def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapons: Mapping[str, Weapon],
                      armour: Mapping[str, Armour], source: str | None, field: str,
-                     extra_fields: set[str] = frozenset(), start: Any = None) -> dict[str, Any]:
+                     extra_fields: set[str] = frozenset(), start: Any = None,
+                     names: SkillNames | None = None) -> dict[str, Any]:
     """Merge a template with overrides (or read a full stat block) and check every name.
 
     Weapons and armour may be written inline (mappings; `start.inline_weapon`). With a
     `start` schema (`start.StartSchema`) the figure's `conditions` and `state` are read into
-    `["start"]` as (conditions, state); without one they are not accepted."""
+    `["start"]` as (conditions, state); without one they are not accepted. With `names`
+    ((general skills, their specialties): `known_skills`) an
+    unknown general skill, or a specialty one letter or two from a known one, is refused."""
     from rules.systems.cortex_common.start import inline_armour, inline_weapon, read_start
 
-    unknown = set(spec) - STAT_FIELDS - extra_fields - {"id", "at", "team"}
-    if start is not None:
-        unknown -= {"conditions", "state"}
-    if unknown:
-        raise ScenarioError(f"unknown field(s) {sorted(unknown)}", source=source, field=field,
-                            expected="template, name, attributes, skills, weapons, armour, ...")
+    fields = STAT_FIELDS | set(extra_fields) | {"id", "at", "team"} | ({"conditions", "state"} if start else set())
+    check_keys(spec, sorted(fields), source, field, "field")
     base: dict[str, Any] = {}
     tname = spec.get("template")
     if tname is not None:
         if not isinstance(tname, str):
             raise ScenarioError(f"template {tname!r} is not a name", source=source, field=f"{field}.template",
                                 expected="one of " + ", ".join(sorted(bestiary)))
-        if tname not in bestiary:
-            raise UnknownNameError(f"unknown template {tname!r}", source=source, field=f"{field}.template",
-                                   expected="one of " + ", ".join(sorted(bestiary)))
+        check_known(tname, sorted(bestiary), source, f"{field}.template", "template")
         base = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in bestiary[tname].items()}
     merged = dict(base)
     for k, v in spec.items():
@@ -152,6 +150,7 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
     if not isinstance(attrs_in, Mapping):
         raise ScenarioError("no attributes", source=source, field=f"{field}.attributes",
                             expected="a template or all six attributes: " + ", ".join(ATTRIBUTES))
+    check_keys(attrs_in, ATTRIBUTES, source, f"{field}.attributes", "attribute")
     attrs = {}
     for a in ATTRIBUTES:
         if a not in attrs_in:
@@ -161,14 +160,12 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
         if not attrs[a]:
             raise ScenarioError(f"attribute {a} is d0", source=source, field=f"{field}.attributes.{a}",
                                 expected="d2 or more")
-    extra_attrs = set(attrs_in) - set(ATTRIBUTES)
-    if extra_attrs:
-        raise ScenarioError(f"unknown attribute(s) {sorted(extra_attrs)}", source=source,
-                            field=f"{field}.attributes", expected=", ".join(ATTRIBUTES))
     skills_in = merged.get("skills") or {}
     if not isinstance(skills_in, Mapping):
         raise ScenarioError("skills must be a mapping", source=source, field=f"{field}.skills",
                             expected="skill: die")
+    if names is not None:
+        check_skills(skills_in, names, source, f"{field}.skills")
     skills = {k: parse_step(v, source, f"{field}.skills.{k}") for k, v in skills_in.items()}
     wnames = merged.get("weapons") or []
     if not isinstance(wnames, list):
@@ -183,9 +180,7 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
         if not isinstance(wn, str):
             raise ScenarioError(f"weapon {wn!r} is not a name", source=source, field=f"{field}.weapons[{i}]",
                                 expected="a mapping (an inline weapon) or one of " + ", ".join(sorted(weapons)))
-        if wn not in weapons:
-            raise UnknownNameError(f"unknown weapon {wn!r}", source=source, field=f"{field}.weapons[{i}]",
-                                   expected="one of " + ", ".join(sorted(weapons)))
+        check_known(wn, sorted(weapons), source, f"{field}.weapons[{i}]", "weapon")
         ws[wn] = weapons[wn]
     ws.setdefault("unarmed", weapons["unarmed"])
     arm = merged.get("armour")
@@ -199,9 +194,8 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
             armours.append(inline_armour(an, armour, source, f"{field}.armour" + (f"[{i}]" if isinstance(arm, list)
                                                                                     else "")))
             continue
-        if not isinstance(an, str) or an not in armour:
-            raise UnknownNameError(f"unknown armour {an!r}", source=source, field=f"{field}.armour",
-                                   expected="one of " + ", ".join(sorted(armour)))
+        check_known(an, sorted(armour), source, f"{field}.armour" + (f"[{i}]" if isinstance(arm, list) else ""),
+                    "armour")
         armours.append(armour[an])
     decline = merged.get("decline_innate", "auto")
     if decline not in ("auto", "never", "always"):
@@ -229,6 +223,30 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
             "life_points": merged.get("life_points"), "items": list(merged.get("items") or []),
             "template": tname or "custom",
             "start": read_start(spec, start, source, field) if start is not None else ([], {})}
+
+
+#: (general skills, general skill -> specialties) a ruleset knows (`rules.names`)
+SkillNames = tuple[Collection[str], Mapping[str, Collection[str]]]
+
+
+def known_skills(data: Mapping[str, Any]) -> SkillNames:
+    """The general skills and specialties a Cortex data file knows (`rules.names`)."""
+    return skill_names(data), specialty_names(data)
+
+
+def check_skills(skills_in: Mapping[str, Any], known: SkillNames, source: str | None, field: str) -> None:
+    """Each `skill` or `skill/specialty` key: the general skill must be known; a specialty may
+    be coined, but one a letter or two from a known one is refused as a typo."""
+    general, specialties = known
+    for k in skills_in:
+        g, sep, sp = k.partition("/") if isinstance(k, str) else (k, "", "")
+        check_known(g, general, source, f"{field}.{k}", "skill")
+        near = close_but_unknown(sp, specialties.get(g, ())) if sep else None
+        if near is not None or (sep and not sp):
+            some = ", ".join(f"{g}/{s}" for s in sorted(specialties.get(g, ()))[:6])
+            raise UnknownKeyError(f"unknown specialty {k!r}" + (f"; did you mean '{g}/{near}'?" if near else ""),
+                                  source=source, field=f"{field}.{k}",
+                                  expected=f"{g}/SPECIALTY" + (f", e.g. {some}" if some else ""))
 
 
 def skill_die(stats: Mapping[str, Any], skill: str, specialty: str | None) -> Step:
@@ -298,4 +316,5 @@ def roll_pool(dice: Dice, actor: str, purpose: str, attr_name: str, attr: Step, 
 
 
 __all__ = ["ATTRIBUTES", "Weapon", "Armour", "load_data", "parse_step", "build_weapons", "build_armour",
-           "build_stat_block", "skill_die", "describe_pool", "make_pool", "roll_pool", "plot_point_die", "D2"]
+           "build_stat_block", "skill_die", "describe_pool", "make_pool", "roll_pool", "plot_point_die", "D2",
+           "known_skills", "check_skills", "SkillNames"]

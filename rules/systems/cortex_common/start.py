@@ -16,7 +16,8 @@ from dataclasses import dataclass, field as dc_field
 from typing import Any, Callable, Mapping
 
 from rules.dice import Step
-from rules.errors import ScenarioError
+from rules.errors import ScenarioError, UnknownKeyError
+from rules.names import check_keys, check_known, did_you_mean
 from rules.systems.cortex_common.model import ATTRIBUTES, Armour, Weapon, build_armour, build_weapons
 
 WEAPON_CORE = {"kind": str, "attribute": str, "skill": str, "specialty": (str, type(None)), "damage": "die",
@@ -77,14 +78,10 @@ def inline_weapon(entry: Mapping[str, Any], weapons: Mapping[str, Weapon], sourc
     row: dict[str, Any] = {}
     like = entry.get("like")
     if like is not None:
-        if like not in table:
-            raise _fail(f"unknown weapon {like!r}", source, f"{field}.like", "one of " + ", ".join(sorted(table)))
+        check_known(like, sorted(table), source, f"{field}.like", "weapon")
         row.update(table[like])
     extras = _extra_kinds(table, WEAPON_CORE)
-    allowed = {"name", "like", *WEAPON_CORE, *extras}
-    bad = set(entry) - allowed
-    if bad:
-        raise _fail(f"unknown weapon field(s) {sorted(bad)}", source, field, ", ".join(sorted(allowed)))
+    check_keys(entry, sorted({"name", "like", *WEAPON_CORE, *extras}), source, field, "weapon field")
     for k, v in entry.items():
         if k in ("name", "like"):
             continue
@@ -115,13 +112,10 @@ def inline_armour(entry: Mapping[str, Any], table: Mapping[str, Armour], source:
     row: dict[str, Any] = {}
     like = entry.get("like")
     if like is not None:
-        if like not in table:
-            raise _fail(f"unknown armour {like!r}", source, f"{field}.like", "one of " + ", ".join(sorted(table)))
+        check_known(like, sorted(table), source, f"{field}.like", "armour")
         a = table[like]
         row = {"W": a.W, "S": a.S, "covers": list(a.covers), "agility_steps": a.agility_steps}
-    bad = set(entry) - {"name", "like", *ARMOUR_FIELDS}
-    if bad:
-        raise _fail(f"unknown armour field(s) {sorted(bad)}", source, field, "name, like, W, S, covers, agility_steps")
+    check_keys(entry, ("name", "like", *ARMOUR_FIELDS), source, field, "armour field")
     for k, v in entry.items():
         if k in ARMOUR_FIELDS:
             _typed(v, ARMOUR_FIELDS[k], source, f"{field}.{k}")
@@ -185,13 +179,13 @@ def read_start(spec: Mapping[str, Any], schema: StartSchema, source: str | None,
         if isinstance(c, Mapping):
             opts = {k: v for k, v in c.items() if k != "name"}
             c = c.get("name")
-        if c not in schema.conditions:
-            raise _fail(f"unknown condition {c!r}", source, f, "one of " + names)
+        check_known(c, sorted(schema.conditions), source, f, "condition", "one of " + names)
         allowed = schema.conditions[c]
-        for k, v in opts.items():
+        for k in opts:
             if k not in allowed:
-                raise _fail(f"{c} takes no {k!r}", source, f"{f}.{k}",
-                            ", ".join(allowed) if allowed else f"no options for {c}")
+                raise UnknownKeyError(f"{c} takes no {k!r}{did_you_mean(k, allowed)}", source=source,
+                                      field=f"{f}.{k}", expected=", ".join(allowed) if allowed else f"no options for {c}")
+        for k, v in opts.items():
             rule = allowed[k]
             if isinstance(rule, tuple):
                 if v not in rule:
@@ -204,10 +198,8 @@ def read_start(spec: Mapping[str, Any], schema: StartSchema, source: str | None,
     st = spec.get("state") or {}
     if not isinstance(st, Mapping):
         raise _fail("state must be a mapping", source, f"{field}.state", "{key: value}")
-    keys = ", ".join(sorted(schema.state))
+    check_keys(st, sorted(schema.state), source, f"{field}.state", "state key")
     for k, v in st.items():
-        if k not in schema.state:
-            raise _fail(f"unknown state key {k!r}", source, f"{field}.state.{k}", "one of " + keys)
         schema.state[k](v, source, f"{field}.state.{k}")
     return conds, dict(st)
 

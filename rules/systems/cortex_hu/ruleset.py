@@ -121,7 +121,8 @@ class CortexHuRuleset(CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, 
                 raise ScenarioError(f"{k!r} is a cortex (seed 000) field; cortex_hu has no rules for it",
                                     source=source, field=f"{field}.{k}", expected="no such field")
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, source, field,
-                              extra_fields={"initiative_steps", "reactions"}, start=self.start)
+                              extra_fields={"initiative_steps", "reactions"}, start=self.start,
+                              names=self.skill_names)
         conds, start = st.pop("start")
         ini = (spec.get("initiative_steps") if "initiative_steps" in spec
                else self.bestiary.get(spec.get("template"), {}).get("initiative_steps", 0))

@@ -13,6 +13,7 @@ from typing import Any, Collection, Mapping
 import yaml
 
 from rules.errors import ScenarioError, UnknownNameError
+from rules.names import check_keys, check_known
 
 STATS = ("int", "ref", "tech", "cool", "attr", "luck", "ma", "body", "emp")
 REQUIRED_STATS = ("int", "ref", "tech", "cool", "ma", "body")
@@ -170,22 +171,18 @@ def _name_list(v: Any, source: str | None, field: str) -> list[str]:
 
 def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapons: Mapping[str, Weapon],
                      armour: Mapping[str, Armour], items: Mapping[str, Any], source: str | None,
-                     field: str, table: DamageTable | None = None, ranges: Collection[str] = ()) -> dict[str, Any]:
+                     field: str, table: DamageTable | None = None, ranges: Collection[str] = (),
+                     skills: Collection[str] | None = None) -> dict[str, Any]:
     """Merge a template with overrides (or read a full stat block) and check every name and value
-    (inline equipment, starting conditions and state: `start.py`)."""
+    (inline equipment, starting conditions and state: `start.py`); with `skills` (the ruleset's
+    `rules.names.skill_names`) a skill it does not know is refused."""
     from rules.systems.cybergeneration import start
 
-    unknown = set(spec) - STAT_FIELDS - {"id", "at", "team"}
-    if unknown:
-        raise ScenarioError(f"unknown field(s) {sorted(unknown)}", source=source, field=field,
-                            expected="template, name, kind, types, stats, skills, weapons, armour, items, drawn, "
-                            "stun_fail, damage, stun_modifier, prone, conditions, state, rest_days")
+    check_keys(spec, sorted(STAT_FIELDS | {"id", "at", "team"}), source, field, "field")
     tname = spec.get("template")
     base: Mapping[str, Any] = {}
     if tname is not None:
-        if not isinstance(tname, str) or tname not in bestiary:
-            raise UnknownNameError(f"unknown template {tname!r}", source=source, field=f"{field}.template",
-                                   expected="one of " + ", ".join(sorted(bestiary)))
+        check_known(tname, sorted(bestiary), source, f"{field}.template", "template")
         base = bestiary[tname]
     merged: dict[str, Any] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in base.items()}
     for k, v in spec.items():
@@ -197,10 +194,7 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
     if not isinstance(st_in, Mapping):
         raise ScenarioError("no stats", source=source, field=f"{field}.stats",
                             expected="a template or stats: " + ", ".join(REQUIRED_STATS))
-    bad = set(st_in) - set(STATS)
-    if bad:
-        raise ScenarioError(f"unknown stat(s) {sorted(bad)}", source=source, field=f"{field}.stats",
-                            expected=", ".join(STATS))
+    check_keys(st_in, STATS, source, f"{field}.stats", "stat")
     stats = {}
     for s in STATS:
         if s not in st_in:
@@ -213,15 +207,15 @@ def build_stat_block(spec: Mapping[str, Any], bestiary: Mapping[str, Any], weapo
     sk_in = merged.get("skills") or {}
     if not isinstance(sk_in, Mapping):
         raise ScenarioError("skills must be a mapping", source=source, field=f"{field}.skills", expected="skill: value")
+    if skills is not None:
+        check_keys(sk_in, skills, source, f"{field}.skills", "skill")
     skills = {str(k): _whole(v, source, f"{field}.skills.{k}", 0, 20) for k, v in sk_in.items()}
     kind = merged.get("kind", "kid")
     if kind not in KINDS:
         raise ScenarioError(f"kind {kind!r}", source=source, field=f"{field}.kind", expected="kid or adult")
     types = _name_list(merged.get("types"), source, f"{field}.types")
     for i, t in enumerate(types):
-        if t not in TYPES:
-            raise UnknownNameError(f"unknown type {t!r}", source=source, field=f"{field}.types[{i}]",
-                                   expected="one of " + ", ".join(TYPES))
+        check_known(t, TYPES, source, f"{field}.types[{i}]", "type")
     if {"scanner", "bolter", "tinman"} & set(types) and "evolved" not in types:
         types.append("evolved")  # seed 004: scanners, bolters and tinmen are cyber-evolved
     ws = start.weapon_list(merged.get("weapons"), weapons, table, ranges, source, f"{field}.weapons")

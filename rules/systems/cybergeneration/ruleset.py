@@ -21,6 +21,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.errors import IllegalActionError
 from rules.events import Event, event
+from rules.names import skill_names
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cybergeneration.asks import AsksMixin
@@ -101,6 +102,7 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
         }
         self._actions: dict[tuple, Action] = {}
         self._units_cache: dict[tuple, tuple[int, int]] = {}
+        self.skill_names = skill_names(self.data)  # what a figure's `skills:` may name
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
@@ -112,7 +114,7 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
     def build_combatant(self, spec: Mapping[str, Any], *, id: str, team: str, pos: int, order: int,
                         source: str | None, field: str) -> Combatant:
         st = build_stat_block(spec, self.bestiary, self.weapons, self.armours, self.items, source, field,
-                              self.table, tuple(self.ranges))
+                              self.table, tuple(self.ranges), skills=self.skill_names)
         ammo = {w.name: w.magazine for w in st["weapons"].values() if w.magazine}
         res: dict[str, Any] = {
             "stun": 0, "wound": st["damage"], "stun_mod": st["stun_modifier"], "ammo": ammo,

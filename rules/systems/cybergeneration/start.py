@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import Any, Collection, Mapping
 
-from rules.errors import ScenarioError, UnknownNameError
+from rules.errors import ScenarioError
+from rules.names import check_keys, check_known, one_of
 from rules.systems.cybergeneration.model import Armour, DamageTable, Weapon, weapon_from
 
 WEAPON_KINDS = ("melee", "ranged", "grenade", "genius", "special")
@@ -67,9 +68,7 @@ def _name(v: Any, source: str | None, field: str) -> str:
 
 
 def _mapping_fields(spec: Mapping[str, Any], allowed: Collection[str], source: str | None, field: str) -> None:
-    bad = sorted(set(spec) - set(allowed))
-    if bad:
-        raise _err(f"unknown field(s) {bad}", source, field, "some of " + ", ".join(allowed))
+    check_keys(spec, allowed, source, field, "field", "some of " + ", ".join(allowed))
 
 
 # -- inline equipment ---------------------------------------------------------------------------
@@ -148,11 +147,9 @@ def weapon_list(v: Any, table: Mapping[str, Weapon], dmg: DamageTable, ranges: C
         f = f"{field}[{i}]"
         if isinstance(x, Mapping):
             w = inline_weapon(x, table, dmg, ranges, source, f)
-        elif x in table:
-            w = table[x]
         else:
-            raise UnknownNameError(f"unknown weapon {x!r}", source=source, field=f,
-                                   expected="one of " + ", ".join(sorted(table)) + ", or a mapping of its fields")
+            check_known(x, table, source, f, "weapon", one_of(sorted(table)) + ", or a mapping of its fields")
+            w = table[x]
         if w.name in out and out[w.name] != w:
             raise _err(f"two weapons named {w.name!r}", source, f, "distinct names")
         out[w.name] = w
@@ -165,11 +162,9 @@ def armour_list(v: Any, table: Mapping[str, Armour], source: str | None, field: 
         f = f"{field}[{i}]"
         if isinstance(x, Mapping):
             out.append(inline_armour(x, table, source, f))
-        elif x in table:
-            out.append(table[x])
         else:
-            raise UnknownNameError(f"unknown armour {x!r}", source=source, field=f,
-                                   expected="one of " + ", ".join(sorted(table)) + ", or {name, sp, ev, covers}")
+            check_known(x, table, source, f, "armour", one_of(sorted(table)) + ", or {name, sp, ev, covers}")
+            out.append(table[x])
     return out
 
 
@@ -182,11 +177,9 @@ def item_list(v: Any, items: Mapping[str, Any], weapons: Mapping[str, Weapon], s
         if isinstance(x, Mapping):
             _mapping_fields(x, ("name",), source, f)
             out.append(_name(x.get("name"), source, f"{f}.name"))
-        elif x in items or x in weapons:
-            out.append(x)
         else:
-            raise UnknownNameError(f"unknown item {x!r}", source=source, field=f,
-                                   expected="one of " + ", ".join(sorted(items)) + ", or {name: ...}")
+            check_known(x, {**items, **weapons}, source, f, "item", one_of(sorted(items)) + ", or {name: ...}")
+            out.append(x)
     return out
 
 
@@ -217,8 +210,7 @@ def conditions_of(v: Any, source: str | None, field: str) -> list[str]:
             x = x.get("name")
         if x in _NOT_STARTABLE:
             raise _err(f"condition {x!r} cannot be given", source, f, _NOT_STARTABLE[x])
-        if x not in CONDITIONS:
-            raise _err(f"unknown condition {x!r}", source, f, "one of " + ", ".join(CONDITIONS))
+        check_known(x, CONDITIONS, source, f, "condition")
         out.append(x)
     return out
 
@@ -229,9 +221,7 @@ def state_of(v: Any, weapons: Mapping[str, Weapon], source: str | None, field: s
         return {}
     if not isinstance(v, Mapping):
         raise _err(type(v).__name__, source, field, "a mapping of " + ", ".join(STATE_KEYS))
-    bad = sorted(set(v) - set(STATE_KEYS))
-    if bad:
-        raise _err(f"unknown key(s) {bad}", source, field, "some of " + ", ".join(STATE_KEYS))
+    check_keys(v, STATE_KEYS, source, field, "state key", "some of " + ", ".join(STATE_KEYS))
     out: dict[str, Any] = {}
 
     def weapon_names(key: str, ok, what: str) -> list[str]:

@@ -18,6 +18,7 @@ import yaml
 from rules.calls import RollCall
 from rules.dice import Dice
 from rules.errors import ScenarioError, UnknownNameError
+from rules.names import check_keys, check_known, one_of
 
 KINDS = ("human", "metalface")
 WEAPON_KINDS = ("melee", "clip", "projectile", "beam")
@@ -88,18 +89,12 @@ def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: 
                      source: str | None, field: str) -> dict[str, Any]:
     """Merge a bestiary template with overrides (or read a full stat block), checking every name."""
     from rules.systems.metalface.start import inline_armour, inline_item, inline_weapon  # (start.py imports us)
-    unknown = set(spec) - STAT_FIELDS - {"id", "at", "team"}
-    if unknown:
-        raise ScenarioError(f"unknown field(s) {sorted(unknown)}", source=source, field=field,
-                            expected="template, name, kind, values, skills, weapons, armour, items, status, "
-                                     "flies, packed, jammed, empty, facing, posture, damage, conditions, state")
+    check_keys(spec, sorted(STAT_FIELDS | {"id", "at", "team"}), source, field, "field")
     bestiary = data["bestiary"]
     tname = spec.get("template")
     base: dict[str, Any] = {}
     if tname is not None:
-        if not isinstance(tname, str) or tname not in bestiary:
-            raise UnknownNameError(f"unknown template {tname!r}", source=source, field=f"{field}.template",
-                                   expected="one of " + ", ".join(sorted(bestiary)))
+        check_known(tname, sorted(bestiary), source, f"{field}.template", "template")
         base = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in bestiary[tname].items()}
     merged = dict(base)
     for k, v in spec.items():
@@ -115,10 +110,7 @@ def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: 
     if not isinstance(vin, Mapping):
         raise ScenarioError("no values", source=source, field=f"{field}.values",
                             expected="a template or the values " + ", ".join(names))
-    extra = set(vin) - set(names)
-    if extra:
-        raise ScenarioError(f"unknown value(s) {sorted(extra)}", source=source, field=f"{field}.values",
-                            expected=", ".join(names))
+    check_keys(vin, names, source, f"{field}.values", "value")
     values = {}
     for v in names:
         if v not in vin:
@@ -129,13 +121,8 @@ def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: 
     if not isinstance(sin, Mapping):
         raise ScenarioError("skills must be a mapping", source=source, field=f"{field}.skills",
                             expected="skill: level")
-    known_skills = set(data["skills"])
-    skills = {}
-    for k, lv in sin.items():
-        if k not in known_skills:
-            raise UnknownNameError(f"unknown skill {k!r}", source=source, field=f"{field}.skills.{k}",
-                                   expected="one of " + ", ".join(data["skills"]))
-        skills[k] = _whole(lv, 0, source, f"{field}.skills.{k}", "a skill level")
+    check_keys(sin, data["skills"], source, f"{field}.skills", "skill")
+    skills = {k: _whole(lv, 0, source, f"{field}.skills.{k}", "a skill level") for k, lv in sin.items()}
     wnames = merged.get("weapons") or []
     if not isinstance(wnames, list):
         raise ScenarioError("weapons must be a list", source=source, field=f"{field}.weapons",
@@ -146,9 +133,7 @@ def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: 
             w = inline_weapon(wn, list(data["skills"]), source, f"{field}.weapons[{i}]")
             ws[w.name] = w
             continue
-        if not isinstance(wn, str) or wn not in weapons:
-            raise UnknownNameError(f"unknown weapon {wn!r}", source=source, field=f"{field}.weapons[{i}]",
-                                   expected="one of " + ", ".join(sorted(weapons)) + ", or a weapon mapping")
+        check_known(wn, weapons, source, f"{field}.weapons[{i}]", "weapon", one_of(sorted(weapons)) + ", or a weapon mapping")
         ws[wn] = weapons[wn]
     ws.setdefault("unarmed", weapons["unarmed"])
     arm = merged.get("armour", "none")
@@ -156,10 +141,9 @@ def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: 
         arm = "none"
     if isinstance(arm, Mapping):
         arm, arm_points = inline_armour(arm, source, f"{field}.armour")
-    elif not isinstance(arm, str) or arm not in data["armour"]:
-        raise UnknownNameError(f"unknown armour {arm!r}", source=source, field=f"{field}.armour",
-                               expected="one of " + ", ".join(sorted(data["armour"])) + ", or {name, points}")
     else:
+        check_known(arm, data["armour"], source, f"{field}.armour", "armour",
+                    one_of(sorted(data["armour"])) + ", or {name, points}")
         arm_points = int(data["armour"][arm])
     items_in = merged.get("items") or []
     if not isinstance(items_in, list):
@@ -170,11 +154,10 @@ def build_stat_block(spec: Mapping[str, Any], data: Mapping[str, Any], weapons: 
     for i, it in enumerate(items_in):
         if isinstance(it, Mapping):
             n, d = inline_item(it, source, f"{field}.items[{i}]")
-        elif isinstance(it, str) and it in data["items"]:
-            n, d = it, dict(data["items"][it])
         else:
-            raise UnknownNameError(f"unknown item {it!r}", source=source, field=f"{field}.items[{i}]",
-                                   expected="one of " + ", ".join(sorted(data["items"])) + ", or an item mapping")
+            check_known(it, data["items"], source, f"{field}.items[{i}]", "item",
+                        one_of(sorted(data["items"])) + ", or an item mapping")
+            n, d = it, dict(data["items"][it])
         items.append(n)
         item_defs[n] = d
     st = merged.get("status")

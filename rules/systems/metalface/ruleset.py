@@ -24,7 +24,6 @@ from typing import Any, Mapping
 
 from rules.actions import END_TURN, Action
 from rules.dice import Dice
-from rules.errors import ScenarioError
 from rules.events import Event, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
@@ -134,13 +133,6 @@ class MetalfaceRuleset(MetalfaceGM, OddsMixin, MovePriceMixin, UnitNumbersMixin,
         apply_start(self, c, spec, source, field)
         self.sync_level(c)
         return c
-
-    def check_settings(self, settings: Mapping[str, Any], teams: list[str], ids: list[str],
-                       source: str | None) -> None:
-        """metalface takes no scenario settings: any key is a mistake worth naming."""
-        for key in settings:
-            raise ScenarioError(f"unknown setting {key!r}", source=source, field=f"settings.{key}",
-                                expected="no settings (the metalface ruleset takes none)")
 
     def setup(self, state: BattleState, dice: Dice) -> list[Event]:
         """Figures without a `facing` face the nearest enemy (assumption facings)."""

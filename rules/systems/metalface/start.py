@@ -15,6 +15,7 @@ import math
 from typing import Any, Mapping
 
 from rules.errors import ScenarioError
+from rules.names import check_keys, check_known
 from rules.state import Combatant
 from rules.systems.metalface.geometry import NAMES
 from rules.systems.metalface.model import WEAPON_KINDS, Value, Weapon
@@ -50,17 +51,14 @@ def _name(spec: Mapping[str, Any], source: str | None, field: str) -> str:
 
 def inline_weapon(spec: Mapping[str, Any], skills: list[str], source: str | None, field: str) -> Weapon:
     """A weapon written out in the scenario (the fields of data.yaml `weapons`)."""
-    extra = set(spec) - WEAPON_FIELDS
-    if extra:
-        raise _err(f"unknown field(s) {sorted(extra)}", source, field, ", ".join(sorted(WEAPON_FIELDS)))
+    check_keys(spec, sorted(WEAPON_FIELDS), source, field, "weapon field")
     name = _name(spec, source, field)
     kind = spec.get("kind")
     if kind not in WEAPON_KINDS:
         raise _err(f"kind {kind!r}", source, f"{field}.kind", "one of " + ", ".join(WEAPON_KINDS))
     dmg = _whole(spec.get("damage"), 0, source, f"{field}.damage", "the damage value")
     skill = spec.get("skill", "melee" if kind == "melee" else ("beam" if kind == "beam" else "firearms"))
-    if skill not in skills:
-        raise _err(f"skill {skill!r}", source, f"{field}.skill", "one of " + ", ".join(skills))
+    check_known(skill, skills, source, f"{field}.skill", "skill")
     reach = spec.get("reach_m", 1.0)
     if isinstance(reach, bool) or not isinstance(reach, (int, float)) or not reach > 0:
         raise _err(f"reach_m {reach!r}", source, f"{field}.reach_m", "metres (a number > 0)")
@@ -79,9 +77,7 @@ def inline_weapon(spec: Mapping[str, Any], skills: list[str], source: str | None
 
 def inline_armour(spec: Mapping[str, Any], source: str | None, field: str) -> tuple[str, int]:
     """(name, points added to END against damage) of armour written out in the scenario."""
-    extra = set(spec) - {"name", "points"}
-    if extra:
-        raise _err(f"unknown field(s) {sorted(extra)}", source, field, "name, points")
+    check_keys(spec, ("name", "points"), source, field, "armour field")
     return _name(spec, source, field), _whole(spec.get("points"), 0, source, f"{field}.points", "armour points")
 
 
@@ -89,11 +85,8 @@ def inline_item(spec: Mapping[str, Any], source: str | None, field: str) -> tupl
     """(name, definition) of an item written out: a kit (`treats: metalface|human`) or a
     charged device (`uses`: activations; the only device the rules know is a shield)."""
     kind = spec.get("kind")
-    if kind not in ITEM_KINDS:
-        raise _err(f"kind {kind!r}", source, f"{field}.kind", "kit or device")
-    extra = set(spec) - ITEM_KINDS[kind]
-    if extra:
-        raise _err(f"unknown field(s) {sorted(extra)}", source, field, ", ".join(sorted(ITEM_KINDS[kind])))
+    check_known(kind, ITEM_KINDS, source, f"{field}.kind", "item kind", "kit or device")
+    check_keys(spec, sorted(ITEM_KINDS[kind]), source, field, "item field")
     name = _name(spec, source, field)
     if kind == "kit":
         treats = spec.get("treats")
@@ -119,10 +112,7 @@ def apply_start(rs: Any, c: Combatant, spec: Mapping[str, Any], source: str | No
     if st is not None and not isinstance(st, Mapping):
         raise _err("state must be a mapping", source, f"{field}.state", "keys " + ", ".join(STATE_KEYS))
     st = dict(st or {})
-    unknown = set(st) - set(STATE_KEYS)
-    if unknown:
-        raise _err(f"unknown state key(s) {sorted(unknown)}", source, f"{field}.state",
-                   "keys " + ", ".join(STATE_KEYS))
+    check_keys(st, STATE_KEYS, source, f"{field}.state", "state key", "keys " + ", ".join(STATE_KEYS))
     conds = spec.get("conditions")
     if conds is not None and not isinstance(conds, list):
         raise _err(f"{conds!r}", source, f"{field}.conditions", "a list of condition names")
@@ -131,13 +121,11 @@ def apply_start(rs: Any, c: Combatant, spec: Mapping[str, Any], source: str | No
     for i, cd in enumerate(conds or []):
         f = f"{field}.conditions[{i}]"
         if isinstance(cd, Mapping):
-            if set(cd) - {"name", "rounds"}:
-                raise _err(f"unknown field(s) {sorted(set(cd) - {'name', 'rounds'})}", source, f, "name, rounds")
+            check_keys(cd, ("name", "rounds"), source, f, "condition field")
             if "rounds" in cd:
                 raise _err("rounds", source, f"{f}.rounds", "no duration: metalface conditions last until changed")
             cd = cd.get("name")
-        if cd not in allowed:
-            raise _err(f"condition {cd!r}", source, f, "one of " + ", ".join(allowed))
+        check_known(cd, allowed, source, f, "condition")
         if cd == "prone":
             st.setdefault("posture", "lie")
             if st["posture"] != "lie":
