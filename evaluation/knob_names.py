@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from pydantic import ValidationError
 
-from evaluation.tuning import CountKnob, CoverKnob, DistanceKnob, StepKnob, WeaponKnob
+from evaluation.knobs import CountKnob, CoverKnob, DistanceKnob, StepKnob, WeaponKnob
 from rules.errors import ScenarioError
 from rules.names import check_keys, check_known, one_of
 from rules.scenario import pydantic_error
