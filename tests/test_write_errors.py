@@ -44,9 +44,12 @@ def one_error_line(r: subprocess.CompletedProcess, path: str, what: str) -> str:
     assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
     assert "Traceback" not in r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith(f"error: {path}: "), r.stderr
-    assert what in lines[0], lines[0]
-    return lines[0]
+    # difficulty and tune report their progress on stderr before it (#35): the error is the
+    # one line that says so, and the last
+    errors = [ln for ln in lines if ln.startswith("error:")]
+    assert len(errors) == 1 and lines[-1] == errors[0] and errors[0].startswith(f"error: {path}: "), r.stderr
+    assert what in errors[0], errors[0]
+    return errors[0]
 
 
 @pytest.fixture
