@@ -23,6 +23,8 @@ from typing import Any
 MAP_CACHE_CELLS = 200_000
 #: cells of unused maps `release_maps` keeps by default
 KEEP_UNUSED_CELLS = 5_000
+#: cells dropped at once past which `release_maps` collects garbage and trims the heap
+FREE_CELLS = 5_000
 
 
 def _caches() -> list[dict[Any, Any]]:
@@ -59,7 +61,7 @@ def cached_maps() -> list[Any]:
 def release_maps(in_use: set[int], keep_cells: int = KEEP_UNUSED_CELLS) -> int:
     """Drop from the caches every map whose id is not in `in_use`, but the most recently cached
     ones up to `keep_cells` cells; free the memory; return how many were dropped."""
-    dropped = kept = 0
+    dropped = kept = freed = 0
     for cache in _caches():   # one bound over both caches
         for key, g in reversed(list(cache.items())):   # newest first
             if id(g) in in_use:
@@ -69,8 +71,9 @@ def release_maps(in_use: set[int], keep_cells: int = KEEP_UNUSED_CELLS) -> int:
                 continue
             cache.pop(key, None)
             dropped += 1
-    if dropped:
-        gc.collect()
+            freed += g.n
+    if freed >= FREE_CELLS:  # a full collection costs up to a second in a big process: only
+        gc.collect()         # when large maps went (small ones are freed by their counts)
         _trim()
     return dropped
 
