@@ -2,7 +2,7 @@
 at random moments, always leaves a save that loads, and the next save leaves no temporary
 file behind (rules/atomic.py: `.NAME.tmp-PID-RANDOM`, stale ones of dead writers removed).
 
-The default run kills the writer TACTICA_CRASH_KILLS times (default 10, about 10 s); the slow
+The default run kills the writer TACTICA_CRASH_KILLS times (default 5, about 5 s); the slow
 run 40 times. Kill moments come from a seeded generator; where in a save each kill lands is
 up to the machine, so the test also counts the kills that caught a temporary file (shown
 with -s), and a unit test leaves a dead writer's temporary file on purpose.
@@ -24,7 +24,7 @@ from rules.atomic import atomic_write, remove_stale_temps, stale_temps, temp_pre
 from tactica.table import Session, read_save
 
 ROOT = Path(__file__).resolve().parents[1]
-KILLS = int(os.environ.get("TACTICA_CRASH_KILLS", "10"))
+KILLS = int(os.environ.get("TACTICA_CRASH_KILLS", "5"))
 
 #: plays the warehouse with random policies on both sides (cheap: the time goes to saving),
 #: saving after every action and, once the fight is over, again and again (each save is a

@@ -34,7 +34,7 @@ LEAF = (st.none() | st.booleans() | st.integers(-(2 ** 70), 2 ** 70)
         | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=6) | st.sampled_from(HOSTILE))
 VALUE = st.recursive(LEAF, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3),
                      max_leaves=6)
-FAST = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 SLOW = settings(max_examples=1200, deadline=None, suppress_health_check=list(HealthCheck))
 
 
