@@ -104,6 +104,9 @@ def test_view_serves_its_replay_read_only(monkeypatch, tmp_path):
         assert r.status_code == 405, (method, path, r.text)
         assert r.headers["allow"] == "GET, HEAD, OPTIONS" and r.json()["field"] == "method"
     assert c.get("/fights").json()["fights"] == []
+    # its description lists only what it answers
+    ops = {m.upper() for item in c.get("/openapi.json").json()["paths"].values() for m in item}
+    assert ops and ops <= {"GET", "HEAD", "OPTIONS"}, ops
     # the Host check is on for view too
     assert TestClient(app, base_url="http://evil.example").get("/replay").status_code == 421
 

@@ -94,6 +94,7 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     app.add_middleware(BodyLimit, max_body=max_body)
     if read_only:
         app.add_middleware(ReadOnly)
+        _read_only_schema(app)
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["*"],
@@ -334,3 +335,19 @@ def serve(host: str = "127.0.0.1", port: int = 8765, token: str | None = None, m
     app = create_app(token, max_body, replay=replay, data=data, cors_origins=cors_origins,
                      allowed_hosts=allowed_hosts(host, port, allow_hosts or ()), read_only=replay is not None)
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def _read_only_schema(app: FastAPI) -> None:
+    """The read-only server's OpenAPI description lists only the methods it answers (the
+    routes that write answer 405 there)."""
+    from fastapi.openapi.utils import get_openapi
+
+    def schema() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            doc["paths"] = {p: kept for p, ops in doc.get("paths", {}).items()
+                            if (kept := {m: op for m, op in ops.items() if m.upper() in READ_METHODS})}
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = schema
