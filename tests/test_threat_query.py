@@ -84,13 +84,16 @@ def test_threat_query_is_the_largest_priced_attack(ruleset: str) -> None:
 
 
 def test_threat_query_is_optional() -> None:
-    """A ruleset without the query answers None, and `incoming` lists and prices instead."""
+    """A ruleset without the query (the base class's default) answers None, and `incoming`
+    lists and prices instead (every bundled ruleset provides one now: metalface's in
+    tests/test_metalface_threat.py)."""
+    from rules.ruleset import Ruleset
     for name in ("metalface",):
         rs = get_ruleset(name)
         spec, src = load_scenario([s for s in bundled_scenarios() if s.startswith(name)][0])
         b = new_battle(spec, Dice(np.random.default_rng(0)), src, record=False)
         b.start()
-        assert rs.best_expected_damage(b.state, b.state.actor, [c.id for c in b.state.combatants]) is None
+        assert Ruleset.best_expected_damage(rs, b.state, b.state.actor, [c.id for c in b.state.combatants]) is None
 
 
 # -- cortex_hu (issue 30, wave 3): its own block, the same walk ---------------------------

@@ -116,6 +116,7 @@ def crit_pmf() -> tuple[tuple[int, float], ...]:
     return tuple(sorted(out.items()))
 
 
+@lru_cache(maxsize=4096)
 def p_at_least(base: int, need: int) -> float:
     """P(base + d10 with criticals >= need)."""
     return sum(p for v, p in crit_pmf() if base + v >= need)

@@ -25,7 +25,10 @@ class ChoicesMixin:
         e = state.economy
         g = state.grid
         mv = g.move_actions
-        acts.extend(map(mv.__getitem__, sorted(self.move_options(state, a))))
+        found = self.reach_now(state, a)  # `move_options`' cells, without building its dict
+        if found is not None:
+            ends = found[1]
+            acts.extend(map(mv.__getitem__, sorted([c for c in found[0] if c not in ends])))
         A = self.action
         if a.res["held_by"] is not None:
             acts.extend(self.held_actions(state, a))

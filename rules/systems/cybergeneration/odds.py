@@ -63,8 +63,17 @@ def burst(wounds: Callable[[int, int], int], stop_all_sp: int, piece: Any, dc: i
 
 def mean_hit(rs: Any, t: Combatant, dc: int, mod: int, ap: bool, head: bool = False, no_armour: bool = False) -> float:
     piece = None if no_armour else (rs.head_armour(t) if head else rs.body_armour(t))
-    wounds = rs.table.wounds
-    return sum(_through(rs, piece, wounds(dc, f + mod), ap) for f in range(1, 11)) / 10.0
+    return mean_through(rs.table.wounds, rs.stop_all_sp, piece, dc, mod, ap)
+
+
+@lru_cache(maxsize=16384)
+def mean_through(wounds: Callable[[int, int], int], stop_all_sp: int, piece: Any, dc: int, mod: int, ap: bool
+                 ) -> float:
+    """The mean Wounds over the ten damage faces of a hit of DC `dc` + `mod` through armour `piece`
+    (None: none): `mean_hit`'s sum, in the same order (a pure function of immutable inputs: armour
+    pieces are frozen, the table's `wounds` fixed once the ruleset is built; so, like `burst`, a
+    module-level memo is safe and gives the same float)."""
+    return sum(_through_sp(stop_all_sp, piece, wounds(dc, f + mod), ap) for f in range(1, 11)) / 10.0
 
 
 def _mean(shared: dict | None, rs: Any, t: Combatant, dc: int, mod: int, ap: bool, head: bool = False) -> float:

@@ -332,20 +332,29 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
         return max(0, cap - e["move_units"])
 
     def move_options(self, state: BattleState, a: Combatant) -> dict[int, int]:
+        found = self.reach_now(state, a)
+        if found is None:
+            return {}
+        # nobody ends on a standing figure or on a fallen one who may get up (assumption fallen_cells)
+        res = dict(found[0])  # every cost in reach is within budget
+        for c in found[1]:
+            res.pop(c, None)
+        return res
+
+    def reach_now(self, state: BattleState, a: Combatant) -> tuple[dict[int, int], set[int]] | None:
+        """(the cells in reach -> cost, shared: do not change it; the cells no move may end on)
+        of `move_options`, None where it is empty for want of budget: `move_options` is the
+        first without the second, and a caller that needs one cell or the sorted cells reads
+        them off without building that dict (`views.move_cost`)."""
         budget = self.move_cap(state, a)
         if budget <= 0:
-            return {}
+            return None
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
         if state.settings.get("drops"):
             reach = self.with_drops(state, a, budget, blockers, self.drop_cells(state))
         else:
             reach = state.grid.reachable(a.pos, budget, blockers)
-        # nobody ends on a standing figure or on a fallen one who may get up (assumption fallen_cells)
-        res = dict(reach)  # every cost in reach is within budget
-        for c in state.combatants:
-            if not c.dead:
-                res.pop(c.pos, None)
-        return res
+        return reach, {c.pos for c in state.combatants if not c.dead}
 
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
@@ -414,7 +423,9 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
     def do_move(self, state: BattleState, a: Combatant, cell: int, dice: Dice) -> list[Event]:
         """seed 004: MA metres (crawling MA/2); moving further (up to 3 x MA) spends the action."""
         e = state.economy
-        cost = self.move_options(state, a)[cell]
+        cost = self.move_cost(state, a, cell)
+        if cost is None:
+            raise KeyError(cell)  # not a move option (as `move_options(state, a)[cell]` says)
         walk, run = self.units(state, a)
         frm = a.pos
         g = state.grid

@@ -59,6 +59,13 @@ class ViewsMixin:
             "woke": float(e["woke"]),
         }
 
+    def move_cost(self, state: BattleState, a: Combatant, cell: int | None) -> int | None:
+        """`move_options(state, a).get(cell)`, without building the dict (`reach_now`)."""
+        found = self.reach_now(state, a)
+        if found is None or cell in found[1]:
+            return None
+        return found[0].get(cell)
+
     def move_price(self, state: BattleState, action: Action) -> tuple[float, bool] | None:
         """(`actions_left`, `turn_over`) after the move, as `do_move` then `economy` give them;
         None where the move could roll or ask (`may_ask`): on a map with drops (a fall), or
@@ -71,7 +78,7 @@ class ViewsMixin:
         e = state.economy
         if self.may_ask(state, action):
             return None              # drops, a held action or a suppression zone in play
-        cost = self.move_options(state, a).get(action.cell)
+        cost = self.move_cost(state, a, action.cell)
         if cost is None:
             return None              # `do_move` raises on it: try it
         walk, _ = self.units(state, a)

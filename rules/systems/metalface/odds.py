@@ -11,13 +11,20 @@ actions keep `attack_odds`. tests/test_metalface_targeted.py compares with `atta
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from rules.actions import Action
 from rules.state import BattleState, Combatant
 from rules.systems.metalface.model import p_at_least
+from rules.systems.metalface.threat import best_expected_damage
 
 
 class OddsMixin:
-    """`attack_odds_many` for `MetalfaceRuleset`."""
+    """`attack_odds_many` and the threat query for `MetalfaceRuleset`."""
+
+    def best_expected_damage(self, state: BattleState, actor: Combatant, victims: Iterable[str]
+                             ) -> dict[str, float] | None:
+        return best_expected_damage(self, state, actor, victims)  # threat.py
 
     def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
                          ) -> list[dict[str, float] | None]:
