@@ -93,9 +93,18 @@ def turn_over(state: BattleState) -> bool:
 
 # -- attack odds ---------------------------------------------------------------------------
 def attack_options(rs: Ruleset, state: BattleState, actor: Combatant,
-                   legal: Iterable[Action] | None = None, plain_only: bool = False) -> list[Odds]:
+                   legal: Iterable[Action] | None = None, plain_only: bool = False,
+                   complete: bool = False) -> list[Odds]:
     """Every legal attack-like action of the acting figure with its odds (None odds dropped);
-    `plain_only`: only attacks without a ruleset option (no called shots, bursts ...)."""
+    `plain_only`: only attacks without a ruleset option (no called shots, bursts ...).
+
+    `complete`: `legal` is all of `legal_actions(state)`. Then, as when `legal` is None, the
+    ruleset's offence query (`Ruleset.priced_attacks`: the same list, bit for bit) answers
+    where it has one."""
+    if legal is None or complete:
+        quick = rs.priced_attacks(state, actor, plain_only)
+        if quick is not None:
+            return [Odds(a, p, ed, dih) for a, p, ed, dih in quick]
     if legal is None:
         legal = rs.legal_attacks(state)
     acts = [a for a in legal if a.kind in ATTACK_KINDS and a.target is not None and not (plain_only and a.option)]

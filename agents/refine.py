@@ -34,7 +34,7 @@ def exact_value(pol: "TacticalPolicy", ctx: "Ctx", cell: int, move: Action | Non
     `bar`, `bonus`: the caller ranks `value + bonus` and needs it exactly only when it reaches
     `bar`; below it, the value returned is an upper bound (some enemies' fire left unpriced)."""
     rs = ctx.rs
-    s2 = ctx.state if move is None else A.after(rs, ctx.state, move, pol.dice)
+    s2 = ctx.state if move is None else after_move(rs, ctx.state, move, pol.dice)
     me2 = s2.by_id[ctx.me.id]
     off = 0.0
     if not A.turn_over(s2) and s2.actor is me2:
@@ -62,6 +62,19 @@ def exact_value(pol: "TacticalPolicy", ctx: "Ctx", cell: int, move: Action | Non
         # the fire priced so far, without the charges still to add, bounds the value from above
         expo = exact_exposure(pol, ctx, s2, cell, lambda total: off - dw * (total * ATTACKS_PER_TURN) + bonus < bar)
     return off - ctx.def_weight * expo, off, expo
+
+
+def after_move(rs, state: BattleState, move: Action, dice) -> BattleState:
+    """`A.after(rs, state, move, dice)` where the move changes only the figures the ruleset
+    names (`Ruleset.move_touches`): those are copied, the others shared with `state` (the
+    copy is only read: its attacks and the enemies' fire on it, each enemy's turn started on
+    a copy of its own, agents/acting.py)."""
+    ids = rs.move_touches(state, move) if move.kind == "move" else None
+    if ids is None:
+        return A.after(rs, state, move, dice)
+    s2 = state.clone(ids)
+    rs.apply(s2, move, dice)
+    return s2
 
 
 def exact_exposure(pol: "TacticalPolicy", ctx: "Ctx", s2: BattleState, cell: int, enough=None) -> float:

@@ -240,8 +240,8 @@ class TacticalPolicy(Policy):
         """The odds of the attacks worth weighing: all of them, or in the lite version the plain
         ones plus the options (called shots, bursts ...) of the two best plain attacks."""
         if not self.lite:
-            return A.attack_options(rs, state, me, legal)
-        plain = A.attack_options(rs, state, me, legal, plain_only=True)
+            return A.attack_options(rs, state, me, legal, complete=True)
+        plain = A.attack_options(rs, state, me, legal, plain_only=True, complete=True)
         if self.plain_only or not plain:
             return plain
         best = sorted(plain, key=lambda o: -o.exp_damage)[:2]

@@ -181,6 +181,13 @@ class Ruleset(ABC):
         tests/test_move_price.py checks each ruleset's answer against trying the move."""
         return None
 
+    def move_touches(self, state: BattleState, action: Action) -> set[str] | None:
+        """The ids of the figures `apply(state, action)`, a move of the acting figure, may
+        change (besides `state.economy`), where the move rolls no die and asks nothing; None
+        (the default) when not known. A policy then tries the move on a copy of just those
+        figures (agents/refine.py; tests/test_offence_query.py checks it in play)."""
+        return None
+
     # -- views ----------------------------------------------------------------------
     def may_ask(self, state: BattleState, action: Action) -> bool:
         """Whether resolving `action` can ask a figure a question (rules/choices.py). The
@@ -229,6 +236,16 @@ class Ruleset(ABC):
         (grapple options such as escape and release left out), bit for bit the same float.
         None (this default): not provided, and callers list and price the attacks themselves.
         A ruleset that provides it must answer without changing the state and without dice."""
+        return None
+
+    def priced_attacks(self, state: BattleState, actor: Combatant, plain_only: bool = False
+                       ) -> list[tuple[Action, float, float, float]] | None:
+        """The offence query: (action, p_hit, exp_damage, damage_if_hit) of each attack-like
+        action `legal_attacks(state)` lists that `attack_odds_many` gives odds for (`plain_only`:
+        those without an option), in order, as `agents.assess.attack_options` reads the odds,
+        bit for bit. None (this default): not provided, and callers list and price the attacks
+        themselves. A ruleset that provides it must answer without changing the state and
+        without dice (tests/test_offence_query.py)."""
         return None
 
     def reach_m(self, c: Combatant) -> float:

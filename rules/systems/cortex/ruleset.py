@@ -41,7 +41,7 @@ from rules.systems.cortex.specials import SpecialsMixin
 from rules.systems.cortex.start import CORTEX_START, apply_start, link_start
 from rules.systems.cortex.traits import TraitBook
 from rules.systems.cortex.tracks import CortexGM
-from rules.systems.cortex.views import MovePriceMixin, UnitNumbersMixin
+from rules.systems.cortex.views import MovePriceMixin, OffenceMixin, UnitNumbersMixin
 from rules.systems.cortex_common.mechanics import CortexBase
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -51,7 +51,7 @@ AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "in
 
 
 class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
-                    MovePriceMixin, Ruleset):
+                    MovePriceMixin, OffenceMixin, Ruleset):
     """Cortex Classic with the seed 000 house rules."""
 
     name = "cortex"

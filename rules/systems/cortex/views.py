@@ -67,3 +67,20 @@ class MovePriceMixin:
         mode = "walk" if total <= tiers[0] else ("hustle" if total <= tiers[1] else "run")
         actions = e["actions"] + (1 if mode != "walk" and e["mode"] == "walk" else 0)
         return float(max(0, self.max_actions - actions)), mode == "run" or bool(e.get("turn_over"))
+
+    def move_touches(self, state: BattleState, action: Action) -> set[str] | None:
+        """`_move` changes the economy and the mover (its cell); a figure in a grapple also
+        releases it, which changes the other figure too: None then (a full copy)."""
+        a = state.actor
+        if a is None or action.kind != "move" or a.res["grappling"] is not None or a.res["grappled_by"] is not None:
+            return None
+        return {a.id}
+
+
+class OffenceMixin:
+    """`priced_attacks` for `CortexRuleset` (rules/systems/cortex/offence.py)."""
+
+    def priced_attacks(self, state: BattleState, actor: Combatant, plain_only: bool = False
+                       ) -> list[tuple[Action, float, float, float]] | None:
+        from rules.systems.cortex.offence import priced_attacks
+        return priced_attacks(self, state, actor, plain_only)
