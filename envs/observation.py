@@ -153,18 +153,17 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
               conditions: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """(units, cover) arrays: slot 0 the acting figure, then allies, then enemies.
 
-    `conditions`: condition name -> its feature column. Each Python float is written into the
-    float32 array as it is found (one rounding from double, as converting a list of them would
-    do, without building the mostly-zero list). The ruleset's reach and ammunition of the
-    standing figures come from one `unit_numbers` call."""
+    `conditions`: condition name -> its feature column. The rows are written as Python
+    floats into a list and converted once: each float is rounded from double to float32
+    once, as writing it into the array one by one did. The ruleset's reach and ammunition
+    of the standing figures come from one `unit_numbers` call."""
     g = state.grid
     H, W = lay.height, lay.width
     n_ally, n_enemy = lay.n_ally, lay.n_enemy
     nf = N_UNIT_BASE + len(conditions)
-    units = np.zeros((lay.n_units, nf), dtype=np.float32)
-    flat = units.reshape(lay.n_units * nf)   # a view
-    cover = np.zeros((n_enemy, 2), dtype=np.float32)
-    cov = cover.reshape(2 * n_enemy)         # a view
+    n_units = lay.n_units
+    flat = [0.0] * (n_units * nf)
+    cov = [0.0] * (2 * n_enemy)
     diag = lay.diag
     slots: list[tuple[int, Combatant]] = []
     if actor is not None:
@@ -177,7 +176,9 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
     if actor is not None:
         apos = actor.pos
         rx, ry = apos % gw, apos // gw
-        vis = g.visible_row(apos)
+        vis = g.los_row(apos)
+        cover_vs = g.cover_row(apos)
+    down_conds = DOWN_CONDITIONS
     standing: list[tuple[int, Combatant]] = []
     for row, c in slots:
         b = row * nf
@@ -193,21 +194,22 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
         cpos = c.pos
         cx, cy = cpos % gw, cpos // gw
         if actor is not None:
-            flat[b + 4] = (cx - rx) / W
-            flat[b + 5] = (cy - ry) / H
-            flat[b + 6] = min(1.0, ((cx - rx) ** 2 + (cy - ry) ** 2) ** 0.5 / diag)
+            dx, dy = cx - rx, cy - ry
+            flat[b + 4] = dx / W
+            flat[b + 5] = dy / H
+            flat[b + 6] = min(1.0, (dx ** 2 + dy ** 2) ** 0.5 / diag)
             if vis[cpos]:
                 flat[b + 11] = 1.0
             if enemy:
                 e = 2 * (row - 1 - n_ally)
                 cov[e] = flat[b + 12] = g.cover(cpos, apos) / 4.0
-                cov[e + 1] = flat[b + 13] = g.cover(apos, cpos) / 4.0
+                cov[e + 1] = flat[b + 13] = cover_vs[cpos] / 4.0
         else:
             flat[b + 4], flat[b + 5] = cx / W, cy / H
         flat[b + 7] = hp / mx if mx else 0.0
         conds = c.conditions
         if conds:
-            if not DOWN_CONDITIONS.isdisjoint(conds):   # `c.down`
+            if not down_conds.isdisjoint(conds):   # `c.down`
                 flat[b + 8] = 1.0
             else:
                 standing.append((b, c))
@@ -222,4 +224,6 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
         for (b, _), (reach, ammo) in zip(standing, numbers):
             flat[b + 9] = min(1.0, reach / span)
             flat[b + 10] = ammo
+    units = np.array(flat, dtype=np.float32).reshape(n_units, nf)
+    cover = np.array(cov, dtype=np.float32).reshape(n_enemy, 2)
     return units, cover

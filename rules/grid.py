@@ -171,7 +171,7 @@ class Grid:
 
     def adjacent(self, a: int, b: int) -> bool:
         """True when b is one of a's 8 neighbours and no wall between cells separates them."""
-        if a == b or self.chebyshev(a, b) != 1:
+        if b not in self._ring[a]:   # the in-map cells at Chebyshev distance 1 (never a itself)
             return False
         if self.edges is None:
             return True

@@ -22,6 +22,23 @@ _FIRE_MODES = ("burst", "autofire")
 _EXPLOSIVE, _RANGED, _MELEE = 0, 1, 2
 
 
+#: id(weapon) -> (weapon, kind, hands, throwable, the fire modes it has): what a weapon's
+#: record says, read once (weapons are frozen; the weapon is kept so an id is never reused)
+_STATIC: dict[int, tuple] = {}
+
+
+def weapon_static(w: Any) -> tuple:
+    """(w, kind, hands, throwable, fire modes) of weapon `w`, as its record gives them."""
+    st = _STATIC.get(id(w))
+    if st is None or st[0] is not w:
+        if len(_STATIC) > 4096:   # inline weapons of many loaded scenarios: keep it bounded
+            _STATIC.clear()
+        kind = _EXPLOSIVE if w.kind == "explosive" else _RANGED if w.ranged else _MELEE
+        st = _STATIC[id(w)] = (w, kind, w.hands, bool(w.x("throwable")),
+                               tuple(m for m in _FIRE_MODES if w.x(m)))
+    return st
+
+
 def _plan(rs: Any, state: BattleState, a: Combatant, w: Any) -> tuple:
     """What `_can_attack` decides for `w` whatever the target: (weapon, kind, whether the
     plain attack passes its shots, uses and ammunition checks, throwable, the fire modes
@@ -29,20 +46,19 @@ def _plan(rs: Any, state: BattleState, a: Combatant, w: Any) -> tuple:
     e = state.economy
     shots = e["shots"].get(w.name, 0)
     modes: tuple[str, ...] = ()
-    if w.kind == "explosive":
-        kind = _EXPLOSIVE
+    _, kind, _, throwable, wmodes = weapon_static(w)
+    if kind == _EXPLOSIVE:
         ok = not (a.res["uses"].get(w.name, 0) <= 0 or shots >= w.rof)
-    elif w.ranged:
-        kind = _RANGED
+    elif kind == _RANGED:
         ammo = a.res["ammo"].get(w.name, 0) if w.magazine else 0
         ok = shots < w.rof and not (w.magazine and ammo < rs.rounds_for(a, w, "", shots))
-        modes = tuple(m for m in _FIRE_MODES if w.x(m)
-                      and (shots <= 0 if m == "autofire" else shots < w.rof)
-                      and not (w.magazine and ammo < rs.rounds_for(a, w, m, shots)))
+        if wmodes:
+            modes = tuple(m for m in wmodes
+                          if (shots <= 0 if m == "autofire" else shots < w.rof)
+                          and not (w.magazine and ammo < rs.rounds_for(a, w, m, shots)))
     else:
-        kind = _MELEE
         ok = True
-    return w, kind, ok, bool(w.x("throwable")), modes
+    return w, kind, ok, throwable, modes
 
 
 def attack_actions(rs: Any, state: BattleState, a: Combatant, only: str | None = None) -> list[Action]:

@@ -32,6 +32,7 @@ from rules.systems.cortex.asked import ASKED_ANSWERS, AskedMixin
 from rules.systems.cortex.combat import CombatMixin
 from rules.systems.cortex.defence import DefenceMixin
 from rules.systems.cortex.explosions import DIRECTIONS, ExplosionsMixin
+from rules.systems.cortex.listing import _EXPLOSIVE, weapon_static
 from rules.systems.cortex.melee import MeleeMixin
 from rules.systems.cortex.modifiers import ModifiersMixin
 from rules.systems.cortex.piloting import PILOT_ANSWERS, PILOT_OPTIONS, PilotingMixin, build_vehicle
@@ -48,6 +49,18 @@ DATA = Path(__file__).with_name("data.yaml")
 
 AFFLICTION_CONDITIONS = ("arm_lost", "leg_lost", "hand_lost", "knocked_out", "incapacitated", "impaired",
                          "crawl_only")
+
+
+def _max_cost_off(reach: dict[int, int], occ: set[int]) -> int:
+    """`max((v for c, v in reach.items() if c not in occ), default=0)`: the largest cost is
+    the whole reach's (one C-level `max`) unless every cell at that cost is taken; only
+    then are the free cells looked at one by one."""
+    if not reach:
+        return 0
+    top = max(reach.values())
+    if all(reach.get(c) != top for c in occ):
+        return top
+    return max((v for c, v in reach.items() if c not in occ), default=0)
 
 
 class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, CombatMixin, MeleeMixin, DefenceMixin, ModifiersMixin, ExplosionsMixin, SpecialsMixin, CortexBase,
@@ -161,6 +174,8 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
 
     # -- helpers --------------------------------------------------------------------
     def speed_factor(self, c: Combatant) -> float:
+        if not c.res["afflictions"] and "impaired" not in c.conditions:
+            return 1.0   # no lost leg, not impaired (the lines below give 0.5 ** 0 = 1.0)
         legs = sum(1 for a in c.res["afflictions"] if a["effect"] in ("lose_leg",))
         f = 0.5 ** legs
         if "impaired" in c.conditions:
@@ -187,11 +202,14 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
 
     def usable_weapons(self, c: Combatant) -> list[Weapon]:
         arms = self.arms_usable(c)
+        if arms == 0:
+            return []
         out = []
         for w in self.weapons_of(c):
-            if w.hands > arms or arms == 0:
+            _, kind, hands, _, _ = weapon_static(w)
+            if hands > arms:
                 continue
-            if w.kind == "explosive" and c.res["uses"].get(w.name, 0) <= 0:
+            if kind == _EXPLOSIVE and c.res["uses"].get(w.name, 0) <= 0:
                 continue
             out.append(w)
         return out
@@ -434,7 +452,7 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         walk, *_ = self.units(state, a)
         st = a.res["stance"]
         found = self._reach_now(state, a)  # `move_options`' costs, without building its dict
-        move_left = 0 if found is None else max((v for c, v in found[0].items() if c not in found[1]), default=0)
+        move_left = 0 if found is None else _max_cost_off(found[0], found[1])
         best_shots = 0.0
         ammo_frac = 1.0
         ranged = [w for w in self.weapons_of(a) if w.ranged and w.magazine]

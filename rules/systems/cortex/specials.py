@@ -44,8 +44,9 @@ class SpecialsMixin:
             return [A("grapple", target=a.res["grappled_by"], option="escape")]
         if a.res["grappling"] is None and self.arms_usable(a) > 0:
             g = state.grid
+            ring = g._ring[a.pos]   # cells next to a: a cheap first test, `adjacent` then checks walls
             near = [t for t in state.combatants
-                    if (t.team != a.team and not t.down and t.res["grappled_by"] is None
+                    if (t.pos in ring and t.team != a.team and not t.down and t.res["grappled_by"] is None
                         and t.res["grappling"] is None and g.adjacent(a.pos, t.pos))]
             if near and self.grapple_dice(state, a) is not None:  # the dice only matter with someone near
                 return [A("grapple", target=t.id) for t in near]
