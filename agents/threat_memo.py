@@ -36,7 +36,7 @@ _LEAF = frozenset({int, str, bool, float, type(None)})
 _NOT_PLAIN = object()
 #: versions kept per figure id (the newest first), and profiles kept before starting afresh
 _VERSIONS = 8
-_PROFILES = 4096
+_PROFILES = 512
 
 
 def _plain_copy(v: Any) -> Any:
@@ -80,7 +80,7 @@ class _Seen:
 
     def same(self, c: Combatant) -> bool:
         """Whether `c` equals the figure as it was."""
-        return (c.res == self.res and c.conditions == self.conditions and c.pos == self.pos
+        return (c.pos == self.pos and c.conditions == self.conditions and c.res == self.res
                 and c.stats is self.stats and c.weapons is self.weapons and c.armour is self.armour
                 and c.traits is self.traits and c.team == self.team and c.template == self.template
                 and c.order == self.order and c.name == self.name)

@@ -220,7 +220,8 @@ def start_turn_rolls(rs: Any, state: BattleState, a: Combatant) -> bool:
     """Whether `start_turn` may roll for `a`: only its called-shot recovery roll does
     (`recovery_roll`: an affliction lasting until an Endurance roll, on a figure neither dead,
     unconscious nor dying)."""
-    if not any(x["until"] == "endurance" for x in a.res["afflictions"]):
+    aff = a.res["afflictions"]
+    if not aff or not any(x["until"] == "endurance" for x in aff):
         return False
     return not (a.dead or a.conditions & {"unconscious", "dying"})
 
