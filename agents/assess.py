@@ -25,6 +25,7 @@ from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
 from agents.acting import acting_view
+from agents.threat_memo import ThreatMemo
 
 #: how much of the incoming fire each cover level (0-4) is assumed to stop, for quick
 #: geometric scores; exact numbers come from `attack_odds` where it matters
@@ -186,18 +187,32 @@ def _rolls(dice: Dice | None) -> int:
 
 
 def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, dice: Dice,
-             memo: dict | None = None, price: bool = True) -> float:
+             memo: dict | None = None, price: bool = True, keyed: ThreatMemo | None = None) -> float:
     """Expected damage of `enemy`'s best single attack on `victim_id` if it acted now, standing still.
 
     `memo`: a dict the caller keeps for one decision (states it holds are not changed);
     answers found without rolling the probe dice are kept there and reused, so the dice
     draw the same numbers as without it. `price=False`: only start the enemy's turn (rolling
-    what it rolls) and answer 0.0, for a caller that no longer needs the number."""
+    what it rolls) and answer 0.0, for a caller that no longer needs the number; where the
+    ruleset says the turn start rolls nothing (`Ruleset.start_turn_rolls`), not even that.
+    `keyed`: enemies' threat profiles kept over a fight (agents/threat_memo.py), used where
+    the turn start rolls nothing and the ruleset splits the threat query."""
     if memo is not None:
         hit = memo.get((id(state), enemy.id, victim_id))
         if hit is not None and hit[0] is state:
             return hit[1]
         rolls = _rolls(dice)
+    if keyed is not None and state.pending is None:
+        e0 = state.by_id[enemy.id]
+        if not rs.start_turn_rolls(state, e0):
+            if not price:
+                return 0.0  # starting the turn would roll nothing: the dice draw as without it
+            damage = keyed.profile(rs, state, e0, dice)
+            if damage is not None:
+                best = damage(state.by_id[victim_id])
+                if memo is not None:
+                    memo[(id(state), enemy.id, victim_id)] = (state, best)
+                return best
     s2 = acting_view(rs, state, enemy.id, dice)
     if not price:
         return 0.0
@@ -217,11 +232,25 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
     return best
 
 
-def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, memo: dict | None = None) -> float:
+def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, memo: dict | None = None,
+                keyed: ThreatMemo | None = None) -> float:
     """Expected damage of `enemy`'s best single attack on anyone, relative to that figure's health.
 
-    `memo` as for `incoming`, which it fills for every figure the enemy could attack."""
+    `memo` as for `incoming`, which it fills for every figure the enemy could attack; `keyed`
+    as for `incoming`."""
     rolls = _rolls(dice)
+    if keyed is not None and state.pending is None:
+        e0 = state.by_id[enemy.id]
+        damage = keyed.profile(rs, state, e0, dice) if not rs.start_turn_rolls(state, e0) else None
+        if damage is not None:
+            best = 0.0
+            for c in state.combatants:
+                x = damage(c)
+                if x:  # as below: max(ed / hp) over one target's attacks is max(ed) / hp
+                    best = max(best, x / hp_left(rs, c))
+                if memo is not None:
+                    memo[(id(state), enemy.id, c.id)] = (state, x)
+            return best
     s2 = acting_view(rs, state, enemy.id, dice)
     if s2 is None:
         return 0.0

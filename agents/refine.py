@@ -96,7 +96,7 @@ def exact_exposure(pol: "TacticalPolicy", ctx: "Ctx", s2: BattleState, cell: int
                 continue
         elif not g.los(e.pos, cell):
             continue
-        x = A.incoming(ctx.rs, s2, e, ctx.me.id, pol.dice, pol.threats, price=price)
+        x = A.incoming(ctx.rs, s2, e, ctx.me.id, pol.dice, pol.threats, price=price, keyed=pol.threat_memo)
         if price:
             total += x / ctx.hp
             if enough is not None and enough(total):

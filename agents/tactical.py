@@ -36,6 +36,7 @@ from agents import reasons
 from agents import refine as R
 from agents.refine import ATTACKS_PER_TURN
 from agents.base import Policy
+from agents.threat_memo import ThreatMemo
 
 
 
@@ -126,6 +127,8 @@ class TacticalPolicy(Policy):
         self.dice: Dice | None = None  # probe dice, set per decision (assess.probe_dice)
         #: per decision: enemies' expected damage on states it tried (assess.incoming's memo)
         self.threats: dict = {}
+        #: over the fight: enemies' expected damage by what it reads (agents/threat_memo.py)
+        self.threat_memo = ThreatMemo()
         self.refine = refine
         self.exact = exact
         self.odds_threat = exact
@@ -268,7 +271,7 @@ class TacticalPolicy(Policy):
         if self._danger_at.get(e.id) == key:
             return seen
         self._danger_at[e.id] = key
-        t = A.best_threat(rs, state, e, self.dice, self.threats)
+        t = A.best_threat(rs, state, e, self.dice, self.threats, self.threat_memo)
         if t > 0:
             seen = max(t, 0.5 * seen) if e.id in self.seen_threat else t
             self.seen_threat[e.id] = seen
@@ -600,7 +603,8 @@ class TacticalPolicy(Policy):
             threats = threats[:1]
 
         def expected(s: BattleState) -> float:
-            return sum(A.incoming(ctx.rs, s, e, ctx.me.id, self.dice, self.threats) for e in threats) / ctx.hp
+            return sum(A.incoming(ctx.rs, s, e, ctx.me.id, self.dice, self.threats, keyed=self.threat_memo)
+                       for e in threats) / ctx.hp
 
         base = expected(ctx.state)
         if base <= 0:

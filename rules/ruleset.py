@@ -131,6 +131,25 @@ class Ruleset(ABC):
         (agents/acting.py; tests/test_tactical_acting.py checks it in play)."""
         return None
 
+    def start_turn_rolls(self, state: BattleState, actor: Combatant) -> bool:
+        """Whether `start_turn(state, actor, dice)` may roll dice; False only where the
+        ruleset's own turn start provably rolls none (True, this default: it may). A policy
+        that only wants the dice to draw as they would skips the turn start where it rolls
+        nothing (agents/assess.py `incoming`; tests/test_threat_profile.py checks it in play)."""
+        return True
+
+    def threat_profile(self, state: BattleState, attacker: Combatant) -> Callable[[Combatant], float] | None:
+        """The threat query in two parts, where the ruleset splits it: on a state where
+        `attacker` acts, a function of one figure `victim` giving
+        `best_expected_damage(state, attacker, [victim.id])[victim.id]`, the work that does
+        not depend on the victim done once. The function must read of `state` only the
+        attacker, what of the turn economy a fresh turn start sets from the attacker figure
+        alone, and the map, so that it answers for the victim as it stands in any state of the
+        fight where a fresh turn of the same attacker figure starts (agents/threat_memo.py
+        keeps one per enemy over a fight; tests/test_threat_profile.py checks it in play).
+        None (this default): not split; callers ask `best_expected_damage`."""
+        return None
+
     # -- turn structure -------------------------------------------------------------
     @abstractmethod
     def roll_initiative(self, state: BattleState, dice: Dice) -> tuple[list[str], list[Event]]:

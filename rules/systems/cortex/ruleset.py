@@ -502,6 +502,14 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         from rules.systems.cortex.threat import best_expected_damage
         return best_expected_damage(self, state, actor, victims)
 
+    def start_turn_rolls(self, state: BattleState, actor: Combatant) -> bool:
+        from rules.systems.cortex.threat import start_turn_rolls
+        return start_turn_rolls(self, state, actor)
+
+    def threat_profile(self, state: BattleState, attacker: Combatant):
+        from rules.systems.cortex.threat import threat_profile
+        return threat_profile(self, state, attacker)
+
     def reach_m(self, c: Combatant) -> float:
         best = 0.0
         for w in self.usable_weapons(c):

@@ -14,6 +14,11 @@ building actions or result dicts. It is exact because:
 - options whose `exp_damage` is always 0.0 (trip, disarm, takedown, plain grapples) are
   skipped: the maximum starts at 0.0 as `incoming`'s does. Options with the same numbers
   (called shots at the same Difficulty and damage die) are priced once.
+
+`threat_profile` splits it (issue #30, third pass): the weapons, options and pools once per
+attacker, then a function of the victim figure, which `agents/threat_memo.py` keeps per enemy
+over a fight. That function reads nothing of the state but the attacker, its fresh turn's
+economy and the map (`_defence`'s pools memo is the victim's, cleared for each victim).
 """
 
 from __future__ import annotations
@@ -67,17 +72,31 @@ def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Ite
                          ) -> dict[str, float] | None:
     """For each figure id in `victims`: max(0.0, `exp_damage` of every attack `legal_attacks`
     lists on it, grapple options left out); None when `a` is not the acting figure."""
-    out = dict.fromkeys(victims, 0.0)
+    damage = threat_profile(rs, state, a)
+    if damage is None:
+        return None
+    return {vid: damage(state.by_id[vid]) for vid in dict.fromkeys(victims)}
+
+
+def _nothing(t: Combatant) -> float:
+    return 0.0
+
+
+def threat_profile(rs: Any, state: BattleState, a: Combatant) -> Callable[[Combatant], float] | None:
+    """`best_expected_damage` in two parts (`Ruleset.threat_profile`): what does not depend on
+    the victim (the weapons, their options and pools) once, and a function of the victim
+    figure. That function reads of `state` only the attacker, the turn economy (which a fresh
+    turn start sets from the attacker alone but for `no_move`, which no attack reads) and the
+    map; None when `a` is not the acting figure."""
     if a is not state.actor:
         return None
     e = state.economy
     if (state.pending is not None or a is None or a.down or e["ran"]
             or not (e["actions"] < rs.max_actions and not e["called"] and not e["all_out"])):
-        return out  # `legal_attacks` lists no attack (at most grapples: 0.0)
+        return _nothing  # `legal_attacks` lists no attack (at most grapples: 0.0)
     ws = rs.usable_weapons(a)
     if not ws:
-        return out
-    rs._pool_cache.clear()  # as `legal_attacks` and `attack_odds_many` start
+        return _nothing
     first = e["actions"] == 0
     holder = a.res["grappled_by"]
     called = rs.called_options if first else ()
@@ -113,12 +132,15 @@ def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Ite
             groups = tuple((k, tuple(v)) for k, v in by_pool.items())
         weapons.append((plan, pw, improvised, groups))
 
-    for vid in out:
-        t = state.by_id[vid]
+    def damage(t: Combatant) -> float:
+        """max(0.0, `exp_damage` of each attack on `t`)."""
+        # the defence pools `_defence` memoises are the victim's: start afresh for each one, as
+        # `legal_attacks` and `attack_odds_many` start (the victim may have changed since)
+        rs._pool_cache.clear()
         if t.team == a.team or not DOWN_CONDITIONS.isdisjoint(t.conditions):
-            continue
+            return 0.0
         if holder is not None and t.id != holder:
-            continue
+            return 0.0
         seen = sight[t.pos]
         adj = g.adjacent(apos, t.pos)
         d_ft = g.distance_m(apos, t.pos) / FEET
@@ -174,8 +196,9 @@ def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Ite
                 if dice(w, "double", 0) is not None:
                     ed = _priced(rs, state, pw, improvised, t, "double", strike)
                     best = ed if ed > best else best
-        out[vid] = best
-    return out
+        return best
+
+    return damage
 
 
 def _priced(rs: Any, state: BattleState, pw: Any, improvised: bool, t: Combatant, option: str,
@@ -193,4 +216,14 @@ def _priced(rs: Any, state: BattleState, pw: Any, improvised: bool, t: Combatant
     return 0.0 if ed is None else ed
 
 
-__all__ = ["best_expected_damage"]
+def start_turn_rolls(rs: Any, state: BattleState, a: Combatant) -> bool:
+    """Whether `start_turn` may roll for `a`: only its called-shot recovery roll does
+    (`recovery_roll`: an affliction lasting until an Endurance roll, on a figure neither dead,
+    unconscious nor dying)."""
+    aff = a.res["afflictions"]
+    if not aff or not any(x["until"] == "endurance" for x in aff):
+        return False
+    return not (a.dead or a.conditions & {"unconscious", "dying"})
+
+
+__all__ = ["best_expected_damage", "start_turn_rolls", "threat_profile"]

@@ -442,6 +442,14 @@ class CortexHuRuleset(CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, 
         from rules.systems.cortex_hu.threat import best_expected_damage
         return best_expected_damage(self, state, actor, victims)
 
+    def start_turn_rolls(self, state: BattleState, actor: Combatant) -> bool:
+        """start_turn rolls nothing (surprise, feints, prepared defences, reaction debt)."""
+        return False
+
+    def threat_profile(self, state: BattleState, attacker: Combatant):
+        from rules.systems.cortex_hu.threat import threat_profile
+        return threat_profile(self, state, attacker)
+
     def reach_m(self, c: Combatant) -> float:
         """Ranged weapons with ammunition reach their long band; hand to hand reaches the next cell."""
         best = 0.0

@@ -13,12 +13,17 @@ actions or result dicts. It is exact because:
   the same order), so the floats are the same bit for bit; equal floats make `max` order-free;
 - plain grapples and disarms (`exp_damage` always 0.0) are skipped: the maximum starts at 0.0
   as `incoming`'s does; attacks with the same numbers (pool, defence, damage) are priced once.
+
+`threat_profile` splits it (issue #30, third pass): the weapons, options and pools once per
+attacker, then a function of the victim figure, which `agents/threat_memo.py` keeps per enemy
+over a fight. That function reads nothing of the state but the attacker, its fresh turn's
+economy and the map.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from rules.dice import Step
 
@@ -91,19 +96,34 @@ def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Ite
                          ) -> dict[str, float] | None:
     """For each figure id in `victims`: max(0.0, `exp_damage` of every attack `legal_attacks`
     lists on it, grapple options left out); None when `a` is not the acting figure."""
-    out = dict.fromkeys(victims, 0.0)
+    damage = threat_profile(rs, state, a)
+    if damage is None:
+        return None
+    return {vid: damage(state.by_id[vid]) for vid in dict.fromkeys(victims)}
+
+
+def _nothing(t: Combatant) -> float:
+    return 0.0
+
+
+def threat_profile(rs: Any, state: BattleState, a: Combatant) -> Callable[[Combatant], float] | None:
+    """`best_expected_damage` in two parts (`Ruleset.threat_profile`): what does not depend on
+    the victim (the weapons, their options, the attack pools) once, and a function of the
+    victim figure. That function reads of `state` only the attacker, the turn economy (which a
+    fresh turn start sets from the attacker alone) and the map; None when `a` is not the
+    acting figure, or where two weapons share a name (the listing prices those)."""
     if a is not state.actor:
         return None  # `attack_odds_many` would price another figure's attacks on this state
     if a is None or a.down:
-        return out
+        return _nothing
     e = state.economy
     if e["aimed"] or e["full_defence"]:
-        return out  # `legal_attacks` lists at most a release (a grapple option)
+        return _nothing  # `legal_attacks` lists at most a release (a grapple option)
     plans = _weapon_plans(rs, state, a)
     if plans is None:
         return None  # a name shared by two weapons: not answered here (the listing prices it)
     if not plans:
-        return out
+        return _nothing
     g = state.grid
     holder = a.res["grappled_by"]
     grappling = a.res["grappling"]
@@ -119,12 +139,12 @@ def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Ite
             res = pools[key] = None if p is None else tuple(sorted(p[0].dice + p[1].dice))
         return res
 
-    for vid in out:
-        t = state.by_id[vid]
+    def damage(t: Combatant) -> float:
+        """max(0.0, `exp_damage` of each attack on `t`)."""
         if t.team == a.team or t.down:
-            continue
+            return 0.0
         if holder is not None and t.id != holder:
-            continue  # a held figure fights only its holder
+            return 0.0  # a held figure fights only its holder
         los = g.los(a.pos, t.pos)
         adj = g.adjacent(a.pos, t.pos)
         feinted = t.res["feinted_by"] is not None
@@ -169,8 +189,9 @@ def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Ite
                     ed = priced[key] = p_hit * _damage(e_margin, mean, choke, w.dtype, aw, as_)
                 if ed > best:
                     best = ed
-        out[vid] = best
-    return out
+        return best
+
+    return damage
 
 
 def _damage(basic: float, mean: float, choke: bool, dtype: str, aw: int, as_: int) -> float:
@@ -189,4 +210,4 @@ def _damage(basic: float, mean: float, choke: bool, dtype: str, aw: int, as_: in
     return max(0.0, wound - aw) + max(0.0, stun - as_)
 
 
-__all__ = ["best_expected_damage"]
+__all__ = ["best_expected_damage", "threat_profile"]

@@ -1,0 +1,139 @@
+"""Enemies' threat profiles kept over a fight (agents/threat_memo.py, issue #30) give the
+numbers of the long way, and skip only turn starts that roll no dice.
+
+`assess.incoming` and `best_threat`, given `tactical`'s `ThreatMemo`, price an enemy's fire
+with a function of the victim made once per enemy figure (`Ruleset.threat_profile`) on an
+earlier state, and skip starting the enemy's turn where `Ruleset.start_turn_rolls` says it
+rolls nothing. These checks play seeded fights of the rulesets that split the query and, at
+every call `tactical` makes, ask the long way (a fresh turn start on a copy of that state,
+then `best_expected_damage`) with dice of their own: the same float, and no die rolled where
+the ruleset said none would be.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from agents import assess as A
+from agents import threat_memo as TM
+from agents.acting import acting_view
+from agents.base import make_policy
+from rules.dice import Dice
+from rules.scenario import load_scenario, new_battle
+from rules.state import BattleState
+
+FIGHTS = {
+    "cortex": [("cortex/warehouse", ("tactical", "tactical"), 3), ("cortex/warehouse", ("tactical", "bold"), 8)],
+    "cortex_hu": [("cortex_hu/magtar", ("tactical", "tactical"), 3), ("cortex_hu/magtar", ("bold", "tactical"), 5)],
+}
+
+
+def play(scenario: str, pair: tuple[str, str], seed: int, n: int) -> Iterator[tuple[object, BattleState]]:
+    """(ruleset, state) before each of the first `n` decisions of a seeded fight, played."""
+    spec, src = load_scenario(scenario)
+    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
+    pols = {tm.name: make_policy(pair[i % 2], seed) for i, tm in enumerate(spec.teams)}
+    b.start()
+    for _ in range(n):
+        if b.state.over:
+            return
+        yield b.ruleset, b.state
+        b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+
+
+def spare() -> Dice:
+    return Dice(np.random.default_rng(11))
+
+
+@pytest.mark.parametrize("ruleset", sorted(FIGHTS))
+def test_profiles_answer_as_the_long_way(ruleset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    incoming, best_threat, build = A.incoming, A.best_threat, TM.ThreatMemo.profile
+    seen: Counter = Counter()
+
+    def checked_incoming(rs, state, enemy, victim_id, dice, memo=None, price=True, keyed=None):
+        got = incoming(rs, state, enemy, victim_id, dice, memo, price, keyed)
+        if keyed is not None and price:
+            d = spare()
+            assert got == incoming(rs, state, enemy, victim_id, d), (state.round, enemy.id, victim_id)
+            if not rs.start_turn_rolls(state, state.by_id[enemy.id]):
+                assert d.record == []
+            seen["incoming"] += 1
+        return got
+
+    def checked_best_threat(rs, state, enemy, dice, memo=None, keyed=None):
+        got = best_threat(rs, state, enemy, dice, memo, keyed)
+        if keyed is not None:
+            assert got == best_threat(rs, state, enemy, spare())
+            seen["best_threat"] += 1
+        return got
+
+    def counted(self, rs, state, enemy, dice):
+        n = len(self.profiles)
+        prof = build(self, rs, state, enemy, dice)
+        seen["made" if len(self.profiles) != n else "reused"] += 1
+        return prof
+
+    monkeypatch.setattr(A, "incoming", checked_incoming)
+    monkeypatch.setattr(A, "best_threat", checked_best_threat)
+    monkeypatch.setattr(TM.ThreatMemo, "profile", counted)
+    for scen, pair, seed in FIGHTS[ruleset]:
+        for _ in play(scen, pair, seed, 70):
+            pass
+    assert seen["incoming"] > 150 and seen["best_threat"] > 20
+    assert seen["reused"] > 3 * seen["made"] > 0  # profiles are made on one state and used on others
+
+
+@pytest.mark.parametrize("ruleset", sorted(FIGHTS))
+def test_a_turn_start_said_to_roll_nothing_rolls_nothing(ruleset: str) -> None:
+    looked = 0
+    for scen, pair, seed in FIGHTS[ruleset]:
+        for rs, s in play(scen, pair, seed, 40):
+            for c in s.combatants:
+                if not c.down and not rs.start_turn_rolls(s, c):
+                    d = spare()
+                    acting_view(rs, s, c.id, d)
+                    assert d.record == []
+                    looked += 1
+    assert looked > 100
+
+
+def test_a_cortex_turn_start_with_a_recovery_roll_is_said_to_roll() -> None:
+    """seed 000, Called Shots: an effect lasting until an Endurance roll makes the turn start
+    roll; dead, unconscious or dying figures roll no more."""
+    rs, s = next(play("cortex/warehouse", ("tactical", "tactical"), 3, 1))
+    c = next(x for x in s.combatants if x is not s.actor)
+    assert not rs.start_turn_rolls(s, c)
+    c.res["afflictions"].append({"area": "arm", "effect": "stunned", "until": "endurance", "conds": [],
+                                 "blunt": False})
+    assert rs.start_turn_rolls(s, c)
+    d = spare()
+    acting_view(rs, s, c.id, d)
+    assert d.record != []
+    c.conditions.add("dying")
+    assert not rs.start_turn_rolls(s, c)
+
+
+def test_a_figure_is_versioned_by_all_it_holds() -> None:
+    """The memo's versions: an equal figure (another copy) is the same version; a change of
+    position, condition or any resource, however deep, is another."""
+    rs, s = next(play("cortex/warehouse", ("tactical", "tactical"), 3, 1))
+    memo = TM.ThreatMemo()
+    c = s.combatants[0]
+    v = memo._version(c)
+    assert v is not None and memo._version(c.clone()) == v
+    moved = c.clone()
+    moved.pos += 1
+    held = c.clone()
+    held.conditions.add("prone")
+    deep = c.clone()
+    deep.res["ammo"] = {k: n + 1 for k, n in deep.res["ammo"].items()} or {"x": 1}
+    seen = {memo._version(x) for x in (moved, held, deep)}
+    assert v not in seen and len(seen) == 3
+    # a value the memo cannot copy as plain data: not versioned (the caller goes the long way)
+    odd = c.clone()
+    odd.res["thing"] = object()
+    assert memo._version(odd) is None
