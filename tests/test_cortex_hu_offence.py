@@ -11,12 +11,10 @@ Each shortcut broken on purpose is noticed.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from agents import assess as A
 from rules.actions import Action
-from rules.dice import Dice, Step
+from rules.dice import Step
 from rules.ruleset import get_ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cortex_hu import offence
