@@ -5,6 +5,7 @@
   standing figure at every decision of seeded fights and on copies after trial actions.
 - `priced_attacks` (the offence query) is compared with `legal_attacks` priced by
   `attack_odds_many`, bit for bit and in order (tests/test_offence_query.py's check).
+- `DefenceHu.parry_weapon` (kept per stat block and usable weapons) is the code it replaced.
 - `move_touches` (a walk, jog or crawl on a copy of the mover alone) gives the full trial.
 Each shortcut broken on purpose is noticed.
 """
@@ -101,6 +102,13 @@ def old_attack_actions(self, state: BattleState, a: Combatant) -> list[Action]:
 
 
 
+def old_parry_weapon(self, d: Combatant):
+    """`DefenceHu.parry_weapon` before the third speed pass (no memo)."""
+    melee = [w for w in self.usable_weapons(d) if not w.ranged]
+    melee.sort(key=lambda w: (self.weapon_skill(d, w)[1].index, w.size, w.name), reverse=True)
+    return melee[0] if melee else self.weapons["unarmed"]
+
+
 def check_listing(n_fights: int, n_decisions: int, seen: set | None = None) -> int:
     compared = 0
     for rs, s in states("cortex_hu", n_fights, n_decisions):
@@ -108,6 +116,7 @@ def check_listing(n_fights: int, n_decisions: int, seen: set | None = None) -> i
             if not c.down:
                 got = rs.attack_actions(s, c)
                 assert got == old_attack_actions(rs, s, c), (s.round, c.id)
+                assert rs.parry_weapon(c) is old_parry_weapon(rs, c)
                 compared += 1
                 if seen is not None:
                     seen.update(x.option for x in got)
@@ -137,7 +146,7 @@ def test_cortex_hu_offence_long() -> None:
 
 
 def _forget(rs) -> None:
-    for memo in ("_hu_listed", "_hu_priced", "_hu_statics"):
+    for memo in ("_hu_listed", "_hu_priced", "_hu_statics", "_hu_parry"):
         rs.__dict__.pop(memo, None)
 
 
