@@ -23,6 +23,7 @@ from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.targets import difficulty_parts
 from rules.systems.cortex_common.model import Weapon, roll_pool, skill_die
 from rules.systems.cortex_hu.ladder import ladder_pool
+from rules.systems.cortex_hu.offence import attack_list
 
 
 def named_skill(c: Combatant, skill: str, specialty: str | None) -> tuple[str, Step]:
@@ -168,82 +169,10 @@ class CombatHu:
         This is the env's hot path (legal_actions runs for every decision and for every
         hypothetical the scripted policies weigh), so it checks what does not depend on the
         option - target, hold, line of sight, reach, rate of fire, ammunition, the range band,
-        the skill die - once per target and weapon instead of once per option. `can_attack`
-        stays the rule; tests/test_cortex_hu.py compares the two on many random positions."""
-        A = self.action
-        out: list[Action] = []
-        ws = self.usable_weapons(a)
-        if not ws:
-            return out
-        g = state.grid
-        e = state.economy
-        holder = a.res["grappled_by"]
-        grappling = a.res["grappling"]
-        base = self.turn_steps(state, a)
-        all_out_now = bool(e["all_out"])
-        all_out_ok = not (e["acted"] or e["carried"] or e["full_defence"] or e["all_out"])
-        aim = a.res["aim"] * int(self.aim_rules["steps_per_round"])
-        attr_steps: dict[str, int] = {}
-        skills: dict[tuple[str, bool], tuple[str, Step]] = {}
-        opts = self.attack_options
-        for t in state.combatants:
-            if t.team == a.team or t.down:
-                continue
-            if holder is not None and t.id != holder:
-                continue  # a held figure fights only its holder
-            los = g.los(a.pos, t.pos)
-            adj = g.adjacent(a.pos, t.pos)
-            disarmable: bool | None = None
-            throw_band: int | None | bool = False  # False: not computed yet
-            for w in ws:
-                # what the weapon's plain attack needs (every option but throw and choke)
-                if w.ranged:
-                    reach = (holder is None and los and e["shots"].get(w.name, 0) < w.rof
-                             and not (w.magazine and a.res["ammo"].get(w.name, 0) <= 0))
-                else:
-                    reach = adj
-                band = self.range_steps(state, a, t, w, "") if reach else None
-                for opt in opts:
-                    if opt == "choke":
-                        if w.name != "unarmed" or grappling != t.id:
-                            continue
-                        b = self.range_steps(state, a, t, w, opt)  # held fast: no reach check
-                    elif opt == "throw":
-                        if holder is not None or w.kind != "melee" or w.name == "unarmed" or not los:
-                            continue
-                        if throw_band is False:
-                            throw_band = self.range_steps(state, a, t, w, "throw")
-                        b = throw_band
-                    else:
-                        b = band
-                    if b is None:
-                        continue
-                    if opt == "disarm":
-                        if w.kind == "thrown":
-                            continue
-                        if disarmable is None:
-                            disarmable = self.held_weapon(t) is not None
-                        if not disarmable:
-                            continue
-                    elif opt == "all_out" and not all_out_ok:
-                        continue
-                    throw = opt == "throw"
-                    steps = base + b + self.option_steps(w, opt)
-                    if opt == "all_out" or all_out_now:
-                        steps += self.all_out_steps
-                    if w.ranged or throw:
-                        steps += aim
-                    key = (w.name, throw)
-                    sk = skills.get(key)
-                    if sk is None:
-                        sk = skills[key] = self.weapon_skill(a, w, opt if throw else "")
-                    attr = "agility" if throw else w.attribute
-                    ast = attr_steps.get(attr)
-                    if ast is None:
-                        ast = attr_steps[attr] = self.attr_steps(a, attr)
-                    if ladder_pool(a, attr, sk[1], steps, ast) is not None:
-                        out.append(A("attack", target=t.id, weapon=w.name, option=opt or None))
-        return out
+        the skill die - once per target and weapon, and the options by one sum each
+        (offence.py `attack_list`). `can_attack` stays the rule; tests/test_cortex_hu.py
+        compares the two on many random positions."""
+        return attack_list(self, state, a)
 
     # -- attacking ----------------------------------------------------------------------
     def attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str, dice: Dice

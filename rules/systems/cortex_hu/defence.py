@@ -69,9 +69,24 @@ class DefenceHu:
         return None if p is None else (p[0], p[1], sname)
 
     def parry_weapon(self, d: Combatant) -> Weapon:
-        melee = [w for w in self.usable_weapons(d) if not w.ranged]
+        """The figure's best hand-to-hand weapon by skill, size and name (unarmed if none).
+
+        A function of its stat block (never changed in a fight) and its usable weapons, so it
+        is kept per ruleset on their identities (the memo holds them, so the ids stay theirs):
+        `defence_pool` asks it for every parry listed or weighed."""
+        ws = self.usable_weapons(d)
+        key = (id(d.stats), *map(id, ws))
+        memo = self.__dict__.setdefault("_hu_parry", {})
+        hit = memo.get(key)
+        if hit is not None:
+            return hit[2]
+        melee = [w for w in ws if not w.ranged]
         melee.sort(key=lambda w: (self.weapon_skill(d, w)[1].index, w.size, w.name), reverse=True)
-        return melee[0] if melee else self.weapons["unarmed"]
+        best = melee[0] if melee else self.weapons["unarmed"]
+        if len(memo) >= 4096:
+            memo.clear()
+        memo[key] = (d.stats, ws, best)
+        return best
 
     def prepared_for(self, d: Combatant, w: Weapon, option: str) -> int | None:
         """Index of the first prepared defence that can answer this attack: a parry or dodge

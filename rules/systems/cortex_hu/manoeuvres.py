@@ -165,6 +165,28 @@ class ManoeuvresHu:
             return None
         return float(max(0, self.max_actions - (e["actions"] + spent))), bool(e.get("turn_over"))
 
+    def move_touches(self, state: BattleState, action: Action) -> set[str] | None:
+        """{the mover} for a walk, a jog or a crawl: `move` then changes only the economy and
+        the mover (its cell, its aim, through `spend` and `lose_aim`). None for a run (it rolls
+        the run pool), for a figure in a grapple (letting go changes the other figure too) and
+        for a cell `move` would not take (`move_options`' cells and costs, read without
+        copying them)."""
+        a = state.actor
+        if a is None or action.kind != "move" or a.res["grappling"] is not None or a.res["grappled_by"] is not None:
+            return None
+        e = state.economy
+        budget = self.move_cap(state, a) - e["move_units"]
+        if budget <= 0:
+            return None
+        blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
+        cost = state.grid.reachable(a.pos, budget, blockers).get(action.cell)
+        if cost is None or action.cell in self.taken_cells(state):
+            return None
+        walk, jog, _ = self.units(state)
+        if "prone" not in a.conditions and e["move_units"] + cost > jog:
+            return None              # a run
+        return {a.id}
+
     # -- aiming ---------------------------------------------------------------------------
     def can_aim(self, state: BattleState, a: Combatant) -> bool:
         """seed 002, Célzás: before anything else this turn, with a ranged weapon ready. The

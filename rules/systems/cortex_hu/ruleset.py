@@ -33,6 +33,7 @@ from rules.systems.cortex_hu.combat import CombatHu
 from rules.systems.cortex_hu.defence import SPEND, DefenceHu
 from rules.systems.cortex_hu.effects import EffectsHu
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
+from rules.systems.cortex_hu.offence import OffenceHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods
 from rules.systems.cortex_hu.start import apply_start, link_start, start_schema
 from rules.systems.cortex_hu.tracked import TrackedHu
@@ -47,7 +48,7 @@ MELEE_WEAPONS = ("unarmed", "knife", "club", "sabre", "axe", "shepherds_axe", "s
 NOT_HERE = ("block_effect", "traits", "items")
 
 
-class CortexHuRuleset(CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
+class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, ManoeuvresHu, RollsHu, TrackedHu, CortexBase, Ruleset):
     """Cortex with the seed 002 combat rules."""
 
     name = "cortex_hu"
