@@ -79,7 +79,9 @@ def main() -> None:
                    "torch_threads": getattr(cfg, "torch_threads", 1), "steps": args.steps, "seconds": round(dt, 1),
                    "cpu_s": round(time.process_time() - c0, 1), "steps_per_s": round(args.steps / dt, 1)}
             if clock:
-                row["phases"] = clock.summary(dt)
+                row["phases"] = ph = clock.summary(dt)
+                learning = ph["collect"]["wall_s"] + ph["update"]["wall_s"]
+                ph["learning_steps_per_s"] = round(args.steps / learning, 1) if learning > 0 else 0.0
             rows.append(row)
         if args.minigrid:
             t0 = time.perf_counter()
@@ -103,6 +105,7 @@ def main() -> None:
                 print(f"    {name:8s} {p['wall_s']:7.1f} s wall  {p['cpu_s']:7.1f} s learner CPU  "
                       f"{p['env_cpu_s']:7.1f} s env-process CPU  ({p['calls']} calls)")
             print(f"    other    {ph['other_wall_s']:7.1f} s wall (imports, env start-up, checkpoint)")
+            print(f"    learning {ph['learning_steps_per_s']:7.1f} steps/s (collect + update only)")
     if len(rows) > 1:
         print("ratio " + " / ".join(r["features"] for r in rows) + ": "
               + " : ".join(f"{r['steps_per_s'] / rows[0]['steps_per_s']:.2f}" for r in rows))
