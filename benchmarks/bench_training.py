@@ -15,6 +15,12 @@ number of envs and vec-env kind: the reference for issue 30's training-throughpu
 
 No behaviour-cloning stage (`pretrain.samples: 0`): only the learning is timed.
 
+Each run is also split into its two phases (`--phases`, on by default): `collect` (the
+rollouts: envs stepping, the policy acting) and `update` (PPO's epochs over the rollout), each
+in wall seconds, CPU seconds of the learner process and, with subproc envs, CPU seconds of the
+env processes (Linux /proc); `other` is the rest of the wall time (imports, env start-up).
+`--torch-threads N` sets the config's `torch_threads` (the learner's threads in the update).
+
 Writes nothing but a temporary run folder (deleted afterwards).
 """
 
@@ -41,6 +47,8 @@ def main() -> None:
     ap.add_argument("--vec-env", default="subproc", choices=("subproc", "dummy"))
     ap.add_argument("--minigrid", action="store_true",
                     help="also SB3 PPO on MiniGrid-DoorKey-8x8 with the same settings (the reference)")
+    ap.add_argument("--torch-threads", type=int, default=None, help="the config's torch_threads (default: its own)")
+    ap.add_argument("--no-phases", dest="phases", action="store_false", help="no collect/update split")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -56,12 +64,25 @@ def main() -> None:
             cfg = load_config({**base.to_dict(), "features": mode, "advice": "tactical" if adv else None,
                                "n_envs": args.n_envs, "vec_env": args.vec_env, "pretrain": {"samples": 0},
                                "total_steps": args.steps, "curriculum": [], "eval_interval": 0,
-                               "checkpoint_interval": 0, "out_dir": str(tmp), "run_name": f"bench-{feat}"})
+                               "checkpoint_interval": 0, "out_dir": str(tmp), "run_name": f"bench-{feat}",
+                               **({"torch_threads": args.torch_threads} if args.torch_threads else {})})
+            clock = PhaseClock() if args.phases else None
             t0 = time.perf_counter()
-            train(cfg, progress=False)
+            c0 = time.process_time()
+            try:
+                train(cfg, progress=False)
+            finally:
+                if clock:
+                    clock.stop()
             dt = time.perf_counter() - t0
-            rows.append({"ruleset": args.ruleset, "features": feat, "n_envs": args.n_envs, "vec_env": args.vec_env,
-                         "steps": args.steps, "seconds": round(dt, 1), "steps_per_s": round(args.steps / dt, 1)})
+            row = {"ruleset": args.ruleset, "features": feat, "n_envs": args.n_envs, "vec_env": args.vec_env,
+                   "torch_threads": getattr(cfg, "torch_threads", 1), "steps": args.steps, "seconds": round(dt, 1),
+                   "cpu_s": round(time.process_time() - c0, 1), "steps_per_s": round(args.steps / dt, 1)}
+            if clock:
+                row["phases"] = ph = clock.summary(dt)
+                learning = ph["collect"]["wall_s"] + ph["update"]["wall_s"]
+                ph["learning_steps_per_s"] = round(args.steps / learning, 1) if learning > 0 else 0.0
+            rows.append(row)
         if args.minigrid:
             t0 = time.perf_counter()
             minigrid_ppo(base, args.steps, args.n_envs, args.vec_env)
@@ -77,9 +98,75 @@ def main() -> None:
     for r in rows:
         print(f"{r['ruleset']:16s} {r['features']:14s} {r['n_envs']} envs ({r['vec_env']}): "
               f"{r['steps_per_s']:7.1f} steps/s  ({r['steps']} steps in {r['seconds']} s, start-up included)")
+        ph = r.get("phases")
+        if ph:
+            for name in ("collect", "update"):
+                p = ph[name]
+                print(f"    {name:8s} {p['wall_s']:7.1f} s wall  {p['cpu_s']:7.1f} s learner CPU  "
+                      f"{p['env_cpu_s']:7.1f} s env-process CPU  ({p['calls']} calls)")
+            print(f"    other    {ph['other_wall_s']:7.1f} s wall (imports, env start-up, checkpoint)")
+            print(f"    learning {ph['learning_steps_per_s']:7.1f} steps/s (collect + update only)")
     if len(rows) > 1:
         print("ratio " + " / ".join(r["features"] for r in rows) + ": "
               + " : ".join(f"{r['steps_per_s'] / rows[0]['steps_per_s']:.2f}" for r in rows))
+
+
+class PhaseClock:
+    """Times MaskablePPO's `collect_rollouts` and `train` (class-level wrappers, removed by `stop`)."""
+
+    def __init__(self) -> None:
+        from sb3_contrib import MaskablePPO
+        self.cls = MaskablePPO
+        self.orig = {"collect": MaskablePPO.collect_rollouts, "update": MaskablePPO.train}
+        self.acc = {k: {"wall_s": 0.0, "cpu_s": 0.0, "env_cpu_s": 0.0, "calls": 0} for k in self.orig}
+        MaskablePPO.collect_rollouts = self._wrap("collect")
+        MaskablePPO.train = self._wrap("update")
+
+    def _wrap(self, name: str):
+        fn, acc = self.orig[name], self.acc[name]
+
+        def timed(model, *a, **k):
+            pids = _env_pids(model.env)
+            w, c, e = time.perf_counter(), time.process_time(), _cpu_of(pids)
+            try:
+                return fn(model, *a, **k)
+            finally:
+                acc["wall_s"] += time.perf_counter() - w
+                acc["cpu_s"] += time.process_time() - c
+                acc["env_cpu_s"] += _cpu_of(pids) - e
+                acc["calls"] += 1
+        return timed
+
+    def stop(self) -> None:
+        self.cls.collect_rollouts = self.orig["collect"]
+        self.cls.train = self.orig["update"]
+
+    def summary(self, total_wall: float) -> dict:
+        out = {k: {kk: round(v, 2) if isinstance(v, float) else v for kk, v in a.items()} for k, a in self.acc.items()}
+        out["other_wall_s"] = round(total_wall - sum(a["wall_s"] for a in self.acc.values()), 2)
+        return out
+
+
+def _env_pids(venv) -> list[int]:
+    """The process ids of a SubprocVecEnv's workers (through wrappers such as VecMonitor), else []."""
+    while venv is not None and not hasattr(venv, "processes"):
+        venv = getattr(venv, "venv", None)
+    return [p.pid for p in venv.processes] if venv is not None else []
+
+
+def _cpu_of(pids: list[int]) -> float:
+    """User + system CPU seconds of these processes so far (Linux /proc; 0 where unreadable)."""
+    import os
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
 
 
 def _minigrid_env():

@@ -120,6 +120,12 @@ class TrainConfig:
     out_dir: str = "runs"
     run_name: str | None = None
     vec_env: str = "subproc"     #: "subproc" or "dummy"
+    #: torch threads of the learner in PPO's update phase (and the behaviour-cloning fit); the
+    #: rollouts always use one (the env processes have the cores then). The same value gives the
+    #: same run; another value may change its floats. More than 1 pays only where the update has
+    #: idle cores: on a busy machine OpenMP's spinning threads make it slower (docs/benchmarks.md;
+    #: OMP_WAIT_POLICY=PASSIVE in the environment softens that)
+    torch_threads: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -140,7 +146,7 @@ _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagge
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
            (PretrainConfig, "overrule_weight"): (1.0, None), (PretrainConfig, "holdout"): (0.0, 0.9),
            (PretrainConfig, "value_weight"): (0.0, None), (PretrainConfig, "value_temperature"): (1e-4, None),
-           (PretrainConfig, "dagger_epochs"): (0, None)}
+           (PretrainConfig, "dagger_epochs"): (0, None), (TrainConfig, "torch_threads"): (1, 64)}
 
 
 def _build(cls, data: Mapping[str, Any], source: str, prefix: str):

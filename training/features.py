@@ -85,7 +85,9 @@ class SkirmishExtractor(BaseFeaturesExtractor):
         self.last_advice = obs.get("advice")
         x = obs["grid"]
         if self.cells_net is not None:
-            x = self.last_cells = self.cells_net(x)
+            # channels-last (NHWC) through the full-resolution convolutions: the same convolutions,
+            # ~1.3x cheaper in oneDNN on CPU than NCHW, forward and backward (issue 30)
+            x = self.last_cells = self.cells_net(x.contiguous(memory_format=torch.channels_last))
         g = self.grid_fc(self.grid_net(x))
         v = torch.cat([obs["cover"].flatten(1), obs["economy"], obs["units"].flatten(1)], dim=1)
         return torch.cat([g, self.vec_net(v)], dim=1)
@@ -144,7 +146,7 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
         self.pi_features_extractor.last_cells = None  # consumed: a stale batch can never be reused
         logits = self.action_net(latent_pi)
         h = torch.relu(cells + self.to_cells(latent_pi)[:, :, None, None])
-        moves = self.move_head(h).flatten(1)
+        moves = self.move_scores(h)
         out = torch.cat([logits[:, :MOVE_OFFSET], moves, logits[:, MOVE_OFFSET + moves.shape[1]:]], dim=1)
         if self.advice_gain is not None:
             adv = self.pi_features_extractor.last_advice
@@ -155,6 +157,13 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
             if self.advice_only:   # only the actions the advisor ranked (row 1 > 0) can be chosen
                 out = out + torch.where(adv[:, 1] > 0, 0.0, UNRANKED)
         return out
+
+    def move_scores(self, h: torch.Tensor) -> torch.Tensor:
+        """`move_head(h).flatten(1)` (N, H*W): the 1x1 convolution as one matrix-vector product per
+        sample, about 3x cheaper forward and backward than oneDNN's 1x1 convolution with a single
+        output channel (the same sums, in another order: the floats may differ in the last bits)."""
+        k = h.shape[1]
+        return torch.matmul(h.flatten(2).transpose(1, 2), self.move_head.weight.view(k)) + self.move_head.bias
 
     def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):
         return self.action_dist.proba_distribution(action_logits=self.action_logits(latent_pi))

@@ -235,6 +235,12 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             self.prog = None
             self.task = None
 
+        def _on_rollout_start(self) -> None:
+            torch.set_num_threads(1)   # the env processes have the cores while the rollouts are collected
+
+        def _on_rollout_end(self) -> None:
+            torch.set_num_threads(cfg.torch_threads)   # the update phase: the env processes wait
+
         def _on_training_start(self) -> None:
             if progress:
                 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -280,7 +286,9 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
                 self.prog.stop()
 
     if not resume and (cfg.pretrain.samples > 0 or cfg.pretrain.demos):
+        torch.set_num_threads(cfg.torch_threads)
         _pretrain(model, cfg, run_dir, progress, layout_fp, env_id)
+        torch.set_num_threads(1)
         checkpoint(0)
         for opp in cfg.eval_opponents if cfg.eval_interval else []:
             wr = evaluate_win_rate(model, cfg, run_dir, opp, cfg.eval_episodes, seed=cfg.seed)
