@@ -286,9 +286,37 @@ class DefenceHu:
     def expected_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str,
                          innate_only: bool = False) -> tuple[tuple[int, ...], int]:
         """(defence dice sides, flat addition) that `resolve_defence` would use now, without rolling."""
+        return self._expected(state, a, d, w, option, innate_only)[::2]
+
+    def sorted_defence(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str,
+                       innate_only: bool = False) -> tuple[tuple[int, ...], int]:
+        """`expected_defence` with its dice sorted (as `attack_odds` prices them)."""
+        return self._expected(state, a, d, w, option, innate_only)[1:]
+
+    def _expected(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str,
+                  innate_only: bool) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+        """(dice, dice sorted, flat addition) of `expected_defence`: the part read of the
+        defender alone kept per its version (`_defender_part`), the cover added."""
+        f = defender(self, d)
+        answers = None if f is None else f.answers
+        key = (w.name == "unarmed", self.ranged_attack(w, option), self.can_parry(w, option), innate_only,
+               self.watches(state, d, a))
+        part = None if answers is None else answers.get(key)
+        if part is None:
+            part = self._defence_part(state, a, d, w, option, innate_only)
+            if answers is not None:
+                answers[key] = part
+        dice, sdice, flat, covered = part
+        return dice, sdice, (flat + self.cover_against(state, a, d, w, option) if covered else flat)
+
+    def _defence_part(self, state: BattleState, a: Combatant, d: Combatant, w: Weapon, option: str,
+                      innate_only: bool) -> tuple[tuple[int, ...], tuple[int, ...], int, bool]:
+        """(dice, dice sorted, flat addition, whether the cover bonus is added) of
+        `expected_defence`: what it reads of the attack is whether the weapon is bare hands,
+        whether the attack is ranged and whether it can be parried; of the state and the
+        attacker, whether the defender watches it, and the cover (left out here)."""
         if d.res["grappled_by"] is not None and w.name == "unarmed":
-            return (), self.held_difficulty
-        cb = self.cover_against(state, a, d, w, option)
+            return (), (), self.held_difficulty, False
         if self.innate_only_reason(d, innate_only) is None:
             i = self.prepared_for(d, w, option)
             pool = None
@@ -299,10 +327,78 @@ class DefenceHu:
                 react = self.reaction(state, d, a, w, option)
                 pool = react[1] if react is not None else None
             if pool is not None:
-                return pool[0].dice + pool[1].dice, cb
+                dice = pool[0].dice + pool[1].dice
+                return dice, tuple(sorted(dice)), 0, True
         if not self.watches(state, d, a) or self.declines_innate(d):
-            return (), self.diff["easy"] + cb
-        return self.attr_die(d, "agility").dice, cb
+            return (), (), self.diff["easy"], True
+        dice = self.attr_die(d, "agility").dice
+        return dice, tuple(sorted(dice)), 0, True
 
 
-__all__ = ["DefenceHu"]
+#: leaves a defender's resources may hold that a snapshot keeps as they are (never changed)
+_LEAF = frozenset({int, str, bool, float, type(None), Weapon})
+_NOT_PLAIN = object()
+#: versions kept per figure id (the newest first)
+_VERSIONS = 8
+
+
+def _snapshot(v: Any) -> Any:
+    """A deep copy of `v` (dicts, lists, sets, tuples and frozensets of numbers, strings,
+    None and weapons), equal to it until it changes; `_NOT_PLAIN` when anything else is in it."""
+    t = type(v)
+    if t in _LEAF:
+        return v
+    if t is dict:
+        out = {}
+        for k, x in v.items():
+            y = _snapshot(x)
+            if y is _NOT_PLAIN or type(k) not in _LEAF:
+                return _NOT_PLAIN
+            out[k] = y
+        return out
+    if t in (list, tuple, set, frozenset):
+        items = [_snapshot(x) for x in v]
+        if any(y is _NOT_PLAIN for y in items):
+            return _NOT_PLAIN
+        return t(items)
+    return _NOT_PLAIN
+
+
+class _Defender:
+    """A figure as it was, less its position: the parts `_defence_part` may read (its stat
+    block, weapons, armour and traits, shared by its copies; its conditions and resources,
+    copied deep), and the answers worked out for it."""
+
+    __slots__ = ("stats", "weapons", "armour", "traits", "conditions", "res", "answers")
+
+    def __init__(self, d: Combatant, res: dict) -> None:
+        self.stats, self.weapons, self.armour, self.traits = d.stats, d.weapons, d.armour, d.traits
+        self.conditions = frozenset(d.conditions)
+        self.res = res
+        self.answers: dict[tuple, tuple] = {}
+
+
+def defender(rs: Any, d: Combatant) -> _Defender | None:
+    """The version of a figure equal to `d` but for its position (a new one for a figure not
+    seen yet), whose `answers` are those of `rs._defence_part`; None when `d` holds something a
+    snapshot cannot copy (then the caller works its answer out each time). The answers are
+    keyed by what `_defence_part` reads of the attack, the state and the attacker (bare hands,
+    ranged, can be parried, innate only, watching), exact because of all the rest it reads only
+    what `_Defender` keeps: the defender's stat block, weapons, armour, conditions and resources."""
+    memo = rs.__dict__.setdefault("_hu_defenders", {})
+    seen = memo.get(d.id)
+    if seen is None:
+        seen = memo[d.id] = []
+    for i, f in enumerate(seen):
+        if (f.stats is d.stats and f.weapons is d.weapons and f.armour is d.armour and f.traits is d.traits
+                and f.conditions == d.conditions and f.res == d.res):
+            if i:
+                seen.insert(0, seen.pop(i))
+            return f
+    res = _snapshot(d.res)
+    if res is _NOT_PLAIN:
+        return None
+    f = _Defender(d, res)
+    seen.insert(0, f)
+    del seen[_VERSIONS:]
+    return f

@@ -27,7 +27,7 @@ seeded fights.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from rules.actions import Action
 from rules.dice import Step
@@ -112,10 +112,12 @@ class _Walk:
 
 
 def _listed(rs: Any, walk: _Walk, t: Combatant, w: Any, los: bool, adj: bool, holder: str | None,
-            grappling: str | None, throw_band: list) -> tuple[tuple, tuple[tuple, ...]] | None:
+            grappling: str | None, throw_band: list, disarm: bool = True) -> tuple[tuple, tuple[tuple, ...]] | None:
     """(key, rows) of the attacks on `t` with `w` that `attack_actions` lists, each row
     (action, kind, the pool's K + own steps, damage steps or None, what a hit does); None
-    when there is none. `throw_band`: [range steps of a throw at `t`], worked out once."""
+    when there is none. `throw_band`: [range steps of a throw at `t`], worked out once.
+    `disarm` False: disarms left out (the threat query: they do no damage); then what is
+    listed reads of `t` only its id and where it stands."""
     state, a = walk.state, walk.a
     e = state.economy
     if w.ranged:
@@ -143,7 +145,7 @@ def _listed(rs: Any, walk: _Walk, t: Combatant, w: Any, los: bool, adj: bool, ho
             kt = walk.shift + throw_band[0] + walk.aim - (1 - walk.die(w, True)[0])
     if kp is None and kt is None and kc is None:
         return None
-    dis = kp is not None and w.kind != "thrown" and rs.held_weapon(t) is not None
+    dis = disarm and kp is not None and w.kind != "thrown" and rs.held_weapon(t) is not None
     key = (tid, w.name, w.kind, unarmed, kp, kt, kc, dis, walk.ao_ok)
     memo = rs.__dict__.setdefault("_hu_listed", {})
     rows = memo.get(key)
@@ -210,6 +212,54 @@ def _price(att: tuple[int, ...], dfn: tuple[tuple[int, ...], int], mean: float, 
     return p_hit, p_hit * dmg, dmg
 
 
+def priced_on(rs: Any, walk: _Walk, t: Combatant, ws: list, los: bool, adj: bool, holder: str | None,
+              grappling: str | None, defence: Callable[[Combatant, Any, bool, str], tuple]
+              ) -> Iterator[tuple[Any, tuple[Priced, ...], float]]:
+    """Per weapon of `ws` with an attack on `t` that `attack_actions` lists: (the weapon, its
+    priced rows (action, p_hit, exp_damage, damage_if_hit) in order, max(0.0, their
+    exp_damage)). `defence(t, w, ranged, option)`: `expected_defence`, dice sorted."""
+    throw_band: list = []
+    aw = as_ = None
+    for w in ws:
+        got = _listed(rs, walk, t, w, los, adj, holder, grappling, throw_band)
+        if got is None:
+            continue
+        if aw is None:
+            aw = sum(x.W for x in t.armour)
+            as_ = sum(x.S for x in t.armour)
+        yield priced_rows(rs, walk, t, w, got[0], got[1], defence, aw, as_)
+
+
+def priced_rows(rs: Any, walk: _Walk, t: Combatant, w: Any, lkey: tuple, rows: tuple, defence: Callable,
+                aw: int, as_: int) -> tuple[Any, tuple[Priced, ...], float]:
+    """`priced_on`'s answer for one weapon's listed `rows` (`_listed`) on `t`, armour (aw, as_)."""
+    dp = defence(t, w, w.ranged, "") if any(r[1] != THROW for r in rows) else None
+    dt = defence(t, w, True, "throw") if any(r[1] == THROW for r in rows) else None
+    pk = (lkey, id(w), walk.die(w, False)[1] if dp is not None else None,
+          walk.die(w, True)[1] if dt is not None else None, dp, dt, aw, as_)
+    memo = rs.__dict__.setdefault("_hu_priced", {})
+    hit = memo.get(pk)
+    if hit is None or hit[0] is not w:
+        priced = []
+        best = 0.0
+        for x, kind, n, dsteps, does in rows:
+            throw = kind == THROW
+            fixed = walk.die(w, throw)[1]
+            stepped = Step(1 + n)
+            att = tuple(sorted(stepped.dice if fixed is None else fixed.dice + stepped.dice))
+            die = w.damage
+            if dsteps is not None:
+                die = die + dsteps
+            row = _price(att, dt if throw else dp, die.mean, w.dtype, does, aw, as_)
+            if row[1] > best:
+                best = row[1]
+            priced.append((x, *row))
+        if len(memo) >= _MAX:
+            memo.clear()
+        hit = memo[pk] = (w, tuple(priced), best)
+    return hit
+
+
 def priced_attacks(rs: Any, state: BattleState, a: Combatant, plain_only: bool = False) -> list[Priced] | None:
     """[(action, p_hit, exp_damage, damage_if_hit)] of each attack-like action `legal_attacks`
     lists that `attack_odds_many` prices (`plain_only`: those without an option), in order;
@@ -236,49 +286,18 @@ def priced_attacks(rs: Any, state: BattleState, a: Combatant, plain_only: bool =
         key = (t.id, w.name, ranged)
         hit = dfns.get(key)
         if hit is None:
-            dfn, add = rs.expected_defence(state, a, t, w, option, innate_only=t.res["feinted_by"] is not None)
-            hit = dfns[key] = (tuple(sorted(dfn)), add)
+            hit = dfns[key] = rs.sorted_defence(state, a, t, w, option, innate_only=t.res["feinted_by"] is not None)
         return hit
 
     if ws:
         walk = _Walk(rs, state, a)
-        memo = rs.__dict__.setdefault("_hu_priced", {})
         for t in state.combatants:
             if t.team == a.team or t.down:
                 continue
             if holder is not None and t.id != holder:
                 continue
-            los = g.los(apos, t.pos)
-            adj = g.adjacent(apos, t.pos)
-            throw_band: list = []
-            aw = as_ = None
-            for w in ws:
-                got = _listed(rs, walk, t, w, los, adj, holder, grappling, throw_band)
-                if got is None:
-                    continue
-                lkey, rows = got
-                if aw is None:
-                    aw = sum(x.W for x in t.armour)
-                    as_ = sum(x.S for x in t.armour)
-                dp = defence(t, w, w.ranged, "") if any(r[1] != THROW for r in rows) else None
-                dt = defence(t, w, True, "throw") if any(r[1] == THROW for r in rows) else None
-                pk = (lkey, id(w), walk.die(w, False)[1] if dp is not None else None,
-                      walk.die(w, True)[1] if dt is not None else None, dp, dt, aw, as_)
-                hit = memo.get(pk)
-                if hit is None or hit[0] is not w:
-                    priced = []
-                    for x, kind, n, dsteps, does in rows:
-                        throw = kind == THROW
-                        fixed = walk.die(w, throw)[1]
-                        stepped = Step(1 + n)
-                        att = tuple(sorted(stepped.dice if fixed is None else fixed.dice + stepped.dice))
-                        die = w.damage
-                        if dsteps is not None:
-                            die = die + dsteps
-                        priced.append((x, *_price(att, dt if throw else dp, die.mean, w.dtype, does, aw, as_)))
-                    if len(memo) >= _MAX:
-                        memo.clear()
-                    hit = memo[pk] = (w, tuple(priced))
+            for hit in priced_on(rs, walk, t, ws, g.los(apos, t.pos), g.adjacent(apos, t.pos), holder, grappling,
+                                 defence):
                 if plain_only:
                     out.extend(r for r in hit[1] if r[0].option is None)
                 else:
@@ -306,5 +325,5 @@ class OffenceHu:
         return priced_attacks(self, state, actor, plain_only)
 
 
-__all__ = ["OffenceHu", "attack_list", "priced_attacks"]
+__all__ = ["OffenceHu", "attack_list", "priced_attacks", "priced_on"]
 
