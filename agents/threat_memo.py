@@ -28,40 +28,14 @@ from typing import Any, Callable
 
 from rules.dice import Dice
 from rules.ruleset import Ruleset
+from rules.snapshot import NOT_PLAIN, plain_copy
 from rules.state import BattleState, Combatant
 
 from agents.acting import acting_view
 
-_LEAF = frozenset({int, str, bool, float, type(None)})
-_NOT_PLAIN = object()
 #: versions kept per figure id (the newest first), and profiles kept before starting afresh
 _VERSIONS = 8
 _PROFILES = 512
-
-
-def _plain_copy(v: Any) -> Any:
-    """A deep copy of a value made of plain leaves (numbers, strings, None) in dicts, lists,
-    tuples, sets and frozensets, the container types kept (so `==` compares as on the
-    original); `_NOT_PLAIN` when anything else is in it."""
-    t = type(v)
-    if t in _LEAF:
-        return v
-    if t is dict:
-        out = {}
-        for k, x in v.items():
-            if type(k) not in _LEAF:
-                return _NOT_PLAIN
-            y = _plain_copy(x)
-            if y is _NOT_PLAIN:
-                return _NOT_PLAIN
-            out[k] = y
-        return out
-    if t in (list, tuple, set, frozenset):
-        items = [_plain_copy(x) for x in v]
-        if any(y is _NOT_PLAIN for y in items):
-            return _NOT_PLAIN
-        return t(items)
-    return _NOT_PLAIN
 
 
 class _Seen:
@@ -127,8 +101,8 @@ class ThreatMemo:
         for s in seen:
             if s.same(c):
                 return s.version
-        res = _plain_copy(c.res)
-        if res is _NOT_PLAIN or any(type(x) is not str for x in c.conditions):
+        res = plain_copy(c.res)
+        if res is NOT_PLAIN or any(type(x) is not str for x in c.conditions):
             return None
         self._next += 1
         seen.insert(0, _Seen(c, res, self._next))

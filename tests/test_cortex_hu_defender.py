@@ -67,6 +67,6 @@ class _Any(dict):
 
 
 def test_a_broken_version_key_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(D, "_snapshot", lambda v: _Any())
+    monkeypatch.setattr(D, "plain_copy", lambda v, leaf=None: _Any())
     with pytest.raises(AssertionError):
         checked_fights(monkeypatch)

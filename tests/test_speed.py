@@ -123,11 +123,11 @@ def test_training_throughput_against_sb3_ppo_on_minigrid() -> None:
     assert ours / theirs >= FLOORS["training"], rows
 
 
-#: ratio floors: docs/benchmarks.md ("Issue 30, second speed pass") measured 0.34-0.58x
-#: MiniGrid with the random opponent (0.26-0.46x before #30), 0.05x with tactical (0.015x),
-#: tactical fights 2.42x the base commit, planner median 1.53x and p95 1.64x over the first
-#: pass (2.1x and 1.34x the first pass over the base), start-up 0.97x, training 0.097x SB3
-#: PPO on MiniGrid (first pass); each floor sits below with room for a shared machine's
-#: noise, and above what the base commit gives where that is far enough away to tell
-FLOORS = {"env_random": 0.3, "env_tactical": 0.035, "tactical": 1.9, "planner": 1.3, "startup": 0.8,
-          "training": 0.07}
+#: ratio floors: docs/benchmarks.md ("Issue 30, third speed pass") measured 0.36-0.56x
+#: MiniGrid with the random opponent (0.26-0.46x before #30), 0.06x with tactical (0.015x),
+#: tactical fights 2.81-2.96x the base commit, planner median 2.67x and p95 3.13x the base,
+#: start-up 0.97-1.03x, training 0.12x SB3 PPO on MiniGrid; each floor sits below with room
+#: for a shared machine's noise, and above what the base commit gives where that is far
+#: enough away to tell
+FLOORS = {"env_random": 0.3, "env_tactical": 0.045, "tactical": 2.3, "planner": 1.8, "startup": 0.8,
+          "training": 0.08}

@@ -19,6 +19,7 @@ from rules.choices import decide
 from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
+from rules.snapshot import NOT_PLAIN, PLAIN, plain_copy
 from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import faces
 from rules.systems.cortex_common.model import Weapon, plot_point_die, roll_pool
@@ -336,32 +337,9 @@ class DefenceHu:
 
 
 #: leaves a defender's resources may hold that a snapshot keeps as they are (never changed)
-_LEAF = frozenset({int, str, bool, float, type(None), Weapon})
-_NOT_PLAIN = object()
+_LEAF = PLAIN | {Weapon}
 #: versions kept per figure id (the newest first)
 _VERSIONS = 8
-
-
-def _snapshot(v: Any) -> Any:
-    """A deep copy of `v` (dicts, lists, sets, tuples and frozensets of numbers, strings,
-    None and weapons), equal to it until it changes; `_NOT_PLAIN` when anything else is in it."""
-    t = type(v)
-    if t in _LEAF:
-        return v
-    if t is dict:
-        out = {}
-        for k, x in v.items():
-            y = _snapshot(x)
-            if y is _NOT_PLAIN or type(k) not in _LEAF:
-                return _NOT_PLAIN
-            out[k] = y
-        return out
-    if t in (list, tuple, set, frozenset):
-        items = [_snapshot(x) for x in v]
-        if any(y is _NOT_PLAIN for y in items):
-            return _NOT_PLAIN
-        return t(items)
-    return _NOT_PLAIN
 
 
 class _Defender:
@@ -395,8 +373,8 @@ def defender(rs: Any, d: Combatant) -> _Defender | None:
             if i:
                 seen.insert(0, seen.pop(i))
             return f
-    res = _snapshot(d.res)
-    if res is _NOT_PLAIN:
+    res = plain_copy(d.res, _LEAF)
+    if res is NOT_PLAIN:
         return None
     f = _Defender(d, res)
     seen.insert(0, f)
