@@ -11,6 +11,7 @@ one made from the per-cell loops, ties included.
 from __future__ import annotations
 
 import math
+import weakref
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -38,12 +39,57 @@ def _hypot(width: int, height: int, cell_m: float) -> np.ndarray:
     return t
 
 
+#: per map (weakly): {"rows": {defender cell: its cover row as an array},
+#: "cols": {attacker cell: cover levels of each defender cell against it, -1 where not read yet}}
+_KEPT: "weakref.WeakKeyDictionary[object, dict[str, dict[int, np.ndarray]]]" = weakref.WeakKeyDictionary()
+
+
+def _kept(g) -> dict[str, dict[int, np.ndarray]]:
+    k = _KEPT.get(g)
+    if k is None:
+        k = _KEPT[g] = {"rows": {}, "cols": {}}
+    return k
+
+
+def _cover_array(g, defender: int) -> np.ndarray:
+    """`Grid.cover_row(defender)` as a numpy array (the same ints; a map's cover never changes:
+    the grid keeps its rows too)."""
+    rows = _kept(g)["rows"]
+    arr = rows.get(defender)
+    if arr is None:
+        arr = rows[defender] = np.asarray(g.cover_row(defender), dtype=np.int64)
+    return arr
+
+
+def _cover_column(g, attacker: int, cells: np.ndarray) -> np.ndarray:
+    """`[g.cover(c, attacker) for c in cells]` as a numpy array; each answer is read from the grid
+    once per map and kept."""
+    cols = _kept(g)["cols"]
+    col = cols.get(attacker)
+    if col is None:
+        col = cols[attacker] = np.full(g.n, -1, dtype=np.int64)
+    lv = col[cells]
+    miss = np.flatnonzero(lv < 0)
+    if len(miss):
+        cover = g.cover
+        for c in cells[miss].tolist():
+            col[c] = cover(c, attacker)
+        lv = col[cells]
+    return lv
+
+
 def quick_values(ctx: "Ctx", cells: list[int], charge: int, attacks_per_turn: float) -> list[float]:
     """`offence_at(cell) - def_weight * exposure(cell)` for each cell (`charge`: the policy's
     cells a hand-to-hand figure covers and still attacks; `attacks_per_turn`: its scale)."""
+    return quick_parts(ctx, cells, charge, attacks_per_turn)[0]
+
+
+def quick_parts(ctx: "Ctx", cells: list[int], charge: int,
+                attacks_per_turn: float) -> tuple[list[float], list[float], list[bool], list[float]]:
+    """(`quick_values`, `offence_at(cell)[0]`, whether `offence_at` names a target, `exposure(cell)[0]`)
+    for each cell, the same numbers as the per-cell methods."""
     g = ctx.state.grid
     w = g.width
-    cover = g.cover
     cs = np.asarray(cells, dtype=np.int64)
     cx, cy = cs % w, cs // w
     hyp = _hypot(g.width, g.height, g.cell_m)
@@ -70,9 +116,9 @@ def quick_values(ctx: "Ctx", cells: list[int], charge: int, attacks_per_turn: fl
             seen = g.visible_row(pos)[cs[idx]]
             ok[idx[~seen]] = False
             v = np.zeros(n)
-            vis = idx[seen].tolist()
-            if vis:
-                v[vis] = _OPEN[[cover(pos, cells[i]) for i in vis]] * prio
+            vis = idx[seen]
+            if len(vis):
+                v[vis] = _OPEN[_cover_array(g, pos)[cs[vis]]] * prio
         up = ok & (v > best)
         best = np.where(up, v, best)
         has |= up
@@ -87,9 +133,9 @@ def quick_values(ctx: "Ctx", cells: list[int], charge: int, attacks_per_turn: fl
             top1 = np.where(bigger, x, top1)
             count += far
             continue
-        hit = np.flatnonzero((dist <= reach) & g.visible_row(pos)[cs]).tolist()
-        if hit:
-            total[hit] += d * _OPEN[[cover(cells[i], pos) for i in hit]]
+        hit = np.flatnonzero((dist <= reach) & g.visible_row(pos)[cs])
+        if len(hit):
+            total[hit] += d * _OPEN[_cover_column(g, pos, cs[hit])]
     charged = np.where(count >= 2, top1 + top2, np.where(count == 1, top1, 0.0))
     expo = (total + charged) * attacks_per_turn
     if ctx.melee:
@@ -97,4 +143,4 @@ def quick_values(ctx: "Ctx", cells: list[int], charge: int, attacks_per_turn: fl
     else:
         pull = 0.3 * np.maximum(0.0, 1.0 - near / 30.0)
     off = np.where(has, best * ctx.offence * attacks_per_turn * ctx.aggression, pull * ctx.offence * ctx.aggression)
-    return (off - ctx.def_weight * expo).tolist()
+    return (off - ctx.def_weight * expo).tolist(), off.tolist(), has.tolist(), expo.tolist()

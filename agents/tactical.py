@@ -83,6 +83,8 @@ class Ctx:
     #: what a shot from a cell counts for when it must wait for the next turn
     later: float = 0.3
     memo: dict[int, float] = field(default_factory=dict)
+    #: cell -> (offence_at(cell)[0], whether it names a target, exposure(cell)[0]), from `_fill_quick`
+    parts: dict[int, tuple[float, bool, float]] = field(default_factory=dict)
     shots: dict[int, A.Odds] = field(default_factory=dict)  # the best attack from a cell (exact)
     #: per enemy: (figure, cell, x, y, reach in metres, danger, priority), for the hot loops
     table: list[tuple] = field(default_factory=list)
@@ -209,7 +211,8 @@ class TacticalPolicy(Policy):
         hp = A.hp_left(rs, me)
         frac = A.health_frac(rs, me)
         reach = rs.reach_m(me)
-        threat = {e.id: self._danger(rs, state, e) for e in enemies}
+        where = (state.round, tuple(c.pos for c in state.combatants))
+        threat = {e.id: self._danger(rs, state, e, where) for e in enemies}
         top = max(threat.values(), default=0.0) or 1.0
         prio = {e.id: 0.6 + 0.8 * threat[e.id] / top for e in enemies}
         # the fire a figure draws is weighed with one fixed guess of an enemy's sting,
@@ -262,12 +265,15 @@ class TacticalPolicy(Policy):
             self._snap = snap
         return self._quiet_turns
 
-    def _danger(self, rs: Ruleset, state: BattleState, e: Combatant) -> float:
-        """How much of a victim's health an enemy's best attack takes, as far as we know."""
+    def _danger(self, rs: Ruleset, state: BattleState, e: Combatant, where: tuple | None = None) -> float:
+        """How much of a victim's health an enemy's best attack takes, as far as we know
+        (`where`: the round and every figure's cell, when the caller has them)."""
         seen = self.seen_threat.get(e.id, 0.15)
         if not self.odds_threat:
             return seen
-        key = (state.round, e.pos, tuple(c.pos for c in state.combatants))
+        if where is None:
+            where = (state.round, tuple(c.pos for c in state.combatants))
+        key = (where[0], e.pos, where[1])
         if self._danger_at.get(e.id) == key:
             return seen
         self._danger_at[e.id] = key
@@ -422,10 +428,21 @@ class TacticalPolicy(Policy):
 
     def _fill_quick(self, ctx: Ctx, cells: list[int]) -> None:
         """`quick_value` of many cells at once (agents/positions.py: the same numbers), kept in the memo."""
-        todo = list(dict.fromkeys(c for c in cells if c not in ctx.memo))
+        todo = list(dict.fromkeys(c for c in cells if c not in ctx.parts))
         if len(todo) < P.MIN_CELLS or not self._plain_quick:
             return
-        ctx.memo.update(zip(todo, P.quick_values(ctx, todo, self.charge, ATTACKS_PER_TURN)))
+        vals, off, aims, expo = P.quick_parts(ctx, todo, self.charge, ATTACKS_PER_TURN)
+        ctx.memo.update(zip(todo, vals))
+        ctx.parts.update(zip(todo, zip(off, aims, expo)))
+
+    def _parts(self, ctx: Ctx, cell: int) -> tuple[float, bool, float]:
+        """(offence_at(cell)[0], whether it names a target, exposure(cell)[0]): from `_fill_quick`'s
+        numbers where it scored the cell, else the per-cell methods."""
+        p = ctx.parts.get(cell)
+        if p is None:
+            off, tgt = self.offence_at(ctx, cell)
+            p = (off, tgt is not None, self.exposure(ctx, cell)[0])
+        return p
 
     @property
     def _plain_quick(self) -> bool:
@@ -470,12 +487,12 @@ class TacticalPolicy(Policy):
                 used, ends = tiers.get(m.cell, (0.0, False))
                 q = self.quick_value(ctx, m.cell) - 0.08 * used
                 if ends:  # a run: no attack this turn, but it closes in or reaches cover
-                    off_q, tgt = self.offence_at(ctx, m.cell)
+                    off_q, aims, expo = self._parts(ctx, m.cell)
                     # a shot next turn is worth less the longer a stand-off lasts: the enemy
                     # moves before then, and two sides that only ever run to a firing spot
                     # dance until the round limit (seen in cybergeneration and metalface)
-                    later = ctx.later if tgt is not None else 0.5
-                    q = later * off_q - ctx.def_weight * self.exposure(ctx, m.cell)[0] - 0.1
+                    later = ctx.later if aims else 0.5
+                    q = later * off_q - ctx.def_weight * expo - 0.1
                 cand.append((q + progress.get(m.cell, 0.0), m))
             cand.sort(key=lambda x: (-x[0], x[1].cell))
             base = self.exact_value(ctx, me.pos, None)[0] if self.refine else self.quick_value(ctx, me.pos)
@@ -505,14 +522,14 @@ class TacticalPolicy(Policy):
             free = [m for m in moves if not tiers.get(m.cell, (0.0, False))[1]]
         if not free:
             return []
-        expo_here, _ = self.exposure(ctx, me.pos)
-        off_here = self.offence_at(ctx, me.pos)[0]
+        self._fill_quick(ctx, [me.pos] + [m.cell for m in free])
+        off_here, _, expo_here = self._parts(ctx, me.pos)
         keep = 0.6  # how much being able to attack from there next turn counts
         base = -ctx.def_weight * expo_here + keep * off_here
         cand = []
         for m in free:
-            expo, _ = self.exposure(ctx, m.cell)
-            v = -ctx.def_weight * expo + keep * self.offence_at(ctx, m.cell)[0]
+            off, _, expo = self._parts(ctx, m.cell)
+            v = -ctx.def_weight * expo + keep * off
             cand.append((v, m))
         cand.sort(key=lambda x: (-x[0], x[1].cell))
         out = []

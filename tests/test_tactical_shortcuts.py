@@ -144,3 +144,53 @@ def test_cybergeneration_mean_hit_is_the_mean_of_each_face_through_armour() -> N
                             want = sum(after_armour(rs, t, rs.table.wounds(dc, f + mod), ap, head, bare)
                                        for f in range(1, 11)) / 10.0
                             assert mean_hit(rs, t, dc, mod, ap, head, bare) == want
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_quick_parts_are_offence_and_exposure_cell_by_cell(scenario: str) -> None:
+    checked = 0
+    for rs, s in decisions(scenario, 25):
+        pol = TacticalPolicy(seed=0)
+        pol.dice = A.probe_dice(s, s.actor)
+        ctx = pol._context(rs, s, s.actor, rs.legal_actions(s))
+        if not ctx.enemies:
+            continue
+        cells = [c for c in range(s.grid.n) if s.grid.passable[c]]
+        for charge in (2, 9):
+            pol.charge = charge
+            vals, off, aims, expo = P.quick_parts(ctx, cells, charge, ATTACKS_PER_TURN)
+            want = [(pol.offence_at(ctx, c), pol.exposure(ctx, c)[0]) for c in cells]
+            assert off == [o for (o, _), _ in want]
+            assert aims == [t is not None for (_, t), _ in want]
+            assert expo == [x for _, x in want]
+            checked += len(cells)
+    assert checked > 0
+
+
+class _CheckedParts(TacticalPolicy):
+    """`tactical` that asks the per-cell methods too wherever `_move_choices` reads `_parts`."""
+
+    calls = 0
+
+    def _parts(self, ctx, cell):
+        kept = cell in ctx.parts
+        got = super()._parts(ctx, cell)
+        off, tgt = self.offence_at(ctx, cell)
+        assert got == (off, tgt is not None, self.exposure(ctx, cell)[0])
+        _CheckedParts.calls += kept
+        return got
+
+
+def test_move_choices_read_the_parts_the_per_cell_methods_give() -> None:
+    _CheckedParts.calls = 0
+    for scenario in SCENARIOS:
+        spec, src = load_scenario(scenario)
+        for seed in (1, 2, 3):
+            b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
+            pols = {tm.name: _CheckedParts(seed) for tm in spec.teams}
+            b.start()
+            for _ in range(150):
+                if b.state.over:
+                    break
+                b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+    assert _CheckedParts.calls > 1000  # cells whose parts came from `_fill_quick` (2,578 when written)
