@@ -253,9 +253,13 @@ class Ruleset(ABC):
         attack the acting figure `actor` could make on it now), i.e. of the `attack` and plain
         `grapple` actions `legal_attacks(state, victim)` lists, priced by `attack_odds_many`
         (grapple options such as escape and release left out), bit for bit the same float.
-        None (this default): not provided, and callers list and price the attacks themselves.
+        None when not provided, and callers list and price the attacks themselves. This default
+        asks `threat_profile` (None where a ruleset has none); a ruleset may answer it otherwise.
         A ruleset that provides it must answer without changing the state and without dice."""
-        return None
+        damage = self.threat_profile(state, actor)
+        if damage is None:
+            return None
+        return {vid: damage(state.by_id[vid]) for vid in dict.fromkeys(victims)}
 
     def priced_attacks(self, state: BattleState, actor: Combatant, plain_only: bool = False
                        ) -> list[tuple[Action, float, float, float]] | None:

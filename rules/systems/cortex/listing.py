@@ -114,21 +114,27 @@ def attack_actions(rs: Any, state: BattleState, a: Combatant, only: str | None =
                     out.extend(A("attack", target=t.id, weapon=w.name, option=m) for m in modes
                                if dice(w, m, band) is not None)
                 continue
-            extra: list[str] = []
-            if w.name == "unarmed" or w.x("trip"):
-                extra.append("trip")
-            if w.name == "unarmed":
-                if rs.has_style(a, "offensive_martial_arts") or rs.has_style(a, "wrestling"):
-                    extra.append("double")
-                if rs.has_style(a, "wrestling") and a.res["grappling"] == t.id:
-                    if rs.held_weapon(t) is not None:
-                        extra.append("disarm")
-                    if "prone" not in t.conditions:
-                        extra.append("takedown")
             # an option rolls its own pool (a trip rolls Agility): legal only if that pool has dice
-            out.extend(A("attack", target=t.id, weapon=w.name, option=o) for o in extra
+            out.extend(A("attack", target=t.id, weapon=w.name, option=o) for o in melee_options(rs, a, t, w)
                        if dice(w, o, 0) is not None)
     return out
 
 
-__all__ = ["attack_actions"]
+def melee_options(rs: Any, a: Combatant, t: Combatant, w: Any) -> list[str]:
+    """The options of a hand-to-hand attack by `a` on `t` with `w`, in listing order, before the
+    check that each option's own pool has dice."""
+    extra: list[str] = []
+    if w.name == "unarmed" or w.x("trip"):
+        extra.append("trip")
+    if w.name == "unarmed":
+        if rs.has_style(a, "offensive_martial_arts") or rs.has_style(a, "wrestling"):
+            extra.append("double")
+        if rs.has_style(a, "wrestling") and a.res["grappling"] == t.id:
+            if rs.held_weapon(t) is not None:
+                extra.append("disarm")
+            if "prone" not in t.conditions:
+                extra.append("takedown")
+    return extra
+
+
+__all__ = ["attack_actions", "melee_options"]

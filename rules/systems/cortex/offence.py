@@ -29,7 +29,7 @@ from typing import Any, Callable
 from rules.actions import Action
 from rules.grid import FEET
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
-from rules.systems.cortex.listing import _EXPLOSIVE, _MELEE, _RANGED, _plan
+from rules.systems.cortex.listing import _EXPLOSIVE, _MELEE, _RANGED, _plan, melee_options
 from rules.systems.cortex.odds import _BLAST, _NO_DAMAGE, _defence, _option_spec
 from rules.systems.cortex.pools import AttackPools
 from rules.systems.cortex_common.odds import hit_stats, steps_sizes
@@ -231,18 +231,7 @@ def _attacks(rs: Any, state: BattleState, a: Combatant, ws: list, plain_only: bo
                         if dice(w, m, band) is not None:
                             add_priced(act("attack", target=tid, weapon=w.name, option=m), pw, improvised, m)
                 continue
-            extra: list[str] = []
-            if w.name == "unarmed" or w.x("trip"):
-                extra.append("trip")
-            if w.name == "unarmed":
-                if rs.has_style(a, "offensive_martial_arts") or rs.has_style(a, "wrestling"):
-                    extra.append("double")
-                if rs.has_style(a, "wrestling") and a.res["grappling"] == tid:
-                    if rs.held_weapon(t) is not None:
-                        extra.append("disarm")
-                    if "prone" not in t.conditions:
-                        extra.append("takedown")
-            for o in extra:
+            for o in melee_options(rs, a, t, w):
                 if dice(w, o, 0) is not None:
                     add_priced(act("attack", target=tid, weapon=w.name, option=o), pw, improvised, o)
 

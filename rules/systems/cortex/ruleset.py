@@ -498,10 +498,6 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
         self._pool_cache.clear()  # one state and attacker: the pools found for one action hold for the next
         return attack_odds_many(self, state, actor, actions)
 
-    def best_expected_damage(self, state: BattleState, actor: Combatant, victims) -> dict[str, float] | None:
-        from rules.systems.cortex.threat import best_expected_damage
-        return best_expected_damage(self, state, actor, victims)
-
     def start_turn_rolls(self, state: BattleState, actor: Combatant) -> bool:
         from rules.systems.cortex.threat import start_turn_rolls
         return start_turn_rolls(self, state, actor)

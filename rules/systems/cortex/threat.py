@@ -24,7 +24,7 @@ economy and the map (`_defence`'s pools memo is the victim's, cleared for each v
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from rules.dice import Step
 from rules.grid import FEET
@@ -66,16 +66,6 @@ def _plain_pool_specs(steps: tuple[tuple[int, int, int], ...], damage: Step, dty
         if spec not in out:
             out.append(spec)
     return tuple(out)
-
-
-def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Iterable[str]
-                         ) -> dict[str, float] | None:
-    """For each figure id in `victims`: max(0.0, `exp_damage` of every attack `legal_attacks`
-    lists on it, grapple options left out); None when `a` is not the acting figure."""
-    damage = threat_profile(rs, state, a)
-    if damage is None:
-        return None
-    return {vid: damage(state.by_id[vid]) for vid in dict.fromkeys(victims)}
 
 
 def _nothing(t: Combatant) -> float:
@@ -226,4 +216,4 @@ def start_turn_rolls(rs: Any, state: BattleState, a: Combatant) -> bool:
     return not (a.dead or a.conditions & {"unconscious", "dying"})
 
 
-__all__ = ["best_expected_damage", "start_turn_rolls", "threat_profile"]
+__all__ = ["start_turn_rolls", "threat_profile"]

@@ -439,10 +439,6 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
         shared: dict = {}
         return [attack_odds(self, state, actor, a, shared) for a in actions]
 
-    def best_expected_damage(self, state: BattleState, actor: Combatant, victims) -> dict[str, float] | None:
-        from rules.systems.cortex_hu.threat import best_expected_damage
-        return best_expected_damage(self, state, actor, victims)
-
     def start_turn_rolls(self, state: BattleState, actor: Combatant) -> bool:
         """start_turn rolls nothing (surprise, feints, prepared defences, reaction debt)."""
         return False

@@ -21,7 +21,7 @@ nothing of the state but the attacker, its fresh turn's economy and the map.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from rules.state import BattleState, Combatant
 from rules.systems.cortex_hu.defence import defender
@@ -29,16 +29,6 @@ from rules.systems.cortex_hu.offence import _listed, _Walk, priced_rows
 
 #: answers a profile keeps before starting afresh
 _KNOWN = 4096
-
-
-def best_expected_damage(rs: Any, state: BattleState, a: Combatant, victims: Iterable[str]
-                         ) -> dict[str, float] | None:
-    """For each figure id in `victims`: max(0.0, `exp_damage` of every attack `legal_attacks`
-    lists on it, grapple options left out); None when `a` is not the acting figure."""
-    damage = threat_profile(rs, state, a)
-    if damage is None:
-        return None
-    return {vid: damage(state.by_id[vid]) for vid in dict.fromkeys(victims)}
 
 
 def _nothing(t: Combatant) -> float:
@@ -127,4 +117,4 @@ def threat_profile(rs: Any, state: BattleState, a: Combatant) -> Callable[[Comba
     return damage
 
 
-__all__ = ["best_expected_damage", "threat_profile"]
+__all__ = ["threat_profile"]
