@@ -166,18 +166,22 @@ def _listed(rs: Any, walk: _Walk, t: Combatant, w: Any, los: bool, adj: bool, ho
 
 def attack_list(rs: Any, state: BattleState, a: Combatant) -> list[Action]:
     """`CombatHu.attack_actions(state, a)`: every legal attack of `a`, in its order."""
-    out: list[Action] = []
     ws = rs.usable_weapons(a)
     if not ws:
-        return out
+        return []
+    return attacks_on(rs, state, a, ws, [t for t in state.combatants if t.team != a.team and not t.down])
+
+
+def attacks_on(rs: Any, state: BattleState, a: Combatant, ws: list, foes: list[Combatant]) -> list[Action]:
+    """`attack_list` given `a`'s usable weapons `ws` (not empty) and the standing figures of
+    other teams `foes`, in figure order (the listing has both already)."""
+    out: list[Action] = []
     g = state.grid
     walk = _Walk(rs, state, a)
     holder = a.res["grappled_by"]
     grappling = a.res["grappling"]
     apos = a.pos
-    for t in state.combatants:
-        if t.team == a.team or t.down:
-            continue
+    for t in foes:
         if holder is not None and t.id != holder:
             continue  # a held figure fights only its holder
         los = g.los(apos, t.pos)
@@ -325,5 +329,5 @@ class OffenceHu:
         return priced_attacks(self, state, actor, plain_only)
 
 
-__all__ = ["OffenceHu", "attack_list", "priced_attacks", "priced_on"]
+__all__ = ["OffenceHu", "attack_list", "attacks_on", "priced_attacks", "priced_on"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from rules.actions import END_TURN, Action
+from rules.actions import Action
 from rules.dice import Dice, Step
 from rules.errors import ScenarioError
 from rules.events import Event, event
@@ -32,6 +32,7 @@ from rules.systems.cortex_common.model import build_armour, build_stat_block, bu
 from rules.systems.cortex_hu.combat import CombatHu
 from rules.systems.cortex_hu.defence import SPEND, DefenceHu
 from rules.systems.cortex_hu.effects import EffectsHu
+from rules.systems.cortex_hu.listing import legal_list
 from rules.systems.cortex_hu.manoeuvres import ManoeuvresHu
 from rules.systems.cortex_hu.offence import OffenceHu
 from rules.systems.cortex_hu.rolls import RollsHu, fill, mods
@@ -265,53 +266,9 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
 
     # -- legal actions ----------------------------------------------------------------
     def legal_actions(self, state: BattleState) -> list[Action]:
-        a = state.actor
-        acts = [END_TURN]
-        if a is None or a.down:
-            return acts
-        e = state.economy
-        A = self.action
-        prone = "prone" in a.conditions
-        free = []
-        if not prone:
-            free.append(A("drop_prone"))
-        free += [A("drop", weapon=w.name) for w in self.weapons_of(a) if w.name != "unarmed"]
-        if a.res["grappling"] is not None:
-            free.append(A("grapple", target=a.res["grappling"], option="release"))
-        if e["aimed"]:
-            return acts + free  # seed 002, Célzás: nothing but free actions while aiming
-        g = state.grid
-        acts.extend(map(g.move_actions.__getitem__, self.move_options(state, a)))
-        held = a.res["grappled_by"] is not None
-        guard = not (e["all_out"] or a.res["all_out"])
-        dsteps = self.turn_steps(state, a) + (self.full_defence_steps if e["full_defence"] else 0)
-        defends = [A("defend", option=m) for m in ("parry", "dodge")
-                   if guard and self.defence_pool(a, m, dsteps) is not None]
-        if e["full_defence"]:
-            return acts + defends + free  # seed 002, Teljes Védekezés: only defending this turn
-        acts.extend(self.attack_actions(state, a))
-        acts.extend(defends)
-        if guard and not e["acted"] and not e["carried"] and not e["full_defence"]:
-            acts.append(A("defend", option="full_defence"))
-        if self.can_aim(state, a):
-            acts.append(A("aim"))
-        for t in state.combatants:
-            if self.can_feint(state, a, t):
-                acts.append(A("feint", target=t.id))
-        if held:
-            if self.escape_pool(state, a) is not None:
-                acts.append(A("grapple", target=a.res["grappled_by"], option="escape"))
-        else:
-            for t in state.combatants:
-                if self.can_grapple(state, a, t):
-                    acts.append(A("grapple", target=t.id))
-        if self.can_act(state):
-            for w in self.weapons_of(a):
-                if (w.magazine and w.x("reload", True) and a.res["ammo"].get(w.name, 0) < w.magazine):
-                    acts.append(A("reload", weapon=w.name))
-            if prone and "leg_useless" not in a.conditions and not held:
-                acts.append(A("stand"))
-        return acts + free
+        """End turn, moves, attacks, stances, aim, feints, grapples, reloads, standing up, then
+        the free actions (dropping prone, dropping a weapon, letting go): `listing.legal_list`."""
+        return legal_list(self, state)
 
     def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
         """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
