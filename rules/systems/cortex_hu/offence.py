@@ -85,7 +85,7 @@ class _Walk:
     """What `attack_actions` works out once per call: the figure's ladder, stance and aim,
     and per weapon the index D of the die its plain attack and its throw step."""
 
-    __slots__ = ("rs", "state", "a", "shift", "aim", "ao_ok", "ds")
+    __slots__ = ("rs", "state", "a", "shift", "aim", "ao_ok", "ds", "tw")
 
     def __init__(self, rs: Any, state: BattleState, a: Combatant) -> None:
         e = state.economy
@@ -95,6 +95,7 @@ class _Walk:
         self.aim = a.res["aim"] * int(rs.aim_rules["steps_per_round"])
         self.ao_ok = not (e["acted"] or e["carried"] or e["full_defence"] or e["all_out"])
         self.ds: dict[tuple[str, bool], tuple[int, Step | None]] = {}
+        self.tw: dict[str, int | None] = {}
 
     def die(self, w: Any, throw: bool) -> tuple[int, Step | None]:
         """(D, the unstepped die of the pool or None when the stepped die is the only one):
@@ -108,6 +109,14 @@ class _Walk:
             attr = "agility" if throw else w.attribute
             at = Step(max(1, a.stats["attributes"][attr].index + rs.attr_steps(a, attr)))
             hit = self.ds[key] = (sk.index, at) if sk else (at.index, None)
+        return hit
+
+    def throw_top(self, w: Any) -> int | None:
+        """The most own steps of a throw row of `w` (`_statics`), None when it has none."""
+        hit = self.tw.get(w.name, False)
+        if hit is False:
+            hit = self.tw[w.name] = max((st for _, kind, st, *_ in _statics(self.rs, w) if kind == THROW),
+                                        default=None)
         return hit
 
 
@@ -143,6 +152,9 @@ def _listed(rs: Any, walk: _Walk, t: Combatant, w: Any, los: bool, adj: bool, ho
             throw_band.append(rs.range_steps(state, a, t, w, "throw"))
         if throw_band[0] is not None:
             kt = walk.shift + throw_band[0] + walk.aim - (1 - walk.die(w, True)[0])
+            top = walk.throw_top(w)
+            if top is None or kt + top < 0:
+                kt = None  # no throw row is listed (K + own steps < 0): the rows are those of kt None
     if kp is None and kt is None and kc is None:
         return None
     dis = disarm and kp is not None and w.kind != "thrown" and rs.held_weapon(t) is not None
