@@ -6,10 +6,10 @@ reloads, readying, turns, posture steps, treatment, the shield and the turn-orde
 from __future__ import annotations
 
 from rules.actions import END_TURN, Action
-from rules.state import BattleState, Combatant
+from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 from rules.systems.metalface.geometry import NAMES
 from rules.systems.metalface.model import Weapon
-from rules.systems.metalface.paths import moves as path_moves
+from rules.systems.metalface.paths import move_listing, moves as path_moves
 
 EPS = 1e-6
 
@@ -108,41 +108,70 @@ class ListingMixin:
         return None
 
     def legal_actions(self, state: BattleState) -> list[Action]:
+        """End turn; moves (cell order); attacks; reloads; readying; turns; posture steps;
+        treating allies; the shield; treating oneself; the turn-order choice.
+
+        The tests of `move_actions`, `can_reload`, `can_ready`, `can_treat`, `can_delay` and
+        `shield_device`, made here with the walk, the halves and the metres left worked out
+        once (`walk_m`, `halves_used`, `move_left` give the same numbers), and the moves read
+        off `paths.move_listing`. tests/test_metalface_listing.py holds the long way."""
         a = state.actor
         e = state.economy
         acts = [END_TURN]
-        if a is None or a.down or not e or e.get("turn_over"):
+        if a is None or not DOWN_CONDITIONS.isdisjoint(a.conditions) or not e or e.get("turn_over"):   # `a.down`
             return acts
-        acts.extend(self.move_actions(state, a))
+        r = a.res
+        h = int(e["halves"])
+        mm = e["move_m"]
+        walk = self.walk_m(a)
+        # move_left: the allowance (2 x walk, walk with one half spent) less the metres moved
+        left = max(0.0, (0.0 if h >= 2 else walk * (2 - h)) - mm)
+        if left > EPS and r["posture"] == "stand":
+            blockers, occs = state.blockers_and_occupied(a.team)
+            acts.extend(move_listing(state.grid, a.pos, r["facing"], left, self.turn_m_per_45, blockers,
+                                     2 * walk, occs))
         A = self.action
         ws = list(a.weapons.values())
-        acts.extend(self.attack_actions(state, a, ws))
-        r = a.res
-        half_ok = self.can_spend_half(a, e)
+        acts.extend(self.attack_actions(state, a, ws, walk=walk))
+        # can_spend_half: the halves spent, the movement's (0 none, 1 a walk, 2 a run), one more
+        half_ok = h + (0 if mm <= EPS else (1 if mm <= walk + EPS else 2)) + 1 <= 2
+        packed = r["packed"]
+        jammed = r["jammed"]
+        spare = r["spare"]
+        ammo = r["ammo"]
         for w in ws:
-            if w.ranged and self.can_reload(state, a, w, half_ok):
-                acts.append(A("reload", weapon=w.name))
-        if r["jammed"] or r["packed"]:
+            if w.kind == "melee":
+                continue
+            n = w.name
+            if n in packed or n in jammed or spare.get(n, 0) <= 0 or ammo.get(n, 0) >= w.capacity:
+                continue
+            if (not e["activated"] and n not in r["charging"]) if w.kind == "beam" else half_ok:
+                acts.append(A("reload", weapon=n))
+        if jammed or packed:
             for w in ws:
-                if self.can_ready(state, a, w, half_ok):
-                    acts.append(A("ready", weapon=w.name))
-        left = self.move_left(a, e)
+                n = w.name
+                if (half_ok if n in jammed else (n in packed and (self.quick_installer(a) or half_ok))):
+                    acts.append(A("ready", weapon=n))
         if left > EPS:
             lim = left + EPS
-            acts.extend(act for _, _, m, act in self._turns[r["facing"]] if m <= lim)
-            pi = self.postures.index(r["posture"])
-            for i, p in enumerate(self.postures):
-                if i != pi and abs(i - pi) * self.posture_m <= lim:
-                    acts.append(A("posture", option=p))
-        if not e["halves"] and e["move_m"] <= EPS:
+            if lim >= self._turn_most:   # every turn is within reach: the whole list
+                acts.extend(self._turn_actions[r["facing"]])
+            else:
+                acts.extend([act for _, _, m, act in self._turns[r["facing"]] if m <= lim])
+            acts.extend([act for m, act in self._posture_steps[r["posture"]] if m <= lim])
+        if not h and mm <= EPS:
+            # can_treat with its economy test passed: a damaged patient next to the figure
+            team = a.team
+            cheb = state.grid.chebyshev
             for t in state.combatants:
-                if t.team == a.team and t is not a and self.can_treat(state, a, t):
+                if (t.team == team and t is not a and t.res["damage"] > 0 and cheb(a.pos, t.pos) <= 1
+                        and self.heal_method(a, t)[0] > 0):
                     acts.append(A("heal", target=t.id))
-        if not e["activated"] and r["shield"] == "off" and self.shield_device(a) is not None:
+        if r["uses"] and not e["activated"] and r["shield"] == "off" and self.shield_device(a) is not None:
             acts.append(A("use", option="shield"))
-        if r["damage"] > 0 and self.can_treat(state, a, a):
+        if r["damage"] > 0 and not h and mm <= EPS and self.heal_method(a, a)[0] > 0:
             acts.append(A("use", option="heal_self"))
-        if r["chooser"] == state.round and self.can_delay(state, a):
+        if r["chooser"] == state.round and not e["acted"] and self._next_up(state) is not None:
             acts.append(A("delay"))
         return acts
 

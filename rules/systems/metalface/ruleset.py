@@ -106,6 +106,13 @@ class MetalfaceRuleset(ListingMixin, MetalfaceGM, OddsMixin, MovePriceMixin, Uni
         self._turns = tuple(tuple((o, nf, turn_steps(f, nf) * self.turn_m_per_45, Action("turn", option=o))
                                   for o in TURN_OPTIONS for nf in (self.turn_facing(f, o),) if nf != f)
                             for f in range(8))
+        # per facing, the actions of `_turns` (all of them: what a figure with `_turn_most` metres left may turn)
+        self._turn_actions = tuple(tuple(t[3] for t in ts) for ts in self._turns)
+        self._turn_most = max(t[2] for ts in self._turns for t in ts)
+        # posture -> (metres, action) of each step to another posture, in `postures` order
+        self._posture_steps = {p: tuple((abs(i - pi) * self.posture_m, self.action("posture", option=q))
+                                        for i, q in enumerate(self.postures) if i != pi)
+                               for pi, p in enumerate(self.postures)}
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
