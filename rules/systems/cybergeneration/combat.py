@@ -78,12 +78,12 @@ class CombatMixin:
         dodge = int(t.res["dodge"])
         return rd + cover + dodge, {"range": rd, "cover": cover, "dodge": dodge}
 
-    def attack_actions(self, state: BattleState, a: Combatant) -> list[Action]:
-        """Attacks of a figure that is not grappling (see grapple.py for those that are)."""
+    def attack_actions(self, state: BattleState, a: Combatant, carried: list | None = None) -> list[Action]:
+        """Attacks of a figure not grappling (grapple.py: those that are); `carried`: `weapons_of(a)`."""
         A = self.action
         out: list[Action] = []
         g = state.grid
-        ws = [w for w in self.weapons_of(a) if self.in_hand(a, w) and not w.grapple_only]
+        ws = [w for w in carried or self.weapons_of(a) if self.in_hand(a, w) and not w.grapple_only]
         if not ws:
             return out
         for t in state.combatants:

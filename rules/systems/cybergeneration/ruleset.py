@@ -341,12 +341,15 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
             res.pop(c, None)
         return res
 
-    def reach_now(self, state: BattleState, a: Combatant) -> tuple[dict[int, int], set[int]] | None:
+    def reach_now(self, state: BattleState, a: Combatant, budget: int | None = None
+                  ) -> tuple[dict[int, int], set[int]] | None:
         """(the cells in reach -> cost, shared: do not change it; the cells no move may end on)
         of `move_options`, None where it is empty for want of budget: `move_options` is the
         first without the second, and a caller that needs one cell or the sorted cells reads
-        them off without building that dict (`views.move_cost`)."""
-        budget = self.move_cap(state, a)
+        them off without building that dict (`views.move_cost`). `budget`: `move_cap`'s, when
+        the caller has it."""
+        if budget is None:
+            budget = self.move_cap(state, a)
         if budget <= 0:
             return None
         blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]

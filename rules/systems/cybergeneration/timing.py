@@ -90,21 +90,23 @@ class TimingMixin:
         return True
 
     # -- legal actions ----------------------------------------------------------------------
-    def delay_actions(self, state: BattleState, a: Combatant, can_hold: bool, allow_triggers: bool) -> list[Action]:
-        A = self.action
+    def delay_actions(self, state: BattleState, a: Combatant, can_hold: bool, allow_triggers: bool,
+                      cap: int | None = None) -> list[Action]:
+        """`cap`: `move_cap`'s answer, when the caller has it."""
+        fixed = self._fixed   # choices.py: the `action`s with only a kind and an option
         e = state.economy
         out: list[Action] = []
-        left = e["move"] in ("", "walk") and not e["two"] and self.move_cap(state, a) > 0 or \
-            e["actions"] < e["max_actions"]
+        left = e["move"] in ("", "walk") and not e["two"] and (self.move_cap(state, a) if cap is None else cap) > 0 \
+            or e["actions"] < e["max_actions"]
         i = state.turn_index
         if (left and a.res["delays"] < int(self.mv["max_delays_per_round"]) and 0 <= i < len(state.order)
                 and i + 1 < len(state.order)):
-            out.append(A("delay"))
+            out.append(fixed["delay", None])
             if i + 2 < len(state.order):
-                out.append(A("delay", option="end_of_round"))
+                out.append(fixed["delay", "end_of_round"])
         if allow_triggers and can_hold and a.res["trigger"] is None and not self.in_grapple(a):
             for trig in ("on_move", "on_attack", "on_draw"):
-                out.append(A("delay", option=trig))
+                out.append(fixed["delay", trig])
         return out
 
     def delay(self, state: BattleState, a: Combatant, option: str) -> list[Event]:

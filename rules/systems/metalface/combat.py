@@ -124,45 +124,55 @@ class CombatMixin:
         turn_m, _ = self.face_plan(g, a, t.pos)
         return self.can_spend_half(a, state.economy, turn_m)
 
-    def attack_actions(self, state: BattleState, a: Combatant, ws: list[Weapon], target: str | None = None
-                       ) -> list[Action]:
+    def attack_actions(self, state: BattleState, a: Combatant, ws: list[Weapon], target: str | None = None,
+                       walk: float | None = None) -> list[Action]:
         """Every legal attack of `a` (on `target` only, when given): the same tests as
         `can_attack` for each enemy and weapon, with the per-target geometry shared (the hot
-        path of `legal_actions`)."""
+        path of `legal_actions`). `walk`: `walk_m(a)`, when the caller has it."""
         e = state.economy
         h = e["halves"]
         if h >= 2:
             return []
-        ready = [w for w in ws if not w.ranged or self.weapon_ready(a, w)]
-        if not ready:
-            return []
         g = state.grid
+        r = a.res
+        packed, jammed, ammo = r["packed"], r["jammed"], r["ammo"]
+        # per weapon once, not per target: ranged, its reach in squares (melee), its name; the
+        # ranged ones only when ready (`weapon_ready`), the reach as `reach_cells` gives it
+        wl = [(False, max(1, int(w.reach_m / g.cell_m + EPS)), w.name) if w.kind == "melee" else (True, 0, w.name)
+              for w in ws if w.kind == "melee" or (w.name not in packed and w.name not in jammed
+                                                   and ammo.get(w.name, 0) >= 1)]
+        if not wl:
+            return []
         out: list[Action] = []
         A = self.action
-        walk = self.walk_m(a)
+        interned = self._actions
+        if walk is None:
+            walk = self.walk_m(a)
         moved = e["move_m"]
         per45 = self.turn_m_per_45
-        steps = STEPS[a.res["facing"]]
-        close = self.close_squares(g)
+        steps = STEPS[r["facing"]]
+        close = int(self.min_fire_m / g.cell_m + EPS)   # `close_squares`
         gw = g.width
         ax, ay = a.pos % gw, a.pos // gw
         team = a.team
         # exact: each enemy's attacks are tested on their own, so skipping the others keeps its list
         ts = state.combatants if target is None else [t for t in state.combatants if t.id == target]
-        # per weapon once, not per target: ranged, its reach in squares (melee), its name
-        wl = [(w.ranged, 0 if w.ranged else self.reach_cells(g, w), w.name) for w in ready]
         down = DOWN_CONDITIONS
+        # with no ranged weapon ready, a target farther than every body attack's reach gets none
+        far = 1 << 30 if any(ranged for ranged, _, _ in wl) else max(cells for _, cells, _ in wl)
         for t in ts:
             if t.team == team or not down.isdisjoint(t.conditions):   # `t.down`
                 continue
             tx, ty = t.pos % gw, t.pos // gw
+            d = max(abs(tx - ax), abs(ty - ay))
+            if d > far:
+                continue
             b = bearing_dxdy(tx - ax, ty - ay)
             st = steps[b] if b >= 0 else 0
             total = moved + (st * per45 if st > 2 else 0.0)
             mh = 0 if total <= EPS else (1 if total <= walk + EPS else 2)
             if h + mh + 1 > 2:
                 continue
-            d = max(abs(tx - ax), abs(ty - ay))
             clear = None
             for ranged, cells, name in wl:
                 if ranged:
@@ -174,7 +184,8 @@ class CombatMixin:
                         continue
                 elif d > cells or (d > 1 and not g.los(a.pos, t.pos)):
                     continue
-                out.append(A("attack", target=t.id, weapon=name))
+                x = interned.get(("attack", t.id, None, name, None))   # `self.action`'s key
+                out.append(x if x is not None else A("attack", target=t.id, weapon=name))
         return out
 
     # -- plans (shared by apply and attack_odds) ---------------------------------------

@@ -229,6 +229,18 @@ def _cost(tr: list, par: array, s: int, res: dict, unit: float) -> int:
 def _entry(g: Grid, start: int, facing: int, budget: float, per45: float, blockers: Iterable[int],
            cap: float | None) -> tuple[dict[int, tuple[float, int]], array]:
     """(`moves`' answer, the parent table of the search it came from)."""
+    res, par, key, bset, _ = _lookup(g, start, facing, budget, per45, blockers, cap)
+    if key[-1] is None and not bset.isdisjoint(res):   # the free search: drop the blockers' own cells
+        res = {c: v for c, v in res.items() if c not in bset}
+    return res, par
+
+
+def _lookup(g: Grid, start: int, facing: int, budget: float, per45: float, blockers: Iterable[int],
+            cap: float | None) -> tuple[dict[int, tuple[float, int]], array, tuple, set[int], dict]:
+    """(`moves`' answer before the blockers' own cells are dropped from a search that did not
+    need them, its parent table, the key it is kept under in the map's table, the blockers'
+    cells but the start, the map's table). The answer is a function of the key alone (what a
+    fresh search gives for it), so what is worked out from it may be kept under the key too."""
     a, b, unit = units(g.cell_m, per45)
     bu = int(budget / unit + EPS)
     memo = _MEMO.get(g)
@@ -244,20 +256,45 @@ def _entry(g: Grid, start: int, facing: int, budget: float, per45: float, blocke
     bset = {x for x in blockers if x != start}
     blk = tuple(sorted(x for x in bset if x in fres and fres[x][0] < budget - EPS))
     if not blk:
-        fkey = (start, facing, a, b, bu)
+        fkey = (start, facing, a, b, bu, None)
         res = memo.get(fkey)
         if res is None:
             res = memo[fkey] = fres if free[0] == bu else {c: v for c, v in fres.items() if v[0] <= lim}
             _count(len(res))
-        if not bset.isdisjoint(res):
-            res = {c: v for c, v in res.items() if c not in bset}
-        return res, free[2]
+        return res, free[2], fkey, bset, memo
     key = (start, facing, a, b, blk)
     got = memo.get(key)
     if got is None or got[0] < bu:
         got = _remember(memo, key, g, start, facing, bu, a, b, unit, blk)
     res = got[1] if got[0] == bu else {c: v for c, v in got[1].items() if v[0] <= lim}
-    return res, got[2]
+    return res, got[2], (start, facing, a, b, bu, blk), bset, memo
+
+
+def move_listing(g: Grid, start: int, facing: int, budget: float, per45: float, blockers: Iterable[int],
+                 cap: float | None, occupied: set[int]) -> list:
+    """The move actions (`g.move_actions`) to the cells of `moves`' answer that are not in
+    `occupied`, in cell order: `[g.move_actions[c] for c in moves(...) if c not in occupied]`.
+
+    Exact: the blockers' cells are occupied cells (`BattleState.blockers_and_occupied`), so
+    dropping `occupied` from the reach `_lookup` gives (before its blockers are dropped) is
+    the same; that reach is a function of its key, so the move actions to all of its cells,
+    and where each stands in that list, are kept under the key in the map's table, and a
+    call copies the list and deletes the few occupied cells' entries."""
+    res, _, key, _, memo = _lookup(g, start, facing, budget, per45, blockers, cap)
+    akey = ("moves",) + key
+    got = memo.get(akey)
+    if got is None:
+        mv = g.move_actions
+        got = memo[akey] = ([mv[c] for c in res], {c: i for i, c in enumerate(res)})
+        _count(len(res))
+    acts, where = got
+    drop = [where[c] for c in occupied if c in where]
+    out = acts.copy()
+    if drop:
+        drop.sort(reverse=True)
+        for i in drop:
+            del out[i]
+    return out
 
 
 def _remember(memo: dict, key: tuple, g: Grid, start: int, facing: int, bu: int, a: int, b: int,
@@ -289,4 +326,4 @@ def walked_m(g: Grid, path: list[int]) -> float:
 
 
 __all__ = ["units", "transitions", "search", "moves", "path_to", "reach_parents", "path_in", "end_headings",
-           "headings_in", "walked_m"]
+           "headings_in", "move_listing", "walked_m"]

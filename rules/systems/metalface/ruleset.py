@@ -6,7 +6,8 @@ Rules and where they come from (seed 003 headings; the dice from RULES-NOTES.md)
 - Combat Rounds and turn order: highest AGL first, the first figure chooses to act first
   or later (`delay`); two half turns per turn (Combat Actions table) - this module;
 - Move (walk AGL m half turn, run 2 x AGL m full turn, turning 1 m per 90 degrees,
-  posture steps 1 m), Ready Weapons, Activate Device - this module;
+  posture steps 1 m), Ready Weapons, Activate Device - this module (what is legal when:
+  `listing.py`);
 - Body Attacks, Ranged Weapon Attacks, Targeting, Damage, Status Levels - `combat.py`;
 - Repairing / Healing - `repair.py`.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from rules.actions import END_TURN, Action
+from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
 from rules.ruleset import Ruleset
@@ -30,9 +31,10 @@ from rules.state import BattleState, Combatant
 from rules.systems.metalface.choices import ChoicesMixin
 from rules.systems.metalface.combat import CombatMixin, roll_call, roll_event
 from rules.systems.metalface.geometry import NAMES, VECTORS, WORDS, turn_steps
+from rules.systems.metalface.listing import ListingMixin
 from rules.systems.metalface.moving import move_path
 from rules.systems.metalface.odds import OddsMixin
-from rules.systems.metalface.paths import moves as path_moves, walked_m
+from rules.systems.metalface.paths import walked_m
 from rules.systems.metalface.model import Weapon, build_stat_block, build_weapons, load_data, roll_value
 from rules.systems.metalface.repair import RepairMixin
 from rules.systems.metalface.start import apply_start
@@ -48,8 +50,8 @@ LEVEL_CODE = {"perfect": 0.0, "weakening": 1.0, "suffering": 2.0, "critical": 3.
 SHIELD_CODE = {"off": 0.0, "pending": 0.5, "on": 1.0}
 
 
-class MetalfaceRuleset(MetalfaceGM, OddsMixin, MovePriceMixin, UnitNumbersMixin, ChoicesMixin, CombatMixin, RepairMixin,
-                       TrackedMixin, Ruleset):
+class MetalfaceRuleset(ListingMixin, MetalfaceGM, OddsMixin, MovePriceMixin, UnitNumbersMixin, ChoicesMixin,
+                       CombatMixin, RepairMixin, TrackedMixin, Ruleset):
     """METALFACE: RPG combat (seed 003) with the d6 keep-the-highest roll."""
 
     name = "metalface"
@@ -104,6 +106,13 @@ class MetalfaceRuleset(MetalfaceGM, OddsMixin, MovePriceMixin, UnitNumbersMixin,
         self._turns = tuple(tuple((o, nf, turn_steps(f, nf) * self.turn_m_per_45, Action("turn", option=o))
                                   for o in TURN_OPTIONS for nf in (self.turn_facing(f, o),) if nf != f)
                             for f in range(8))
+        # per facing, the actions of `_turns` (all of them: what a figure with `_turn_most` metres left may turn)
+        self._turn_actions = tuple(tuple(t[3] for t in ts) for ts in self._turns)
+        self._turn_most = max(t[2] for ts in self._turns for t in ts)
+        # posture -> (metres, action) of each step to another posture, in `postures` order
+        self._posture_steps = {p: tuple((abs(i - pi) * self.posture_m, self.action("posture", option=q))
+                                        for i, q in enumerate(self.postures) if i != pi)
+                               for pi, p in enumerate(self.postures)}
 
     # -- building -------------------------------------------------------------------
     def templates(self) -> list[str]:
@@ -259,145 +268,6 @@ class MetalfaceRuleset(MetalfaceGM, OddsMixin, MovePriceMixin, UnitNumbersMixin,
             r["shield"] = "on"
             evs.append(event("effect", target=actor.id, effect="the shield is up (partial cover against fire)"))
         return not actor.down, evs
-
-    # -- legal actions ----------------------------------------------------------------
-    def move_options(self, state: BattleState, a: Combatant) -> dict[int, float]:
-        """Free cells the actor may move to now -> metres of the cheapest path, every turn
-        along it included (seed 003, Move; assumptions path_turns, posture_effects: only a
-        standing figure moves)."""
-        entry = self._move_entry(state, a)
-        return entry[1] if entry is not None else {}
-
-    def move_actions(self, state: BattleState, a: Combatant) -> list[Action]:
-        """The legal move actions in cell order."""
-        entry = self._move_entry(state, a)
-        return entry[2] if entry is not None else []
-
-    def _move_entry(self, state: BattleState, a: Combatant) -> tuple | None:
-        """(cell -> (metres, facing after), cell -> metres, move actions) for the acting
-        figure now, all in cell order."""
-        if a.res["posture"] != "stand":
-            return None
-        left = self.move_left(a, state.economy)
-        if left <= EPS:
-            return None
-        g = state.grid
-        blockers, occs = state.blockers_and_occupied(a.team)
-        reach = path_moves(g, a.pos, a.res["facing"], left, self.turn_m_per_45, blockers, cap=2 * self.walk_m(a))
-        out = {c: m for c, (m, _) in reach.items() if c not in occs}
-        mv = g.move_actions
-        return reach, out, [mv[c] for c in out]
-
-    def shield_device(self, a: Combatant) -> str | None:
-        """The first device the figure carries with a use left (a shield: the only device the
-        rules know, assumption shield_device)."""
-        return next((k for k, n in a.res["uses"].items() if n > 0), None)
-
-    def turn_facing(self, f: int, option: str) -> int:
-        if option == "left":
-            return (f - 2) % 8
-        if option == "right":
-            return (f + 2) % 8
-        if option == "about":
-            return (f + 4) % 8
-        return NAMES.index(option)
-
-    def can_reload(self, state: BattleState, a: Combatant, w: Weapon, half_ok: bool | None = None) -> bool:
-        """Ready Weapon (clip/projectile: a half turn) or Activate Device (beam: instant)."""
-        if not w.ranged:
-            return False
-        r = a.res
-        e = state.economy
-        if w.name in r["packed"] or w.name in r["jammed"] or r["spare"].get(w.name, 0) <= 0:
-            return False
-        if r["ammo"].get(w.name, 0) >= w.capacity:
-            return False
-        if w.kind == "beam":
-            return not e["activated"] and w.name not in r["charging"]
-        return self.can_spend_half(a, e) if half_ok is None else half_ok
-
-    def quick_installer(self, a: Combatant) -> bool:
-        """seed 003, Ready Weapons: metalface with biotech 3 or more (assumption quick_install)."""
-        return a.stats["kind"] == "metalface" and int(a.stats["skills"].get("biotech", 0)) >= self.quick_biotech
-
-    def can_ready(self, state: BattleState, a: Combatant, w: Weapon, half_ok: bool | None = None) -> bool:
-        r = a.res
-        if half_ok is None:
-            half_ok = self.can_spend_half(a, state.economy)
-        if w.name in r["jammed"]:
-            return half_ok
-        if w.name in r["packed"]:
-            return self.quick_installer(a) or half_ok
-        return False
-
-    def can_treat(self, state: BattleState, a: Combatant, patient: Combatant) -> bool:
-        """seed 003, Repairing / Healing: a full turn next to a damaged patient."""
-        e = state.economy
-        if e["halves"] or e["move_m"] > EPS or patient.res["damage"] <= 0:
-            return False
-        if patient is not a and state.grid.chebyshev(a.pos, patient.pos) > 1:
-            return False
-        return self.heal_method(a, patient)[0] > 0
-
-    def can_delay(self, state: BattleState, a: Combatant) -> bool:
-        """assumption turn_order_choice: the round's first figure, before it does anything."""
-        if a.res["chooser"] != state.round or state.economy["acted"]:
-            return False
-        return self._next_up(state) is not None
-
-    def _next_up(self, state: BattleState) -> int | None:
-        for j in range(state.turn_index + 1, len(state.order)):
-            if not state.by_id[state.order[j]].down:
-                return j
-        return None
-
-    def legal_actions(self, state: BattleState) -> list[Action]:
-        a = state.actor
-        e = state.economy
-        acts = [END_TURN]
-        if a is None or a.down or not e or e.get("turn_over"):
-            return acts
-        acts.extend(self.move_actions(state, a))
-        A = self.action
-        ws = list(a.weapons.values())
-        acts.extend(self.attack_actions(state, a, ws))
-        r = a.res
-        half_ok = self.can_spend_half(a, e)
-        for w in ws:
-            if w.ranged and self.can_reload(state, a, w, half_ok):
-                acts.append(A("reload", weapon=w.name))
-        if r["jammed"] or r["packed"]:
-            for w in ws:
-                if self.can_ready(state, a, w, half_ok):
-                    acts.append(A("ready", weapon=w.name))
-        left = self.move_left(a, e)
-        if left > EPS:
-            lim = left + EPS
-            acts.extend(act for _, _, m, act in self._turns[r["facing"]] if m <= lim)
-            pi = self.postures.index(r["posture"])
-            for i, p in enumerate(self.postures):
-                if i != pi and abs(i - pi) * self.posture_m <= lim:
-                    acts.append(A("posture", option=p))
-        if not e["halves"] and e["move_m"] <= EPS:
-            for t in state.combatants:
-                if t.team == a.team and t is not a and self.can_treat(state, a, t):
-                    acts.append(A("heal", target=t.id))
-        if not e["activated"] and r["shield"] == "off" and self.shield_device(a) is not None:
-            acts.append(A("use", option="shield"))
-        if r["damage"] > 0 and self.can_treat(state, a, a):
-            acts.append(A("use", option="heal_self"))
-        if r["chooser"] == state.round and self.can_delay(state, a):
-            acts.append(A("delay"))
-        return acts
-
-    def legal_attacks(self, state: BattleState, target: str | None = None) -> list[Action]:
-        """The attack-like legal actions, as `legal_actions` lists them (its other branches skipped)."""
-        a = state.actor
-        e = state.economy
-        if a is None or a.down or not e or e.get("turn_over"):
-            return []
-        return [x for x in self.attack_actions(state, a, list(a.weapons.values()), target)
-                if x.kind in ("attack", "grapple") and (target is None or x.target == target)]
 
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
