@@ -14,17 +14,15 @@ adjacency give what the long way gives.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from envs.generators import generate_scenario
-from rules.dice import Dice
 from rules.edges import edges_from_segments
 from rules.grid import Grid
-from rules.scenario import build_state, load_scenario, new_battle
+from rules.scenario import build_state, load_scenario
 from rules.systems.cortex import listing
 from rules.systems.cortex.ruleset import _max_cost_off
-from agents.base import make_policy
+from tests.seeded_states import decisions
 
 SCENARIOS = ["cortex/warehouse", "cortex/ambush", "cortex/duel", "cortex/saloon"]
 
@@ -105,25 +103,12 @@ def old_grapple_targets(state, a) -> list:
                 and t.res["grappling"] is None and old_adjacent(g, a.pos, t.pos))]
 
 
-def _decisions(scenario: str, seed: int, policies: tuple[str, str], n: int = 120):
-    """(ruleset, state, each figure as the acting one) before the first `n` decisions."""
-    spec, src = load_scenario(scenario)
-    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
-    pols = {tm.name: make_policy(policies[i % 2], seed + i) for i, tm in enumerate(spec.teams)}
-    b.start()
-    for _ in range(n):
-        s = b.state
-        if s.over:
-            return
-        yield b.ruleset, s
-        b.step(pols[s.actor.team].act(s, s.actor), check=False)
-
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_listing_and_economy_shortcuts_are_the_long_way(scenario: str) -> None:
     seen = {"weapons": 0, "modes": 0, "grapple": 0, "moves": 0, "taken max": 0, "slow": 0}
     for seed, pols in ((1, ("random", "random")), (2, ("aggressive", "random"))):
-        for rs, s in _decisions(scenario, seed, pols):
+        for rs, s in decisions(scenario, seed, pols, 120):
             for c in s.combatants:
                 assert rs.speed_factor(c) == old_speed_factor(c)
                 seen["slow"] += old_speed_factor(c) != 1.0
@@ -168,7 +153,7 @@ def test_max_cost_off_edge_cases() -> None:
 
 
 def test_speed_factor_with_lost_legs_and_impairment() -> None:
-    rs, s = next(_decisions("cortex/warehouse", 1, ("random", "random")))
+    rs, s = next(decisions("cortex/warehouse", 1, ("random", "random"), 120))
     c = s.combatants[0].clone()
     for affl, conds in (([], set()), ([], {"impaired"}), ([{"effect": "lose_arm"}], set()),
                         ([{"effect": "lose_leg"}], set()), ([{"effect": "lose_leg"}] * 2, {"impaired"})):

@@ -17,8 +17,7 @@ import pytest
 
 from agents.base import make_policy
 from rules.actions import END_TURN
-from rules.dice import Dice
-from rules.scenario import load_scenario, new_battle
+from tests.seeded_states import as_actor, decisions
 
 SCENARIOS = ["cybergeneration/alley_brawl", "cybergeneration/mall_raid", "cybergeneration/rooftop_standoff"]
 
@@ -151,25 +150,11 @@ class Grappler:
         return pick[int(self.rng.integers(len(pick)))]
 
 
-def _decisions(scenario: str, seed: int, policies: tuple[str, str], n: int = 150):
-    spec, src = load_scenario(scenario)
-    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
-    pols = {tm.name: Grappler(b.ruleset, seed + i) if policies[i % 2] == "grappler" else make_policy(policies[i % 2], seed + i)
-            for i, tm in enumerate(spec.teams)}
-    b.start()
-    for _ in range(n):
-        s = b.state
-        if s.over:
-            return
-        yield b.ruleset, s
-        b.step(pols[s.actor.team].act(s, s.actor), check=False)
+def _policy(ruleset, name: str, seed: int):
+    """The grappler below, or a registered policy."""
+    return Grappler(ruleset, seed) if name == "grappler" else make_policy(name, seed)
 
 
-def _as_actor(s, c):
-    """A copy of `s` in which `c` takes the turn (the economy as it is)."""
-    t = s.clone()
-    t.turn_index = t.order.index(c.id)
-    return t
 
 
 def check_state(rs, s, seen: Counter) -> None:
@@ -191,12 +176,12 @@ def test_legal_actions_are_the_old_listing(scenario: str) -> None:
     for seed, pols in ((1, ("random", "random")), (2, ("aggressive", "random")), (3, ("tactical", "random")),
                        (4, ("random", "aggressive")), (5, ("grappler", "grappler")), (6, ("tactical", "tactical")),
                        (7, ("grappler", "random")), (8, ("random", "grappler"))):
-        for rs, s in _decisions(scenario, seed, pols):
+        for rs, s in decisions(scenario, seed, pols, make=_policy):
             check_state(rs, s, seen)
             if s.pending is None and s.actor is not None:
                 for c in s.combatants:
                     if c is not s.actor and not c.down and c.id in s.order:
-                        check_state(rs, _as_actor(s, c), seen)
+                        check_state(rs, as_actor(s, c), seen)
     assert seen["states"] > 500 and seen["move"] > 1000 and seen["attack"] > 50, seen
     assert seen["with ends in reach"] > 100 and seen["grappling"] > 10, seen
     for kind in ("ready", "delay", "use", "defend", "aim"):

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
 import pytest
 
-from agents.base import make_policy
 from rules.actions import END_TURN
-from rules.dice import Dice
-from rules.scenario import load_scenario, new_battle
 from rules.systems.metalface import paths
+from tests.seeded_states import as_actor, decisions
 
 SCENARIOS = ["metalface/foundry", "metalface/rooftop", "metalface/scrapyard"]
 EPS = 1e-6
@@ -97,24 +94,6 @@ def old_legal_actions(rs, state) -> list:
     return acts
 
 
-def _decisions(scenario: str, seed: int, policies: tuple[str, str], n: int = 150):
-    spec, src = load_scenario(scenario)
-    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
-    pols = {tm.name: make_policy(policies[i % 2], seed + i) for i, tm in enumerate(spec.teams)}
-    b.start()
-    for _ in range(n):
-        s = b.state
-        if s.over:
-            return
-        yield b.ruleset, s
-        b.step(pols[s.actor.team].act(s, s.actor), check=False)
-
-
-def _as_actor(s, c):
-    """A copy of `s` in which `c` takes the turn (the economy as it is)."""
-    t = s.clone()
-    t.turn_index = t.order.index(c.id)
-    return t
 
 
 def check_state(rs, s, seen: Counter) -> None:
@@ -133,12 +112,12 @@ def test_legal_actions_are_the_old_listing(scenario: str) -> None:
     seen: Counter = Counter()
     for seed, pols in ((1, ("random", "random")), (2, ("aggressive", "random")), (3, ("tactical", "random")),
                        (4, ("random", "aggressive")), (5, ("random", "random")), (6, ("tactical", "tactical"))):
-        for rs, s in _decisions(scenario, seed, pols):
+        for rs, s in decisions(scenario, seed, pols):
             check_state(rs, s, seen)
             if s.pending is None and s.actor is not None:
                 for c in s.combatants:
                     if c is not s.actor and not c.down and c.id in s.order:
-                        check_state(rs, _as_actor(s, c), seen)
+                        check_state(rs, as_actor(s, c), seen)
     assert seen["states"] > 500 and seen["move"] > 1000 and seen["attack"] > 50, seen
     for kind in ("turn", "posture", "reload", "delay"):
         assert seen[kind] > 0, (kind, seen)
@@ -149,7 +128,7 @@ def test_every_kind_of_action_is_compared() -> None:
     seen: Counter = Counter()
     for scenario in SCENARIOS:
         for seed in (7, 8, 9):
-            for rs, s in _decisions(scenario, seed, ("random", "random"), 250):
+            for rs, s in decisions(scenario, seed, ("random", "random"), 250):
                 check_state(rs, s, seen)
     for kind in ("move", "attack", "turn", "posture", "reload", "delay", "end_turn"):
         assert seen[kind] > 0, (kind, seen)
