@@ -14,7 +14,7 @@ from bisect import bisect_left
 from functools import cached_property
 
 from rules.actions import END_TURN, Action
-from rules.state import DOWN_CONDITIONS, BattleState, Combatant
+from rules.state import BattleState, Combatant
 
 #: the (kind, option) of every action the listing gives with no target, cell or weapon
 FIXED = (("drop_prone", None), ("use", "two_actions"), ("defend", "dodge"), ("aim", None), ("stand", None),
@@ -46,22 +46,9 @@ class ChoicesMixin:
             return acts
         e = state.economy
         cap = self.move_cap(state, a)
-        if cap > 0:
-            # `reach_now`: its blockers (standing enemies) and ends (figures not dead) in one walk
-            blockers: list[int] = []
-            ends: set[int] = set()
-            team = a.team
-            down = DOWN_CONDITIONS
-            for c in state.combatants:
-                cs = c.conditions
-                if "dead" not in cs:
-                    ends.add(c.pos)
-                    if c.team != team and down.isdisjoint(cs):
-                        blockers.append(c.pos)
-            if state.settings.get("drops"):
-                reach = self.with_drops(state, a, cap, blockers, self.drop_cells(state))
-            else:
-                reach = state.grid.reachable(a.pos, cap, blockers)
+        found = self.reach_now(state, a, cap)
+        if found is not None:
+            reach, ends = found
             cells = sorted(reach)
             for c in sorted(ends, reverse=True):   # the last first: the earlier places stay put
                 i = bisect_left(cells, c)

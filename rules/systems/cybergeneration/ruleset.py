@@ -23,7 +23,7 @@ from rules.errors import IllegalActionError
 from rules.events import Event, event
 from rules.names import skill_names
 from rules.ruleset import Ruleset
-from rules.state import BattleState, Combatant
+from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 from rules.systems.cybergeneration.asks import AsksMixin
 from rules.systems.cybergeneration.care import CareMixin
 from rules.systems.cybergeneration.checks import d10_call, roll_ev
@@ -352,12 +352,18 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
             budget = self.move_cap(state, a)
         if budget <= 0:
             return None
-        blockers = [c.pos for c in state.combatants if c.team != a.team and not c.down]
+        blockers: list[int] = []   # standing enemies
+        ends: set[int] = set()      # figures not dead (a dead figure is down: one walk gives both)
+        for c in state.combatants:
+            if "dead" not in c.conditions:
+                ends.add(c.pos)
+                if c.team != a.team and DOWN_CONDITIONS.isdisjoint(c.conditions):
+                    blockers.append(c.pos)
         if state.settings.get("drops"):
             reach = self.with_drops(state, a, budget, blockers, self.drop_cells(state))
         else:
             reach = state.grid.reachable(a.pos, budget, blockers)
-        return reach, {c.pos for c in state.combatants if not c.dead}
+        return reach, ends
 
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:
