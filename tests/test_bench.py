@@ -2,7 +2,9 @@
 
 The benchmark is slow-marked and pyproject's addopts pass --benchmark-disable, so run it as
 
-    python -m pytest -m slow tests/test_bench.py --benchmark-enable
+    python -m pytest -m slow -n 0 tests/test_bench.py --benchmark-enable
+
+(`-n 0`: pytest-benchmark times nothing while xdist spreads the tests over workers.)
 """
 
 from __future__ import annotations

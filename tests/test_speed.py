@@ -1,6 +1,7 @@
 """Speed targets of issue 30, as ratios measured in one run (never wall-clock limits).
 
-All are `slow` (`python -m pytest -m slow tests/test_speed.py`): they time real work for
+All are `slow` (`python -m pytest -m slow -n 0 tests/test_speed.py`; `-n 0`, one process, so no
+other test shares the cores while they time): they time real work for
 minutes. Each compares two things timed alternately in the same run, on the same machine
 load: Tactica against MiniGrid, or this checkout against the commit before the speed work
 (a git worktree of `BASE` made in a temporary folder). The floors are what this code
@@ -26,7 +27,9 @@ BASE = "031c02a"  # the commit before the speed work (issue 30): the speed ratio
 #: plays other fights): `same play` is checked against it; the 8,000 fight digests
 #: (tests/test_same_fights.py -m slow) check every event
 SAME_RULES = "a99a3d7"
-pytestmark = pytest.mark.slow
+# one xdist worker runs them all, one after the other: each is a ratio of two timings, and the
+# worktrees are made in one repository
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("speed")]
 
 
 def _load(name: str):
