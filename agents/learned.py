@@ -96,6 +96,12 @@ class NumpyPolicy(Policy):
         if self.path is not None:
             self.load(self.path)
 
+    @property
+    def advisor(self):
+        """The advisor of the fight being played (`envs.advice.Advisor`: its `pick` is the
+        action it advised last), or None before the first decision or without advice."""
+        return self._advisor
+
     # -- loading --------------------------------------------------------------------
     def load(self, path: Path) -> None:
         src = str(path)

@@ -128,7 +128,7 @@ class TacticalPolicy(MoveChoices, Policy):
         mem = self._memory(state, actor)
         self.dice = A.probe_dice(state, actor, mem.actions)
         self.threats = {}
-        ctx = self._context(rs, state, actor, legal)
+        ctx = self.context(rs, state, actor, legal)
         out = [Choice(END_TURN, 0.0, "ends the turn")]
         if not ctx.enemies:
             return out
@@ -143,12 +143,14 @@ class TacticalPolicy(MoveChoices, Policy):
         if moves:
             out += self._move_choices(ctx, mem, moves, best_atk, worth)
         if not worth:
-            out += self._guard_choices(ctx, kinds)
+            out += self.guard_choices(ctx, kinds)
         out += self._other_choices(ctx, mem, kinds, best_atk, worth)
         out.sort(key=lambda c: -c.score)
         return out
 
-    def _context(self, rs: Ruleset, state: BattleState, me: Combatant, legal: list[Action]) -> Ctx:
+    def context(self, rs: Ruleset, state: BattleState, me: Combatant, legal: list[Action]) -> Ctx:
+        """What every choice of this decision is scored against (enemies, allies, health, the
+        weights); a hook a variant overrides to reweigh (experiments/planner_strength.py)."""
         enemies = A.foes(state, me)
         allies = A.friends(state, me)
         hp = A.hp_left(rs, me)
@@ -308,7 +310,8 @@ class TacticalPolicy(MoveChoices, Policy):
                 f"{o.exp_damage:.1f} expected damage{behind}")
 
     # defence ----------------------------------------------------------------------
-    def _guard_choices(self, ctx: Ctx, kinds: dict[str, list[Action]]) -> list[Choice]:
+    def guard_choices(self, ctx: Ctx, kinds: dict[str, list[Action]]) -> list[Choice]:
+        """The scored defend and drop-prone choices (a hook, as `context`)."""
         opts = list(kinds.get("defend", [])) + list(kinds.get("drop_prone", []))
         if not opts:
             return []

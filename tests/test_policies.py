@@ -176,7 +176,7 @@ def test_rollout_dice_are_paired_turn_by_turn() -> None:
 @pytest.mark.slow
 def test_planner_beats_tactical_on_development_maps() -> None:
     """planner against tactical on 96 development fights (generated cortex maps 5000-5015,
-    never the held-out ones; `benchmarks/planner_strength.py --maps 16 --fights 6 --seed 7`):
+    never the held-out ones; `experiments/planner_strength.py --maps 16 --fights 6 --seed 7`):
     measured 64-32. Half the fights with each side; a planner no better than tactical
     wins about half (P(>= 56 of 96 | p=0.5) < 6%)."""
     from envs.generators import generate_scenario
@@ -278,11 +278,11 @@ def test_a_shot_next_turn_counts_less_in_a_stand_off() -> None:
     b = started(next(n for n in bundled_scenarios() if n.startswith("metalface/")))
     rs, s = b.ruleset, b.state
     p = TacticalPolicy(seed=0)
-    ctx = p._context(rs, s, s.actor, rs.legal_actions(s))
+    ctx = p.context(rs, s, s.actor, rs.legal_actions(s))
     assert ctx.later == pytest.approx(0.3)
     # three quiet turns so far, and this one quiet too
     p._quiet_turns, p._snap, p._quiet_key = 3, tuple(rs.health(c)[0] for c in s.combatants), None
-    ctx = p._context(rs, s, s.actor, rs.legal_actions(s))
+    ctx = p.context(rs, s, s.actor, rs.legal_actions(s))
     assert ctx.later == pytest.approx(0.3 / 5)
 
 
@@ -295,8 +295,8 @@ def test_bold_weighs_the_fire_it_draws_at_a_tenth() -> None:
     b = started("metalface/scrapyard")
     rs, s = b.ruleset, b.state
     legal = rs.legal_actions(s)
-    t = TacticalPolicy(seed=0)._context(rs, s, s.actor, legal)
-    bold = BoldPolicy(seed=0)._context(rs, s, s.actor, legal)
+    t = TacticalPolicy(seed=0).context(rs, s, s.actor, legal)
+    bold = BoldPolicy(seed=0).context(rs, s, s.actor, legal)
     assert TacticalPolicy.caution == TacticalPolicy.boldness == 1.0
     assert bold.def_weight == pytest.approx(0.1 * t.def_weight) and t.def_weight >= 1.0
     assert bold.aggression == pytest.approx(t.aggression)

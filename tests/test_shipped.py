@@ -24,7 +24,7 @@ from rules.ruleset import available_rulesets
 from rules.scenario import bundled_scenarios, load_scenario
 
 SHIPPED = [rs for rs in available_rulesets() if shipped_policy_path(rs).exists()]
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "advice_overrules.py"
+BENCH = Path(__file__).resolve().parents[1] / "experiments" / "advice_overrules.py"
 
 
 def test_metalface_policy_is_shipped():
@@ -65,7 +65,7 @@ def test_shipped_policy_beats_tactical_on_development_maps(ruleset):
 
 
 def test_overrule_study_counts_the_policys_departures_from_its_advisor(capsys):
-    """benchmarks/advice_overrules.py on the shipped metalface policy: every decision is
+    """experiments/advice_overrules.py on the shipped metalface policy: every decision is
     counted, the overrules are a part of them and the table's rows add up to it."""
     spec = importlib.util.spec_from_file_location("advice_overrules", BENCH)
     mod = importlib.util.module_from_spec(spec)

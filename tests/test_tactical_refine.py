@@ -51,7 +51,7 @@ def test_a_value_below_the_bar_is_an_upper_bound(scenario: str) -> None:
             vals = []
             for pol, bar in ((full_pol, None), (cut_pol, 0.0)):
                 pol.dice = A.probe_dice(s, me)
-                ctx = pol._context(rs, s, me, rs.legal_actions(s))
+                ctx = pol.context(rs, s, me, rs.legal_actions(s))
                 if not ctx.enemies:
                     break
                 vals.append(pol.exact_value(ctx, m.cell, m, bar, 0.01)[0] + 0.01)

@@ -70,7 +70,7 @@ def test_quick_values_are_quick_value_cell_by_cell(scenario: str) -> None:
     for rs, s in decisions(scenario, 25):
         pol = TacticalPolicy(seed=0)
         pol.dice = A.probe_dice(s, s.actor)
-        ctx = pol._context(rs, s, s.actor, rs.legal_actions(s))
+        ctx = pol.context(rs, s, s.actor, rs.legal_actions(s))
         if not ctx.enemies:
             continue
         cells = [c for c in range(s.grid.n) if s.grid.passable[c]]
@@ -152,7 +152,7 @@ def test_quick_parts_are_offence_and_exposure_cell_by_cell(scenario: str) -> Non
     for rs, s in decisions(scenario, 25):
         pol = TacticalPolicy(seed=0)
         pol.dice = A.probe_dice(s, s.actor)
-        ctx = pol._context(rs, s, s.actor, rs.legal_actions(s))
+        ctx = pol.context(rs, s, s.actor, rs.legal_actions(s))
         if not ctx.enemies:
             continue
         cells = [c for c in range(s.grid.n) if s.grid.passable[c]]

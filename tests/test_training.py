@@ -656,12 +656,12 @@ def test_holdout_and_saved_demos_tell_learning_from_memorising(tmp_path):
     for k in ("held_out_accuracy", "held_out_advisor_accuracy", "held_out_overrules", "held_out_departures"):
         assert k in last
     assert 0.0 <= last["held_out_accuracy"] <= 1.0
-    # benchmarks/demo_overrules.py reads the run folder: the same overrules, grouped by kind
+    # experiments/demo_overrules.py reads the run folder: the same overrules, grouped by kind
     import importlib.util
 
     from training.pretrain import overrules
     spec = importlib.util.spec_from_file_location("demo_overrules", Path(__file__).resolve().parents[1]
-                                                  / "benchmarks" / "demo_overrules.py")
+                                                  / "experiments" / "demo_overrules.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     got = mod.main([str(out)])

@@ -1,7 +1,7 @@
 """Are the planner's overrules a property of the position, or of its dice? Replays each of
 its decisions with fresh rollout seeds.
 
-    python benchmarks/planner_repeat.py --ruleset cortex_hu --guide bold --maps 16 --fights 2 --repeats 2
+    python experiments/planner_repeat.py --ruleset cortex_hu --guide bold --maps 16 --fights 2 --repeats 2
 
 The planner (`--guide` bold: `planner-bold`) plays tactical on generated development maps
 (training seeds from `--map-seed`, never the held-out ones). Before each of its decisions

@@ -1,6 +1,6 @@
 """Where a teacher's demonstrations overrule the env's advisor, by kind of action.
 
-    python benchmarks/demo_overrules.py runs/cortex_hu-clone-planner-bold
+    python experiments/demo_overrules.py runs/cortex_hu-clone-planner-bold
 
 Reads the run folder's `demos.npz` (written by every run with `pretrain:`) and its
 `config.yaml` (for the action layout), and counts the decisions where the teacher chose

@@ -1,9 +1,9 @@
 """Planner settings, or tactical's own weights, against `tactical`: win rates of variants
 on development maps.
 
-    python benchmarks/planner_strength.py --ruleset cortex --maps 8 --fights 6 \
+    python experiments/planner_strength.py --ruleset cortex --maps 8 --fights 6 \
         --variant base='{}' --variant wide='{"confidence": 0.5, "close": 0.5}'
-    python benchmarks/planner_strength.py --ruleset cortex --maps 32 --fights 10 \
+    python experiments/planner_strength.py --ruleset cortex --maps 32 --fights 10 \
         --knobs same='{}' --knobs bold='{"aggression": 1.5}'
 
 `--variant NAME=JSON` is a planner with those keyword arguments; `--knobs NAME=JSON` is
@@ -68,8 +68,8 @@ class KnobbedTactical(TacticalPolicy):
         self.caution = float(knobs.get("caution", 1.0))
         self.boldness = float(knobs.get("aggression", 1.0))
 
-    def _context(self, rs, state, me, legal):
-        ctx = super()._context(rs, state, me, legal)
+    def context(self, rs, state, me, legal):
+        ctx = super().context(rs, state, me, legal)
         k = self.knobs
         ctx.later *= k.get("later", 1.0)
         if ctx.frac < self.hurt and "hurt_weight" in k:
@@ -80,8 +80,8 @@ class KnobbedTactical(TacticalPolicy):
         v, t = super().offence_at(ctx, cell)
         return (v * self.knobs.get("pull", 1.0) if t is None else v), t
 
-    def _guard_choices(self, ctx, kinds):
-        out = super()._guard_choices(ctx, kinds)
+    def guard_choices(self, ctx, kinds):
+        out = super().guard_choices(ctx, kinds)
         for c in out:
             if c.score > 0:
                 c.score *= self.knobs.get("guard", 1.0)

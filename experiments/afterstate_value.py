@@ -1,7 +1,7 @@
 """Can a value learnt from outcomes replace the planner's rollouts? A one-step lookahead over
 `bold`'s candidates, scored by a network trained on bold-versus-tactical fights.
 
-    python benchmarks/afterstate_value.py --ruleset cortex_hu --maps 300 --fights 20 --eval-maps 32 --eval-fights 10
+    python experiments/afterstate_value.py --ruleset cortex_hu --maps 300 --fights 20 --eval-maps 32 --eval-fights 10
 
 The planner's edge over its guide comes from rollouts of each candidate (docs/results.md,
 cortex_hu): ~18 CPU s a fight, and its picks do not distil into a policy. This is the
@@ -21,7 +21,7 @@ learnt alternative, in the manner of TD-Gammon's afterstate values:
    network (`--w1` x the one-turn target + (1 - `--w1`) x the final one, numpy only), and
    the best candidate replaces bold's pick when it is better by more than `--margin`.
    Each variant and `bold` itself play the same paired development fights against
-   tactical (maps from 5000, as benchmarks/planner_strength.py plays them).
+   tactical (maps from 5000, as experiments/planner_strength.py plays them).
 
 Training uses torch (a benchmark, not a GM's path); play uses numpy.
 """

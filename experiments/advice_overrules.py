@@ -1,6 +1,6 @@
 """Where a learned advice policy departs from its advisor, and how its fights end.
 
-    python benchmarks/advice_overrules.py runs/metalface-advice-candidates/policy.npz --maps 10 --fights 4
+    python experiments/advice_overrules.py runs/metalface-advice-candidates/policy.npz --maps 10 --fights 4
 
 Plays the exported policy (one trained with `advice: tactical` or `bold`) against `tactical` on
 generated development maps of the policy's ruleset (seeds from `--map-seed`, 5000 by
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     def counting_act(self, state, actor):
         a = plain_act(self, state, actor)
-        pick = self._advisor.pick if self._advisor is not None else None
+        pick = self.advisor.pick if self.advisor is not None else None
         tally["decisions"] += 1
         if pick is not None and pick != a:
             tally["overruled"] += 1
