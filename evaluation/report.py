@@ -84,8 +84,11 @@ def markdown(result: dict[str, Any], command: str | None = None, seconds: float 
     if command:
         lines += ["Command:", "", "```bash", command, "```", ""]
     n_sc = len(result["scenarios"])
+    seeds = result.get("seeds") or [result["seed"]]
+    several = len(seeds) > 1
     lines.append(f"{len(result['policies'])} policies, {n_sc} scenario(s), {result['episodes']} fights a pair a "
-                 f"scenario (half with each side), seed {result['seed']}"
+                 f"scenario (half with each side), seed{'s' if several else ''} {', '.join(map(str, seeds))}"
+                 + (" (rates pooled over the seeds)" if several else "")
                  + (f"; {seconds:.0f} s." if seconds is not None else "."))
     lines += ["", "Scenarios: " + ", ".join(f"`{s}`" for s in result["scenarios"]), ""]
     if result.get("elo"):
@@ -98,12 +101,17 @@ def markdown(result: dict[str, Any], command: str | None = None, seconds: float 
                          f"{e['games']} |")
         lines.append("")
     lines += ["## Every pair, all scenarios", "", "![win rates](heatmap.png)", "",
-              "| a vs b | fights | a wins | b wins | draws | a win rate | Wilson 95% |",
-              "|---|---:|---:|---:|---:|---:|---|"]
+              "| a vs b | fights | a wins | b wins | draws | a win rate | Wilson 95% |"
+              + (" per seed | sd (points) |" if several else ""),
+              "|---|---:|---:|---:|---:|---:|---|" + ("---|---:|" if several else "")]
     for p in result["pairs"]:
         if p["scenario"] == "all" or n_sc == 1:
-            lines.append(f"| {p['a']} vs {p['b']} | {p['n']} | {p['a_wins']} | {p['b_wins']} | {p['draws']} | "
-                         f"{_pct(p['a_win_rate'])} | {_pct(p['ci_low'])}-{_pct(p['ci_high'])} |")
+            row = (f"| {p['a']} vs {p['b']} | {p['n']} | {p['a_wins']} | {p['b_wins']} | {p['draws']} | "
+                   f"{_pct(p['a_win_rate'])} | {_pct(p['ci_low'])}-{_pct(p['ci_high'])} |")
+            if several:
+                row += (" " + " ".join(_pct(r["a_win_rate"]) for r in p["per_seed"])
+                        + f" | {100 * p['spread']['sd']:.1f} |")
+            lines.append(row)
     if n_sc > 1:
         lines += ["", "## Per scenario", "", "| a vs b | scenario | fights | a win rate | Wilson 95% |",
                   "|---|---|---:|---:|---|"]

@@ -8,6 +8,12 @@ order in which fights finish (`evaluation.parallel.FightPool` gathers them in or
 swapped fight k is played with the same dice stream (common random numbers), which makes
 the comparison of a and b fairer on few fights.
 
+Several seeds (`seed` a list) play the whole plan once per seed: each pair's rates are pooled
+over every seed (the Wilson interval of the pooled count), and `per_seed` and `spread` (the
+lowest and highest per-seed rate and their standard deviation) say how much one seed alone
+would have moved the result (issue 31: one 800-fight sample moves three points with the dice
+seed alone).
+
 A pair's result counts the fights won by a's side; draws (round limit, or nobody left)
 are neither side's win. Wilson 95% intervals come from `evaluation.stats.wilson`; Elo
 ratings with bootstrap intervals over all fights from `evaluation.elo` (`elo` in the result).
@@ -15,7 +21,7 @@ ratings with bootstrap intervals over all fights from `evaluation.elo` (`elo` in
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -36,6 +42,7 @@ class Fight:
     scenario: int          # index into the scenario list
     swapped: bool          # False: a plays the first team; True: b does
     k: int                 # the fight's index within its side: seeded from (seed, k)
+    seed: int = 0          # the run's seed this fight belongs to
 
 
 @dataclass
@@ -54,11 +61,41 @@ class PairResult:
     ci_high: float = 1.0
     a_wins_first: int = 0   # a's wins on the scenario's first team ...
     a_wins_second: int = 0  # ... and on the other side
+    #: per seed, in the order given: {seed, n, a_wins, draws, a_win_rate}
+    per_seed: list = field(default_factory=list)
+    #: the per-seed a_win_rates' lowest, highest and standard deviation (0 for one seed)
+    spread: dict = field(default_factory=dict)
 
     def finish(self) -> "PairResult":
         self.a_win_rate = self.a_wins / self.n if self.n else 0.0
         self.ci_low, self.ci_high = wilson(self.a_wins, self.n)
+        rates = [r["a_win_rate"] for r in self.per_seed]
+        if rates:
+            mean = sum(rates) / len(rates)
+            sd = (sum((x - mean) ** 2 for x in rates) / (len(rates) - 1)) ** 0.5 if len(rates) > 1 else 0.0
+            self.spread = {"min": min(rates), "max": max(rates), "sd": sd}
         return self
+
+    def count(self, seed: int, won: bool | None) -> None:
+        """Add one fight of `seed`: won True (a's side), False (b's side) or None (a draw)."""
+        self.n += 1
+        if not self.per_seed or self.per_seed[-1]["seed"] != seed:
+            row = next((r for r in self.per_seed if r["seed"] == seed), None)
+            if row is None:
+                row = {"seed": seed, "n": 0, "a_wins": 0, "draws": 0, "a_win_rate": 0.0}
+                self.per_seed.append(row)
+        else:
+            row = self.per_seed[-1]
+        row["n"] += 1
+        if won is None:
+            self.draws += 1
+            row["draws"] += 1
+        elif won:
+            self.a_wins += 1
+            row["a_wins"] += 1
+        else:
+            self.b_wins += 1
+        row["a_win_rate"] = row["a_wins"] / row["n"]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -69,10 +106,11 @@ def team_policies(spec: ScenarioSpec, first: str, others: str) -> dict[str, str]
     return {t.name: (first if i == 0 else others) for i, t in enumerate(spec.teams)}
 
 
-def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int) -> list[Fight]:
-    """Every fight of a round robin, in a fixed order: pairs x scenarios x sides x fights."""
+def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int, seeds: Sequence[int] = (0,)) -> list[Fight]:
+    """Every fight of a round robin, in a fixed order: seeds x pairs x scenarios x sides x fights."""
     halves = ((False, (episodes + 1) // 2), (True, episodes // 2))
-    return [Fight(a, b, si, swapped, k)
+    return [Fight(a, b, si, swapped, k, seed)
+            for seed in seeds
             for a, b in combinations(policies, 2)
             for si in range(n_scenarios)
             for swapped, n in halves
@@ -81,21 +119,21 @@ def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int) -> lis
 
 def _play(payload: tuple, i: int) -> str | None:
     """Worker: play fight i of the plan; returns the winning team (None for a draw)."""
-    scenarios, fights, seed = payload
+    scenarios, fights = payload
     f = fights[i]
     spec, src = scenarios[f.scenario]
     first, other = (f.b, f.a) if f.swapped else (f.a, f.b)
-    return play_fight(spec, team_policies(spec, first, other), seed, f.k, src).winner
+    return play_fight(spec, team_policies(spec, first, other), f.seed, f.k, src).winner
 
 
 def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], episodes: int,
-                seed: int, workers: int = 1, progress: Callable[[int, int], None] | None = None,
+                seed: int | Sequence[int], workers: int = 1, progress: Callable[[int, int], None] | None = None,
                 backend: str = "local", address: str | None = None) -> dict[str, Any]:
     """Play every pair of `policies` on every scenario; per-scenario and overall results.
 
     `scenarios` are (spec, source) pairs; `episodes` fights per pair per scenario, split
-    half and half between the sides (the first side gets the odd one); `progress` is
-    called with (fights done, fights in all)."""
+    half and half between the sides (the first side gets the odd one), for each seed of
+    `seed` (one seed or several); `progress` is called with (fights done, fights in all)."""
     from agents.base import check_policy
 
     policies = list(dict.fromkeys(policies))
@@ -108,47 +146,46 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
         raise TacticaError("no scenario to play", field="--scenarios", expected="at least one scenario")
     if episodes < 1:
         raise TacticaError(f"episodes {episodes}", field="--episodes", expected="a whole number >= 1")
-    fights = plan_fights(len(scenarios), policies, episodes)
-    payload = (list(scenarios), fights, seed)
+    seeds = [int(seed)] if isinstance(seed, int) else list(dict.fromkeys(int(x) for x in seed))
+    if not seeds:
+        raise TacticaError("no seed given", field="--seed", expected="one or more seeds")
+    fights = plan_fights(len(scenarios), policies, episodes, seeds)
+    payload = (list(scenarios), fights)
     with FightPool(workers, backend, address) as pool:
         winners = pool.map(_play, payload, range(len(fights)),
                            progress=(lambda k: progress(k, len(fights))) if progress else None)
-    return summarise(scenarios, policies, fights, winners, episodes, seed)
+    return summarise(scenarios, policies, fights, winners, episodes, seeds)
 
 
 def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], fights: list[Fight],
-              winners: list[str | None], episodes: int, seed: int) -> dict[str, Any]:
-    """Per-scenario and overall records of every pair, in a fixed order."""
+              winners: list[str | None], episodes: int, seeds: int | Sequence[int]) -> dict[str, Any]:
+    """Per-scenario and overall records of every pair, in a fixed order (pooled over the seeds,
+    with each seed's own record in `per_seed`)."""
+    seeds = [seeds] if isinstance(seeds, int) else list(seeds)
     per: dict[tuple[str, str, int], PairResult] = {}
+    overall: dict[tuple[str, str], PairResult] = {}
     for f, winner in zip(fights, winners):
         spec = scenarios[f.scenario][0]
-        pr = per.setdefault((f.a, f.b, f.scenario), PairResult(f.a, f.b, spec.name))
-        pr.n += 1
-        if winner is None:
-            pr.draws += 1
-        elif (winner == spec.teams[0].name) != f.swapped:
-            pr.a_wins += 1
-            if f.swapped:
-                pr.a_wins_second += 1
-            else:
-                pr.a_wins_first += 1
-        else:
-            pr.b_wins += 1
+        won = None if winner is None else (winner == spec.teams[0].name) != f.swapped
+        for pr in (per.setdefault((f.a, f.b, f.scenario), PairResult(f.a, f.b, spec.name)),
+                   overall.setdefault((f.a, f.b), PairResult(f.a, f.b, "all"))):
+            pr.count(f.seed, won)
+            if won:
+                if f.swapped:
+                    pr.a_wins_second += 1
+                else:
+                    pr.a_wins_first += 1
     games = []
     for f, winner in zip(fights, winners):
         first = scenarios[f.scenario][0].teams[0].name
         games.append((f.a, f.b, 0.5 if winner is None else float((winner == first) != f.swapped)))
     pairs: list[dict[str, Any]] = []
     for a, b in combinations(policies, 2):
-        overall = PairResult(a, b, "all")
         for si in range(len(scenarios)):
-            pr = per[(a, b, si)].finish()
-            pairs.append(pr.to_dict())
-            for k in ("n", "a_wins", "b_wins", "draws", "a_wins_first", "a_wins_second"):
-                setattr(overall, k, getattr(overall, k) + getattr(pr, k))
-        pairs.append(overall.finish().to_dict())
+            pairs.append(per[(a, b, si)].finish().to_dict())
+        pairs.append(overall[(a, b)].finish().to_dict())
     return {"policies": list(policies), "scenarios": [s.name for s, _ in scenarios], "episodes": episodes,
-            "seed": seed, "pairs": pairs, "elo": elo_ratings(policies, games, seed=seed)}
+            "seed": seeds[0], "seeds": seeds, "pairs": pairs, "elo": elo_ratings(policies, games, seed=seeds[0])}
 
 
 def load_scenarios(names: Iterable[str | Mapping[str, Any]]) -> list[tuple[ScenarioSpec, str]]:

@@ -332,11 +332,14 @@ def evaluate(
     ruleset: Optional[str] = typer.Option(None, "--ruleset", help="Ruleset of the generated maps."),
     generated: int = typer.Option(0, "--generated", min=0, max=MAX_GENERATED, help="Held-out mirrored generated maps to add (seeds from 1,000,000)."),
     episodes: int = typer.Option(40, "--episodes", "-n", min=1, max=MAX_EPISODES, help="Fights per pair per scenario, half on each side."),
-    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Seed: fight k of a side is seeded from (seed, k)."),
+    seed: list[int] = typer.Option([], "--seed", min=0, max=MAX_SEED,
+                                             help="Seed: fight k of a side is seeded from (seed, k). Repeat it "
+                                             "(--seed 0 --seed 1 ...) to play everything once per seed: rates "
+                                             "pooled over the seeds, with each seed's rate and their spread. [default: 0]"),
     workers: int = typer.Option(1, "--workers", "-w", min=1, help=_WORKERS_HELP),
     backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (pairs: a, b, scenario, n, a_win_rate, ci_low, ci_high, draws ...; elo)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (pairs: a, b, scenario, n, a_win_rate, ci_low, ci_high, draws, per_seed, spread ...; elo)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write a Markdown report, a win-rate heatmap PNG and "
                                           "the JSON into this folder."),
 ) -> None:
@@ -370,9 +373,10 @@ def evaluate(
 
         get_ruleset(ruleset)
         specs += [(load_scenario(d)[0], d["name"]) for d in heldout_scenarios(ruleset, generated)]
+    seeds = list(dict.fromkeys(seed)) if seed else [0]
     t0 = time.perf_counter()
     with progress_bar(err, "evaluating", sys.stderr.isatty()) as update:
-        result = round_robin(specs, names, episodes, seed, workers=workers, backend=backend, address=address,
+        result = round_robin(specs, names, episodes, seeds, workers=workers, backend=backend, address=address,
                              progress=update)
     seconds = time.perf_counter() - t0
     written = None
@@ -382,7 +386,7 @@ def evaluate(
         argv = ["tactica", "evaluate", "--policies", policies]
         argv += ["--scenarios", scenarios] if scenarios else []
         argv += ["--ruleset", ruleset, "--generated", str(generated)] if generated else []
-        argv += ["--episodes", str(episodes), "--seed", str(seed), "--workers", str(workers)]
+        argv += ["--episodes", str(episodes)] + [x for k in seeds for x in ("--seed", str(k))] + ["--workers", str(workers)]
         written = write_report(result, report, shell_command(argv), seconds)
     if as_json:
         print(json.dumps(result, indent=2))
@@ -392,8 +396,10 @@ def evaluate(
     from rich import box
 
     several = len(result["scenarios"]) > 1
+    several_seeds = len(seeds) > 1
     out.print(f"round robin: {len(result['scenarios'])} scenario(s), {episodes} fights per pair per scenario "
-              f"(half on each side), seed {seed}", highlight=False)
+              f"(half on each side), seed{'s' if several_seeds else ''} {', '.join(map(str, seeds))}"
+              + (" (rates pooled over the seeds)" if several_seeds else ""), highlight=False)
     width = max(len(n) for n in result["scenarios"] + ["all"])
     for a, b in {(p["a"], p["b"]): None for p in result["pairs"]}:
         t = Table(title=f"{safe(a)} (a) vs {safe(b)} (b)", box=box.SIMPLE_HEAD, title_justify="left")
@@ -406,6 +412,11 @@ def evaluate(
             t.add_row(safe(p["scenario"]), str(p["n"]), str(p["a_wins"]), str(p["draws"]), f"{p['a_win_rate']:.1%}",
                       f"{p['ci_low']:.1%}-{p['ci_high']:.1%}", style="bold" if p["scenario"] == "all" else None)
         out.print(t)
+        if several_seeds:
+            whole = next(p for p in result["pairs"] if (p["a"], p["b"], p["scenario"]) == (a, b, "all"))
+            sp = whole["spread"]
+            out.print("  a's rate per seed: " + ", ".join(f"{r['seed']}: {r['a_win_rate']:.1%}" for r in whole["per_seed"])
+                      + f"; spread {sp['min']:.1%}-{sp['max']:.1%}, sd {100 * sp['sd']:.1f} points", highlight=False)
     t = Table(title="Elo (Bradley-Terry over every fight, 95% bootstrap interval)", box=box.SIMPLE_HEAD,
               title_justify="left")
     for col in ("policy", "Elo", "95% interval", "fights"):
