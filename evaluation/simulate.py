@@ -8,7 +8,7 @@ from typing import Any, Callable, Mapping, TextIO
 import numpy as np
 
 from agents.base import DEFAULT_POLICY, make_policy
-from rules.dice import Dice
+from rules.dice import Dice, StreamDice, stream_keys
 from rules.errors import TacticaError
 from rules.events import dumps
 from rules.scenario import ScenarioSpec, new_battle
@@ -56,12 +56,18 @@ def check_policies(spec: ScenarioSpec, policies: Mapping[str, str]) -> dict[str,
 
 def play_fight(spec: ScenarioSpec, policies: Mapping[str, str], seed: int, index: int,
                source: str | None = None, on_event: Callable[[dict], None] | None = None,
-               record: bool = False) -> FightResult:
-    """Play fight `index` of a run seeded with `seed` to its end."""
+               record: bool = False, dice_streams: str = "shared") -> FightResult:
+    """Play fight `index` of a run seeded with `seed` to its end.
+
+    `dice_streams`: `shared`, one dice stream for the fight; `seat`, one per team; `figure`,
+    one per figure (`rules.dice.StreamDice`), all from the fight's dice seed."""
     teams = [t.name for t in spec.teams]
     dice_ss, pol_ss = fight_streams(seed, index, len(teams))
-    battle = new_battle(spec, Dice(np.random.default_rng(dice_ss)), source, record=record,
-                        on_event=on_event)
+    dice = Dice(np.random.default_rng(dice_ss)) if dice_streams == "shared" else StreamDice(dice_ss)
+    battle = new_battle(spec, dice, source, record=record, on_event=on_event)
+    if dice_streams != "shared":
+        figures = [[c.id for c in battle.state.combatants if c.team == t] for t in teams]
+        dice.bind(stream_keys(figures, dice_streams))
     pols = {t: make_policy(policies[t], pol_ss[i]) for i, t in enumerate(teams)}
     rs = battle.ruleset
     start_health = {c.id: rs.health(c)[0] for c in battle.state.combatants}

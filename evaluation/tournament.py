@@ -29,6 +29,7 @@ from evaluation.elo import elo_ratings
 from evaluation.parallel import FightPool
 from evaluation.simulate import play_fight
 from evaluation.stats import wilson
+from rules.dice import stream_keys
 from rules.errors import TacticaError
 from rules.scenario import ScenarioSpec, load_scenario
 
@@ -119,21 +120,22 @@ def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int, seeds:
 
 def _play(payload: tuple, i: int) -> str | None:
     """Worker: play fight i of the plan; returns the winning team (None for a draw)."""
-    scenarios, fights = payload
+    scenarios, fights, streams = payload
     f = fights[i]
     spec, src = scenarios[f.scenario]
     first, other = (f.b, f.a) if f.swapped else (f.a, f.b)
-    return play_fight(spec, team_policies(spec, first, other), f.seed, f.k, src).winner
+    return play_fight(spec, team_policies(spec, first, other), f.seed, f.k, src, dice_streams=streams).winner
 
 
 def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], episodes: int,
                 seed: int | Sequence[int], workers: int = 1, progress: Callable[[int, int], None] | None = None,
-                backend: str = "local", address: str | None = None) -> dict[str, Any]:
+                backend: str = "local", address: str | None = None, dice_streams: str = "shared") -> dict[str, Any]:
     """Play every pair of `policies` on every scenario; per-scenario and overall results.
 
     `scenarios` are (spec, source) pairs; `episodes` fights per pair per scenario, split
     half and half between the sides (the first side gets the odd one), for each seed of
-    `seed` (one seed or several); `progress` is called with (fights done, fights in all)."""
+    `seed` (one seed or several); `progress` is called with (fights done, fights in all);
+    `dice_streams` (`shared`, `seat`, `figure`) is passed to `evaluation.simulate.play_fight`."""
     from agents.base import check_policy
 
     policies = list(dict.fromkeys(policies))
@@ -149,12 +151,15 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     seeds = [int(seed)] if isinstance(seed, int) else list(dict.fromkeys(int(x) for x in seed))
     if not seeds:
         raise TacticaError("no seed given", field="--seed", expected="one or more seeds")
+    stream_keys([], dice_streams)  # an unknown mode fails here, before any fight
     fights = plan_fights(len(scenarios), policies, episodes, seeds)
-    payload = (list(scenarios), fights)
+    payload = (list(scenarios), fights, dice_streams)
     with FightPool(workers, backend, address) as pool:
         winners = pool.map(_play, payload, range(len(fights)),
                            progress=(lambda k: progress(k, len(fights))) if progress else None)
-    return summarise(scenarios, policies, fights, winners, episodes, seeds)
+    out = summarise(scenarios, policies, fights, winners, episodes, seeds)
+    out["dice_streams"] = dice_streams
+    return out
 
 
 def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], fights: list[Fight],

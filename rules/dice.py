@@ -122,6 +122,79 @@ class Dice:
         self._pos = 0
 
 
+
+class StreamDice(Dice):
+    """Dice with one stream per key: each roll is drawn from the stream of the figure that
+    rolls it (the roller of the last announced `RollCall`; the rules announce every roll,
+    rules/calls.py), mapped through `keys` (figure id -> stream number); rolls of nobody (a
+    scatter) and of figures not in `keys` draw from the last stream, the table's.
+
+    For paired comparisons (issue 31): with keys per seat (team), a swapped fight gives each
+    seat the same luck even after the two players' decisions diverge and one of them rolls
+    more dice; with one stream every later roll would shift to another use. Forced results,
+    `on_roll` and the roll record work as in `Dice`."""
+
+    __slots__ = ("_root", "_keys", "_streams", "_at")
+    batch = 64  # a figure rolls a few dice a turn: short batches per stream
+
+    def __init__(self, root: np.random.SeedSequence, keys: dict[str, int] | None = None) -> None:
+        super().__init__(0)
+        self._root = root
+        self._at = -1
+        self.bind(keys or {})
+
+    def bind(self, keys: dict[str, int]) -> None:
+        """Set the streams by figure id (before the first roll: the figures' ids may be known
+        only once the battle is built)."""
+        self._keys = dict(keys)
+        n = max(self._keys.values(), default=-1) + 2
+        # a SeedSequence per stream until its first roll, then (generator, buffer, position);
+        # child i of the root is stream i, however often bind is called
+        self._streams: list = [np.random.SeedSequence(self._root.entropy, spawn_key=(*self._root.spawn_key, i))
+                               for i in range(n)]
+        self._at = -1
+
+    def _uniform(self) -> float:
+        call = self.call
+        i = self._keys.get(call.roller, -1) if call is not None and call.roller is not None else -1
+        i = i if i >= 0 else len(self._streams) - 1
+        if i != self._at:
+            if self._at >= 0:
+                self._streams[self._at] = (self._rng, self._buf, self._pos)
+            st = self._streams[i]
+            if isinstance(st, np.random.SeedSequence):
+                st = (np.random.default_rng(st), [], 0)
+            self._rng, self._buf, self._pos = st
+            self._at = i
+        return super()._uniform()
+
+    def get_state(self) -> dict:
+        if self._at >= 0:
+            self._streams[self._at] = (self._rng, self._buf, self._pos)
+        return {"streams": [None if isinstance(st, np.random.SeedSequence) else
+                            {"bit_generator": st[0].bit_generator.state, "buf": list(st[1][st[2]:])}
+                            for st in self._streams], "at": self._at}
+
+    def set_state(self, state: dict) -> None:
+        self.bind(self._keys)   # every stream as new; then the ones rolled from as saved
+        for i, st in enumerate(state["streams"]):
+            if st is not None:
+                rng = np.random.default_rng(self._streams[i])
+                rng.bit_generator.state = st["bit_generator"]
+                self._streams[i] = (rng, list(st["buf"]), 0)
+
+
+def stream_keys(teams: list[list[str]], mode: str) -> dict[str, int] | None:
+    """Stream numbers by figure id for `StreamDice`, given each team's figure ids in order:
+    `seat` one stream per team, `figure` one per figure; `shared` None (one stream, `Dice`)."""
+    if mode == "shared":
+        return None
+    if mode == "seat":
+        return {f: t for t, ids in enumerate(teams) for f in ids}
+    if mode == "figure":
+        return {f: i for i, f in enumerate(f for ids in teams for f in ids)}
+    raise DiceError(f"unknown dice streams {mode!r}", field="--dice-streams", expected="shared, seat or figure")
+
 # ---------------------------------------------------------------------------------------
 # Cortex die steps
 _BASE = (0, 2, 4, 6, 8, 10, 12)

@@ -336,6 +336,10 @@ def evaluate(
                                              help="Seed: fight k of a side is seeded from (seed, k). Repeat it "
                                              "(--seed 0 --seed 1 ...) to play everything once per seed: rates "
                                              "pooled over the seeds, with each seed's rate and their spread. [default: 0]"),
+    dice_streams: str = typer.Option("shared", "--dice-streams",
+                                     help="shared: one dice stream a fight; seat: one per team; figure: one per "
+                                     "figure (the swapped fight gives each seat the same luck even where the "
+                                     "players' decisions differ)."),
     workers: int = typer.Option(1, "--workers", "-w", min=1, help=_WORKERS_HELP),
     backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray)."),
@@ -377,7 +381,7 @@ def evaluate(
     t0 = time.perf_counter()
     with progress_bar(err, "evaluating", sys.stderr.isatty()) as update:
         result = round_robin(specs, names, episodes, seeds, workers=workers, backend=backend, address=address,
-                             progress=update)
+                             progress=update, dice_streams=dice_streams)
     seconds = time.perf_counter() - t0
     written = None
     if report is not None:
@@ -387,6 +391,7 @@ def evaluate(
         argv += ["--scenarios", scenarios] if scenarios else []
         argv += ["--ruleset", ruleset, "--generated", str(generated)] if generated else []
         argv += ["--episodes", str(episodes)] + [x for k in seeds for x in ("--seed", str(k))] + ["--workers", str(workers)]
+        argv += ["--dice-streams", dice_streams] if dice_streams != "shared" else []
         written = write_report(result, report, shell_command(argv), seconds)
     if as_json:
         print(json.dumps(result, indent=2))
@@ -399,7 +404,8 @@ def evaluate(
     several_seeds = len(seeds) > 1
     out.print(f"round robin: {len(result['scenarios'])} scenario(s), {episodes} fights per pair per scenario "
               f"(half on each side), seed{'s' if several_seeds else ''} {', '.join(map(str, seeds))}"
-              + (" (rates pooled over the seeds)" if several_seeds else ""), highlight=False)
+              + (" (rates pooled over the seeds)" if several_seeds else "")
+              + (f", dice streams per {dice_streams}" if dice_streams != "shared" else ""), highlight=False)
     width = max(len(n) for n in result["scenarios"] + ["all"])
     for a, b in {(p["a"], p["b"]): None for p in result["pairs"]}:
         t = Table(title=f"{safe(a)} (a) vs {safe(b)} (b)", box=box.SIMPLE_HEAD, title_justify="left")

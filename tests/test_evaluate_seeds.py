@@ -5,8 +5,9 @@ one call."
 - the pooled record is the sum of the single-seed runs, and its interval is the Wilson
   interval of the pooled count;
 - each seed's row is exactly that seed's own run; the spread is their min, max and sample sd;
-- two copies of one player tie pair by pair on a mirrored map: the swapped fight k replays
-  fight k on the same dice, so each pair is one win for each side (or two draws);
+- two copies of one player tie pair by pair on a mirrored map, with one dice stream or
+  streams per seat or figure: the swapped fight k replays fight k on the same dice, so each
+  pair is one win for each side (or two draws);
 - the text output says the seeds and the per-seed rates; the report has a per-seed column.
 """
 
@@ -63,12 +64,14 @@ def test_each_seed_row_is_that_seeds_own_run_and_the_spread_is_theirs(runs) -> N
     assert one["spread"] == {"min": one["a_win_rate"], "max": one["a_win_rate"], "sd": 0.0}
 
 
-def test_two_copies_of_one_player_tie_pair_by_pair(monkeypatch) -> None:
+@pytest.mark.parametrize("streams", ["shared", "seat", "figure"])
+def test_two_copies_of_one_player_tie_pair_by_pair(monkeypatch, streams: str) -> None:
     import agents.base
     monkeypatch.setattr(agents.base, "_REGISTRY", dict(agents.base._REGISTRY))
     register_policy("tactical-twin", lambda seed=None: TacticalPolicy(seed))
     spec, src = load_scenario(generate_scenario("cortex", 4242, mirrored=True))
-    r = round_robin([(spec, src)], ["tactical", "tactical-twin"], 4, seed=[1, 2])
+    r = round_robin([(spec, src)], ["tactical", "tactical-twin"], 4, seed=[1, 2], dice_streams=streams)
+    assert r["dice_streams"] == streams
     for p in r["pairs"]:
         assert p["a_wins"] == p["b_wins"], p
         for row in p["per_seed"]:
