@@ -37,6 +37,8 @@ COVER_WEIGHTS = (0.25, 0.35, 0.3, 0.1)
 FLOOR, WALL, DIFFICULT = ".", "#", ","
 SIZE_RANGE = ((12, 22), (10, 16))   # width, height drawn from these when not given
 TEAM_NAMES = ("red", "blue")
+#: team sizes drawn when `team_size` is not given: 1 to this
+MAX_TEAM_SIZE = 4
 
 
 def heldout_seeds(n: int, start: int = 0) -> list[int]:
@@ -151,7 +153,15 @@ def draw_team(rng: np.random.Generator, templates: list[str], size: int) -> list
     return [templates[int(i)] for i in rng.integers(len(templates), size=size)]
 
 
+def figure_ids(team_size: int | None = None) -> dict[str, str]:
+    """Every figure id a generated scenario can hold (`team_size` figures a team, or up to
+    `MAX_TEAM_SIZE`), with its team: the possible agents of a multi-agent env."""
+    n = MAX_TEAM_SIZE if team_size is None else int(team_size)
+    return {f"{name}{k + 1}": name for name in TEAM_NAMES for k in range(n)}
+
+
 def _figure(template: str, team: int, k: int, at: tuple[int, int]) -> dict[str, Any]:
+    """A figure of team `team` (its id as `figure_ids` lists it)."""
     label = template.replace("_", " ").title()
     return {"id": f"{TEAM_NAMES[team]}{k + 1}", "name": f"{label} ({TEAM_NAMES[team].title()} {k + 1})",
             "template": template, "at": [int(at[0]), int(at[1])]}
@@ -178,8 +188,8 @@ def generate_scenario(ruleset: str, seed: int, *, width: int | None = None, heig
         height = int(rng.integers(SIZE_RANGE[1][0], SIZE_RANGE[1][1] + 1))
     if width < 4 or height < 4:
         raise TacticaError(f"map size {width}x{height} is too small", field="size", expected="at least 4x4 cells")
-    size_a = team_size if team_size is not None else int(rng.integers(1, 5))
-    size_b = size_a if (mirrored or team_size is not None) else int(rng.integers(1, 5))
+    size_a = team_size if team_size is not None else int(rng.integers(1, MAX_TEAM_SIZE + 1))
+    size_b = size_a if (mirrored or team_size is not None) else int(rng.integers(1, MAX_TEAM_SIZE + 1))
     team_a = draw_team(rng, templates, size_a)
     team_b = list(team_a) if mirrored else draw_team(rng, templates, size_b)
     vertical = height > width

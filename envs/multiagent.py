@@ -2,10 +2,18 @@
 
 Agents are figure ids; the acting figure is `agent_selection`, in the ruleset's turn
 order. Each observation is a dict with `observation` (the single-agent encoding from the
-agent's point of view) and `action_mask` (int8; all zeros unless the agent is acting).
-At the end every agent of the winning team gets +1, every other agent -1 (0 each for a
-draw); all agents terminate together (truncate at the round limit). An illegal action
-ends the game with -1 for the agent that took it.
+agent's point of view; with `flat=True` one float32 vector, envs/flat.py) and
+`action_mask` (int8; all zeros unless the agent is acting). At the end every agent of the
+winning team gets +1, every other agent -1 (0 each for a draw); all agents terminate
+together (truncate at the round limit). An illegal action ends the game with -1 for the
+agent that took it. (The `reward` option changes these numbers and adds damage shaping.)
+
+Options (the same as the parallel env's, envs/parallel.py; envs/multifight.py says what
+each means): `scenario`, `ruleset`, `generator` (generated maps), `opponent` and
+`agent_team` (scripted teams played inside `step`; default None: self-play, every figure
+an agent), `reward` (end rewards, illegal penalty, damage shaping as `SkirmishEnv`'s),
+`map_size`, `max_enemies`, `max_allies`, `flat`, `render_mode`. `env(**kwargs)` builds one;
+`parallel_env(**kwargs)` (envs/parallel.py, re-exported here) builds the parallel env.
 """
 
 from __future__ import annotations
@@ -16,13 +24,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from envs.encoding import layout_for
+from envs.multifight import MultiFight
+from envs.parallel import SkirmishParallel, parallel_env  # noqa: F401  (PettingZoo-style: env and parallel_env here)
 from envs.render import render_ansi, render_rgb
+from agents.base import Policy
 from rules.battle import Battle
-from rules.dice import Dice
-from rules.ruleset import get_ruleset
-from rules.choices import ASK
-from rules.scenario import load_scenario, new_battle
 
 
 class SkirmishAEC(AECEnv):
@@ -30,28 +36,29 @@ class SkirmishAEC(AECEnv):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "name": "tactica_skirmish_v0", "is_parallelizable": False}
 
-    def __init__(self, scenario: str | Mapping[str, Any] = "cortex/warehouse", map_size: tuple[int, int] | None = None,
-                 render_mode: str | None = None) -> None:
+    def __init__(self, scenario: str | Mapping[str, Any] | list = "cortex/warehouse",
+                 map_size: tuple[int, int] | None = None, render_mode: str | None = None, *,
+                 ruleset: str | None = None, generator: Mapping[str, Any] | None = None,
+                 opponent: str | Policy | list | None = None, agent_team: str | None = None,
+                 reward: Mapping[str, float] | None = None, max_enemies: int | None = None,
+                 max_allies: int | None = None, flat: bool = False) -> None:
         super().__init__()
-        spec, _ = load_scenario(scenario)
-        self.spec = spec
-        self.rs = get_ruleset(spec.ruleset)
-        rows = spec.map.rows
-        H, W = map_size or (len(rows), len(rows[0]))
-        sizes = {t.name: len(t.combatants) for t in spec.teams}
-        total = sum(sizes.values())
-        n_enemy = max(total - n for n in sizes.values())
-        n_ally = max(n - 1 for n in sizes.values())
-        self.layout = layout_for(self.rs, H, W, n_enemy, n_ally)
-        self.possible_agents = [c["id"] for t in spec.teams for c in t.combatants]
-        self.team_of = {c["id"]: t.name for t in spec.teams for c in t.combatants}
-        obs_space = spaces.Dict({"observation": self.layout.spaces(),
-                                 "action_mask": spaces.Box(0, 1, (self.layout.n_actions,), np.int8)})
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.layout.n_actions) for a in self.possible_agents}
+        self.fight = f = MultiFight(scenario, ruleset, generator, opponent, agent_team, reward, map_size,
+                                    max_enemies, max_allies, flat)
+        self.spec = f.spec
+        self.rs = f.rs
+        self.layout = f.layout
+        self.reward_cfg = f.reward_cfg
+        self.possible_agents = list(f.possible_agents)
+        self.team_of = f.team_of
+        self.observation_spaces = {a: f.observation_space for a in self.possible_agents}
+        self.action_spaces = {a: f.action_space for a in self.possible_agents}
         self.render_mode = render_mode
-        self.battle: Battle | None = None
         self._rng = np.random.default_rng()
+
+    @property
+    def battle(self) -> Battle | None:
+        return self.fight.battle
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -63,55 +70,35 @@ class SkirmishAEC(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        dice = Dice(np.random.default_rng(int(self._rng.integers(0, 2**63 - 1))))
-        self.battle = new_battle(self.spec, dice, record=False)
-        self.battle.deciders = {t: ASK for t in self.battle.state.teams}   # every figure answers its choices
-        self.battle.start()
-        self.agents = list(self.possible_agents)
+        self.agents = self.fight.reset(self._rng)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._legal: dict = {}
-        self._settle()
-
-    def _settle(self) -> None:
-        s = self.battle.state
-        if s.over:
+        if self.battle.state.over:   # the opponents ended the fight before an agent acted
+            self.rewards = self.fight.rewards(self.agents)
             self._finish()
-            return
-        self.agent_selection = s.actor.id
-        self._legal = self.layout.legal_map(s, s.actor, self.rs.legal_actions(s))
-        self._mask = self.layout.mask(self._legal)   # once a decision: observe() copies it
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = self.fight.actor
 
     def _finish(self, illegal_by: str | None = None) -> None:
         s = self.battle.state
         for a in self.agents:
-            if illegal_by is not None:
-                r = -1.0 if a == illegal_by else 0.0
-            elif s.winner is None:
-                r = 0.0
-            else:
-                r = 1.0 if self.team_of[a] == s.winner else -1.0
-            self.rewards[a] = r
-            if s.end_reason == "round limit" and illegal_by is None:
+            if self.fight.truncated and illegal_by is None:
                 self.truncations[a] = True
             else:
                 self.terminations[a] = True
             self.infos[a] = {"winner": s.winner, "illegal_action": a == illegal_by}
-        self._legal = {}
+        self.fight.legal = {}
         if self.agents:
             self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, Any]:
-        s = self.battle.state
-        c = s.by_id[agent]
-        acting = not s.over and s.actor is c
-        lay = self.layout
-        obs = lay.observe(s, c, c.team, moves=lay.move_block(self._mask) if acting else None)
-        mask = self._mask.copy() if acting else np.zeros(lay.n_actions, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        f = self.fight
+        mask = f.mask.copy() if agent == f.actor else np.zeros(f.layout.n_actions, dtype=np.int8)
+        return f.observation(agent, mask)
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -119,14 +106,15 @@ class SkirmishAEC(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
-        a = int(action)
-        if a not in self._legal:
+        if not self.fight.play(int(action)):
+            self.rewards = self.fight.illegal_rewards(self.agents, agent)
             self._finish(illegal_by=agent)
         else:
-            self.battle.step(self._legal[a], check=False)
-            self._settle()
+            self.rewards = self.fight.rewards(self.agents)
+            if self.battle.state.over:
+                self._finish()
+            else:
+                self.agent_selection = self.fight.actor
         self._accumulate_rewards()
 
     def render(self):
@@ -141,5 +129,5 @@ class SkirmishAEC(AECEnv):
 
 
 def env(**kwargs) -> SkirmishAEC:
-    """PettingZoo-style constructor."""
+    """PettingZoo-style constructor of the AEC env (options: the module docstring)."""
     return SkirmishAEC(**kwargs)

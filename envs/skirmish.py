@@ -15,14 +15,12 @@ from rules.choices import ASK
 from rules.dice import Dice
 from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
-from rules.scenario import ScenarioSpec, load_scenario, new_battle
+from rules.scenario import ScenarioSpec, new_battle
 from rules.state import BattleState
 
-from envs.generators import HELDOUT_SEED as HELD_OUT_SEED  # noqa: E402  (training seeds below, held-out from it)
-#: `agent_team` value for a side drawn at each reset
-RANDOM_SIDE = "random"
-DEFAULT_REWARD = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.0, "damage_taken": 0.0,
-                  "illegal": -1.0}
+# the options every env takes the same way (envs/options.py); names kept here for importers
+from envs.options import (DEFAULT_REWARD, RANDOM_SIDE, ScenarioPool, reward_config, shaping,  # noqa: F401
+                          slot_counts, team_health)
 
 
 class SkirmishEnv(gym.Env):
@@ -104,55 +102,29 @@ class SkirmishEnv(gym.Env):
                  generator: Mapping[str, Any] | None = None, render_mode: str | None = None,
                  advice: str | None = None, clock: bool = False) -> None:
         super().__init__()
-        self.scenarios = list(scenario) if isinstance(scenario, (list, tuple)) else [scenario]
-        if not self.scenarios:
-            raise TacticaError("no scenario", field="scenario", expected="a scenario or a list of them")
+        self.pool = ScenarioPool(scenario, ruleset, generator)
+        self.scenarios = self.pool.scenarios
         self.scenario_arg = self.scenarios[0]
-        self.generator_args = dict(generator or {})
-        self.ruleset_name = ruleset
-        self._specs: dict[int, ScenarioSpec] = {}
-        for i, sc in enumerate(self.scenarios):
-            if sc == "generated":
-                if ruleset is None:
-                    raise TacticaError("a generated scenario needs a ruleset", field="ruleset",
-                                       expected="a ruleset name")
-                self._specs[i] = self._generate(0)
-            else:
-                self._specs[i] = load_scenario(sc)[0]
-        spec = self._specs[0]
-        if ruleset is not None and ruleset != spec.ruleset:
-            raise TacticaError(f"scenario {spec.name} is a {spec.ruleset} scenario, not {ruleset}",
-                               field="ruleset", expected=spec.ruleset)
-        self.ruleset_name = spec.ruleset
+        self.generator_args = self.pool.generator_args
+        spec = self.pool.specs[0]
+        self.ruleset_name = self.pool.ruleset
         self.rs = get_ruleset(spec.ruleset)
         self.spec0 = spec
         self._random_side = agent_team == RANDOM_SIDE
         if self._random_side:
             agent_team = None   # the team is drawn at each reset
         self._agent_team_arg = agent_team
-        for sp in self._specs.values():
-            teams = [t.name for t in sp.teams]
-            if agent_team is not None and agent_team not in teams:
-                raise TacticaError(f"no team {agent_team!r} in {sp.name}", field="agent_team",
-                                   expected=" or ".join(teams + [repr(RANDOM_SIDE)]))
+        if agent_team is not None:
+            self.pool.check_team(agent_team)
         self.agent_team = agent_team or spec.teams[0].name
-        for sp in self._specs.values():
-            if sp.ruleset != self.ruleset_name:
-                raise TacticaError(f"scenario {sp.name} is a {sp.ruleset} scenario", field="scenario",
-                                   expected=f"{self.ruleset_name} scenarios only")
+        self.pool.check_rulesets()
         if map_size is None:
-            gs = self.generator_args.get("size", (0, 0))
-            map_size = (max([len(sp.map.rows) for sp in self._specs.values()] + [int(gs[0])]),
-                        max([len(sp.map.rows[0]) for sp in self._specs.values()] + [int(gs[1])]))
+            map_size = self.pool.map_size()
         self.map_size = (int(map_size[0]), int(map_size[1]))
         def owns(sp: ScenarioSpec) -> list[str]:   # the teams the agent may play
             return [t.name for t in sp.teams] if self._random_side else [agent_team or sp.teams[0].name]
 
-        n_enemy = max_enemies or max(sum(len(t.combatants) for t in sp.teams if t.name != own)
-                                     for sp in self._specs.values() for own in owns(sp))
-        n_ally = max_allies if max_allies is not None else max(
-            max(0, sum(len(t.combatants) for t in sp.teams if t.name == own) - 1)
-            for sp in self._specs.values() for own in owns(sp))
+        n_enemy, n_ally = slot_counts(list(self.pool.specs.values()), owns, max_enemies, max_allies)
         self.layout: Layout = layout_for(self.rs, self.map_size[0], self.map_size[1], n_enemy, n_ally)
         if advice is not None:
             from envs.advice import check_advisor
@@ -164,7 +136,7 @@ class SkirmishEnv(gym.Env):
         self.action_space = gym.spaces.Discrete(self.layout.n_actions)
         self.opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
         self.opponent_arg = self.opponents[0]
-        self.reward_cfg = {**DEFAULT_REWARD, **(reward or {})}
+        self.reward_cfg = reward_config(reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise TacticaError(f"render mode {render_mode!r}", field="render_mode", expected="ansi or rgb_array")
         self.render_mode = render_mode
@@ -195,15 +167,6 @@ class SkirmishEnv(gym.Env):
     def describe_action(self, index: int) -> str:
         return self.layout.describe(int(index))
 
-    def _generate(self, seed: int) -> ScenarioSpec:
-        from envs.generators import generate_scenario
-        args = {k: v for k, v in self.generator_args.items() if k not in ("held_out", "size")}
-        if "size" in self.generator_args:  # [H, W]
-            args["height"], args["width"] = (int(v) for v in self.generator_args["size"])
-        args.setdefault("ruleset", self.ruleset_name)
-        spec, _ = load_scenario(generate_scenario(seed=seed, **{k: v for k, v in args.items() if v is not None}))
-        return spec
-
     def _healths(self, state: BattleState) -> dict[str, tuple[float, float]]:
         """figure id -> `Ruleset.health`: read once a decision, by the reward and the observation."""
         health = self.rs.health
@@ -211,19 +174,8 @@ class SkirmishEnv(gym.Env):
 
     def _team_health(self, state: BattleState, full: bool = False,
                      health: dict[str, tuple[float, float]] | None = None) -> tuple[float, float]:
-        """(agent team's health, the others'): what is left, or with `full` the most there is
-        (`health`: `_healths(state)`, when the caller has it)."""
-        if health is None:
-            health = self._healths(state)
-        own = other = 0.0
-        k = 1 if full else 0
-        for c in state.combatants:   # summed in figure order, as always
-            h = health[c.id][k]
-            if c.team == self.agent_team:
-                own += h
-            else:
-                other += h
-        return own, other
+        """(agent team's health, the others'): `options.team_health` of the agent team."""
+        return team_health(state, self.agent_team, self._healths(state) if health is None else health, full)
 
     def _advance_opponents(self) -> None:
         b = self.battle
@@ -264,12 +216,7 @@ class SkirmishEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         rng = self.np_random
-        k = int(rng.integers(0, len(self.scenarios))) if len(self.scenarios) > 1 else 0
-        if self.scenarios[k] == "generated":
-            lo = HELD_OUT_SEED if self.generator_args.get("held_out") else 0
-            spec = self._generate(int(rng.integers(lo, lo + HELD_OUT_SEED)))
-        else:
-            spec = self._specs[k]
+        spec = self.pool.draw(rng)
         dice = Dice(np.random.default_rng(int(rng.integers(0, 2**63 - 1))))
         self.agent_team = self._agent_team_arg or spec.teams[0].name
         self.battle = new_battle(spec, dice, record=False)
@@ -321,15 +268,9 @@ class SkirmishEnv(gym.Env):
             self.battle.step(self._legal[a], check=False)
             self._advance_opponents()
         health = self._healths(s)   # this state's, for the reward and the observation below
-        own, other = self._team_health(s, health=health)
-        lo, lt = self._last_health
-        so, st = self._start_health
-        reward = 0.0
-        if self.reward_cfg["damage_dealt"]:
-            reward += self.reward_cfg["damage_dealt"] * (lt - other) / max(1e-9, st)
-        if self.reward_cfg["damage_taken"]:
-            reward -= self.reward_cfg["damage_taken"] * (lo - own) / max(1e-9, so)
-        self._last_health = (own, other)
+        now = self._team_health(s, health=health)
+        reward = shaping(self.reward_cfg, self._last_health, now, self._start_health)
+        self._last_health = now
         terminated = truncated = False
         if s.over:
             self._done = True
