@@ -136,7 +136,8 @@ def render_markdown() -> str:
         f"| `cover` | (E, {len(COVER)}) | {box['cover']} | per enemy slot, the columns of [Cover](#cover) |",
         f"| `economy` | ({ECON_LEN},) | {box['economy']} | the ruleset's [economy](#economy) "
         f"(clipped to the box), zeros after it; slot {CLOCK_SLOT} the clock |",
-        f"| `units` | (1 + A + E, {n_units}) | {box['units']} | row 0 the acting figure, then the ally slots, "
+        f"| `units` | (1 + A + E, {n_units}) | {box['units']} | row 0 the acting figure (empty in a neutral view), "
+        "then the ally slots, "
         "then the enemy slots (scenario order; see [Unit features](#unit-features)); an empty slot is zeros |",
         f"| `advice` | ({ADVICE_ROWS}, N) | {box['advice']} | only with `advice=`: [Advice](#advice) |",
         "",
@@ -146,7 +147,8 @@ def render_markdown() -> str:
         "give the names. When no figure of the agent's team is acting (the fight is over), the view",
         "is neutral: no acting figure, unit `dx`/`dy` are positions (column / W, row / H), the",
         "economy is zeros. The PettingZoo AEC env (envs/multiagent.py) gives each agent",
-        "`{\"observation\": <this dict, from its figure's side>, \"action_mask\": int8 (N)}`.",
+        "`{\"observation\": <this dict, from its figure's side>, \"action_mask\": int8 (N)}`; while",
+        "its figure is not acting, its economy and `reachable` are zeros and its mask is all zeros.",
         "",
         "## Shapes of the registered ids",
         "",

@@ -31,6 +31,7 @@ ECONOMY = (
     flag("grappled", "1 while another figure grapples it"),
     flag("grappling", "1 while it grapples another figure"),
     Feature("arms_usable", "arms it can use (2 less arms and hands lost to afflictions)", "count", 0.0, 2.0),
-    count("reaction_debt", "reactions taken since its turn started that its next turn pays for"),
+    count("reaction_debt", "reactions taken out of turn (dodging explosions) that its next turn starts with "
+          "as actions used"),
     flag("impaired", "1 while impaired"),
 )

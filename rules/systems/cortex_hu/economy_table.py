@@ -24,7 +24,7 @@ ECONOMY = (
     flag("all_out_attack", "1 after it chose an all-out attack this turn"),
     flag("carried_over", "1 when reactions taken since its last turn were carried over into this one"),
     count("reaction_debt", "reactions taken out of turn that its next turn carries over"),
-    count("aim_steps", "the aim bonus built up, in die steps (at most 3)"),
+    Feature("aim_steps", "the aim bonus built up for its next attack", "die steps", 0.0, 3.0),
     flag("aimed", "1 after it aimed this turn"),
     flag("feint_ready", "1 while an enemy of it, standing, is fooled by a feint (by anyone)"),
     flag("prone", "1 while prone"),
