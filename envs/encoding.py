@@ -18,6 +18,10 @@ Action layout (one flat `Discrete`), in order:
 
 Observation (`spaces.Dict`):
 
+Every channel, feature and economy field, with its meaning, scaling and range:
+docs/observations.md (rendered from envs/features.py and each ruleset's `economy_table` by
+`python -m envs.describe`).
+
 - `grid` (C x H x W, 0..1): the channels of `GRID_CHANNELS`.
 - `cover` (E x 2, 0..1): per enemy slot, the cover the enemy has against the acting
   figure and the cover the acting figure has against it (level / 4).
@@ -38,19 +42,18 @@ from typing import Any, Iterable
 
 import numpy as np
 
+# the names of the grid channels, the unit features and the condition flags among them, in
+# order: envs/features.py's tables, where each row says its meaning, scaling and range
+from envs.features import CONDITION_FEATURES, GRID_CHANNELS, UNIT_FEATURES
 from envs.observation import MapTables, map_tables, move_positions, unit_rows, write_grid
 from rules.actions import END_TURN, KINDS, WEAPON_KINDS, Action, target_of
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
-GRID_CHANNELS = ("in_map", "impassable", "blocks_sight", "cover", "difficult", "actor", "allies", "enemies",
-                 "ally_health", "enemy_health", "prone", "down", "reachable", "line_of_sight", "threat",
-                 "objects")
-CONDITION_FEATURES = ("prone", "grappled", "grappling", "stunned", "impaired", "incapacitated", "unconscious",
-                      "dying", "dead", "knocked_out", "suppressed", "aiming", "holding_action")
-UNIT_FEATURES = ("present", "is_self", "is_ally", "is_enemy", "dx", "dy", "distance", "health", "down",
-                 "reach", "ammo", "in_sight", "cover_vs_actor", "actor_cover_vs") + CONDITION_FEATURES
+#: economy slots (the ruleset's `economy_features`, zeros after them, the clock's last)
 ECON_LEN = 32
+#: the `economy` box's bounds: a ruleset's numbers are clipped to them
+ECON_LOW, ECON_HIGH = -100.0, 100.0
 #: condition name -> its column in a unit row
 _CONDITION_COLUMN = {name: UNIT_FEATURES.index(name) for name in CONDITION_FEATURES}
 #: the economy slot of the optional clock (rounds left / round limit); no ruleset may use it
@@ -321,7 +324,7 @@ class Layout:
         d = {
             "grid": spaces.Box(0.0, 1.0, (len(GRID_CHANNELS), self.height, self.width), np.float32),
             "cover": spaces.Box(0.0, 1.0, (self.n_enemy, 2), np.float32),
-            "economy": spaces.Box(-100.0, 100.0, (ECON_LEN,), np.float32),
+            "economy": spaces.Box(ECON_LOW, ECON_HIGH, (ECON_LEN,), np.float32),
             "units": spaces.Box(-1.0, 1.0, (self.n_units, len(UNIT_FEATURES)), np.float32),
         }
         if advice:   # envs.advice: a scripted advisor's ranking over the action layout
@@ -354,12 +357,12 @@ class Layout:
         if actor is not None and state.actor is actor:
             ev = rs.economy(state)
             vals = [ev.get(name, 0.0) for name in self.econ_names]
-            if all(-100.0 <= v <= 100.0 for v in vals):   # nothing to clip (NaN fails the test)
+            if all(ECON_LOW <= v <= ECON_HIGH for v in vals):   # nothing to clip (NaN fails the test)
                 econ = np.array(vals + self._econ_pad, dtype=np.float32)
             else:
                 econ = np.zeros(ECON_LEN, dtype=np.float32)
                 econ[:len(vals)] = vals
-                np.clip(econ, -100.0, 100.0, out=econ)
+                np.clip(econ, ECON_LOW, ECON_HIGH, out=econ)
         else:
             econ = np.zeros(ECON_LEN, dtype=np.float32)
         return {"grid": grid, "cover": cover, "economy": econ, "units": units}

@@ -15,19 +15,29 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
+from envs.features import GRID_CHANNELS, UNIT_BASE
+from rules.features import feature_names
 from rules.grid import Grid
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 
 if TYPE_CHECKING:
     from envs.encoding import Layout
 
-#: grid channel indices (envs.encoding.GRID_CHANNELS, in that order)
+#: grid channel indices, looked up by name in envs/features.py's `GRID` table
 (IN_MAP, IMPASSABLE, BLOCKS_SIGHT, COVER, DIFFICULT, ACTOR, ALLIES, ENEMIES, ALLY_HEALTH, ENEMY_HEALTH,
- PRONE, DOWN, REACHABLE, LINE_OF_SIGHT, THREAT, OBJECTS) = range(16)
-N_CHANNELS = 16
+ PRONE, DOWN, REACHABLE, LINE_OF_SIGHT, THREAT, OBJECTS) = map(GRID_CHANNELS.index, (
+    "in_map", "impassable", "blocks_sight", "cover", "difficult", "actor", "allies", "enemies", "ally_health",
+    "enemy_health", "prone", "down", "reachable", "line_of_sight", "threat", "objects"))
+N_CHANNELS = len(GRID_CHANNELS)
+#: the static (map) layers come first, in this order
 N_STATIC = 5
-#: unit features before the condition flags (envs.encoding.UNIT_FEATURES)
-N_UNIT_BASE = 14
+assert (IN_MAP, IMPASSABLE, BLOCKS_SIGHT, COVER, DIFFICULT) == tuple(range(N_STATIC))
+#: unit features before the condition flags (envs/features.py's `UNIT_BASE`)
+N_UNIT_BASE = len(UNIT_BASE)
+#: unit row columns, looked up by name in `UNIT_BASE`
+_UNIT_COLUMNS = tuple(map(feature_names(UNIT_BASE).index, (
+    "present", "is_self", "is_ally", "is_enemy", "dx", "dy", "distance", "health", "down", "reach", "ammo",
+    "in_sight", "cover_vs_actor", "actor_cover_vs")))
 
 
 class MapTables:
@@ -179,38 +189,40 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
         vis = g.los_row(apos)
         cover_vs = g.cover_row(apos)
     down_conds = DOWN_CONDITIONS
+    (PRESENT, IS_SELF, IS_ALLY, IS_ENEMY, DX, DY, DISTANCE, HEALTH, IS_DOWN, REACH, AMMO, IN_SIGHT, COVER_VS_ACTOR,
+     ACTOR_COVER_VS) = _UNIT_COLUMNS
     standing: list[tuple[int, Combatant]] = []
     for row, c in slots:
         b = row * nf
         hp, mx = health[c.id]
         enemy = c.team != team
-        flat[b] = 1.0
+        flat[b + PRESENT] = 1.0
         if c is actor:
-            flat[b + 1] = 1.0
+            flat[b + IS_SELF] = 1.0
         if enemy:
-            flat[b + 3] = 1.0
+            flat[b + IS_ENEMY] = 1.0
         elif c is not actor:
-            flat[b + 2] = 1.0
+            flat[b + IS_ALLY] = 1.0
         cpos = c.pos
         cx, cy = cpos % gw, cpos // gw
         if actor is not None:
             dx, dy = cx - rx, cy - ry
-            flat[b + 4] = dx / W
-            flat[b + 5] = dy / H
-            flat[b + 6] = min(1.0, (dx ** 2 + dy ** 2) ** 0.5 / diag)
+            flat[b + DX] = dx / W
+            flat[b + DY] = dy / H
+            flat[b + DISTANCE] = min(1.0, (dx ** 2 + dy ** 2) ** 0.5 / diag)
             if vis[cpos]:
-                flat[b + 11] = 1.0
+                flat[b + IN_SIGHT] = 1.0
             if enemy:
                 e = 2 * (row - 1 - n_ally)
-                cov[e] = flat[b + 12] = g.cover(cpos, apos) / 4.0
-                cov[e + 1] = flat[b + 13] = cover_vs[cpos] / 4.0
+                cov[e] = flat[b + COVER_VS_ACTOR] = g.cover(cpos, apos) / 4.0
+                cov[e + 1] = flat[b + ACTOR_COVER_VS] = cover_vs[cpos] / 4.0
         else:
-            flat[b + 4], flat[b + 5] = cx / W, cy / H
-        flat[b + 7] = hp / mx if mx else 0.0
+            flat[b + DX], flat[b + DY] = cx / W, cy / H
+        flat[b + HEALTH] = hp / mx if mx else 0.0
         conds = c.conditions
         if conds:
             if not down_conds.isdisjoint(conds):   # `c.down`
-                flat[b + 8] = 1.0
+                flat[b + IS_DOWN] = 1.0
             else:
                 standing.append((b, c))
             for name in conds:
@@ -222,8 +234,8 @@ def unit_rows(lay: Layout, state: BattleState, actor: Combatant | None, team: st
     if standing:
         numbers = lay.ruleset.unit_numbers([c for _, c in standing])
         for (b, _), (reach, ammo) in zip(standing, numbers):
-            flat[b + 9] = min(1.0, reach / span)
-            flat[b + 10] = ammo
+            flat[b + REACH] = min(1.0, reach / span)
+            flat[b + AMMO] = ammo
     units = np.array(flat, dtype=np.float32).reshape(n_units, nf)
     cover = np.array(cov, dtype=np.float32).reshape(n_enemy, 2)
     return units, cover

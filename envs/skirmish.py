@@ -50,7 +50,8 @@ class SkirmishEnv(gym.Env):
     line of sight). Maps smaller than `map_size` are padded. With `advice`, also `advice`
     (2 x n actions: the advisor's pick, and its scores relative to its best; envs/advice.py).
     With `clock`, the last economy slot holds the rounds left before the round limit, as a
-    share of the limit (envs/encoding.py, `CLOCK_SLOT`).
+    share of the limit (envs/encoding.py, `CLOCK_SLOT`). Every channel, feature and field with
+    its meaning, scaling and range: docs/observations.md (`python -m envs.describe`).
 
     ## Rewards
     +1 when the agent team wins, -1 when it loses, 0 for a draw (the `reward` argument

@@ -16,6 +16,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.errors import IllegalActionError, UnknownNameError
 from rules.events import Event, event
+from rules.features import Feature
 from rules.names import did_you_mean
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 
@@ -88,6 +89,10 @@ class Ruleset(ABC):
     scenario_settings: Mapping[str, tuple[Any, str]] = {}
     #: names of the numbers `economy()` returns, in order
     economy_features: tuple[str, ...] = ()
+    #: one `rules.features.Feature` row per name of `economy_features`, in its order: what the
+    #: number means, its scaling and range (docs/observations.md is rendered from it); a
+    #: ruleset may leave it empty (the docs then name the numbers only)
+    economy_table: tuple[Feature, ...] = ()
     #: map cell size the system's scenarios assume, in metres
     default_cell_m: float = 1.5
     @property

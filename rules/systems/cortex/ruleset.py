@@ -25,6 +25,8 @@ from rules.actions import END_TURN, Action
 from rules.dice import Dice, Step
 from rules.events import Event, event
 from rules.grid import FEET
+from rules.features import feature_names
+from rules.systems.cortex.economy_table import ECONOMY
 from rules.ruleset import Ruleset
 from rules.names import check_known
 from rules.state import BattleState, Combatant
@@ -73,11 +75,9 @@ class CortexRuleset(CortexGM, UnitNumbersMixin, AskedMixin, PilotingMixin, Comba
     answers = ("leap", "stay") + DIRECTIONS + ("prone", "stand", "bypass_armour", "special_effect",
                                                "disarm", "trip", "bash", "drop_weapon", "fall_prone",
                                                "attack", "pass")
-    economy_features = ("actions_used", "next_action_steps", "actions_left", "move_used_m",
-                        "walk_left_m", "move_left_m", "can_run", "ran", "stance_block",
-                        "stance_dodge", "all_out_defence", "prone", "rise_penalty", "no_move", "shots_left",
-                        "ammo_frac", "plot_points", "pp_bonus_pending", "second_winds_left", "grappled",
-                        "grappling", "arms_usable", "reaction_debt", "impaired")
+    #: the economy's rows (name, meaning, scaling, range; economy_table.py), `economy()`'s names in order
+    economy_table = ECONOMY
+    economy_features = feature_names(ECONOMY)
 
     def __init__(self, data_path: Path = DATA) -> None:
         self.data = load_data(data_path)

@@ -25,6 +25,8 @@ from rules.actions import Action
 from rules.dice import Dice, Step
 from rules.errors import ScenarioError
 from rules.events import Event, event
+from rules.features import feature_names
+from rules.systems.cortex_hu.economy_table import ECONOMY
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.mechanics import CortexBase
@@ -54,11 +56,9 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
 
     name = "cortex_hu"
     description = "Hungarian Cortex combat summary (seed 002) on Cortex Classic"
-    economy_features = ("actions_used", "next_action_steps", "actions_left", "move_used_m", "walk_left_m",
-                        "move_left_m", "jogged", "ran", "run_penalty", "prepared_parries", "prepared_dodges",
-                        "full_defence", "all_out_attack", "carried_over", "reaction_debt", "aim_steps", "aimed",
-                        "feint_ready", "prone", "shots_left", "ammo_frac", "plot_points", "grappled", "grappling",
-                        "surprised")
+    #: the economy's rows (name, meaning, scaling, range; economy_table.py), `economy()`'s names in order
+    economy_table = ECONOMY
+    economy_features = feature_names(ECONOMY)
     #: every answer to the choices seed 002 gives a figure (docs/cortex_hu.md, Choices), in a
     #: fixed order (the envs' answer block): `reaction`, `innate_defence`, `plot_points`, and
     #: `parry_weapon` (the hand-to-hand weapons of the data's table)

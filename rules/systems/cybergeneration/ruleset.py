@@ -22,6 +22,8 @@ from rules.dice import Dice
 from rules.errors import IllegalActionError
 from rules.events import Event, event
 from rules.names import skill_names
+from rules.features import feature_names
+from rules.systems.cybergeneration.economy_table import ECONOMY
 from rules.ruleset import Ruleset
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 from rules.systems.cybergeneration.asks import AsksMixin
@@ -55,11 +57,9 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
     description = ("Cybergeneration house rules (seed 004, Interlock family): d10 + stat + skill, "
                    "one move and one action")
     default_cell_m = 1.5
-    economy_features = ("move_used", "action_used", "actions_left", "walk_left_m", "move_left_m", "can_run", "ran",
-                        "two_action_mode", "held_action", "held_trigger_move", "held_trigger_attack",
-                        "held_trigger_draw", "delays_left", "resumed", "steadied", "aiming_bonus", "dodging",
-                        "stun_modifier", "wounds_left", "impaired", "prone", "knocked", "grappling", "holding",
-                        "held", "suppressed", "suppression_passed", "jammed", "weapon_drawn", "ammo_frac", "woke")
+    #: the economy's rows (name, meaning, scaling, range; economy_table.py), `economy()`'s names in order
+    economy_table = ECONOMY
+    economy_features = feature_names(ECONOMY)
 
     # defined here, not only in ChoicesMixin, so that `Ruleset.__init_subclass__` puts the open
     # question's answers in front of them (rules/ruleset.py `_asks_first`, rules/choices.py)

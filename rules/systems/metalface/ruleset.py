@@ -26,6 +26,8 @@ from typing import Any, Mapping
 from rules.actions import Action
 from rules.dice import Dice
 from rules.events import Event, event
+from rules.features import feature_names
+from rules.systems.metalface.economy_table import ECONOMY
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from rules.systems.metalface.choices import ChoicesMixin
@@ -58,11 +60,9 @@ class MetalfaceRuleset(ListingMixin, MetalfaceGM, OddsMixin, MovePriceMixin, Uni
     description = ("METALFACE: RPG combat chapter (seed 003): d6 keep-the-highest, two half turns, "
                    "facing and posture, charged/clip/projectile weapons, Status levels, repairs")
     default_cell_m = 1.0
-    economy_features = ("half_turns_used", "half_turns_left", "actions_left", "move_m_used", "move_m_left",
-                        "walk_m", "run_m", "can_run", "ran", "facing", "facing_x", "facing_y", "posture",
-                        "standing", "moved_this_round", "flying", "device_used", "can_delay", "charges",
-                        "ammo_frac", "spare", "jammed", "packed", "charging", "shield", "status_level",
-                        "status_frac", "heal_rate_turn")
+    #: the economy's rows (name, meaning, scaling, range; economy_table.py), `economy()`'s names in order
+    economy_table = ECONOMY
+    economy_features = feature_names(ECONOMY)
 
     def __init__(self, data_path: Path = DATA) -> None:
         d = self.data = load_data(data_path)
