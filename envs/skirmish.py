@@ -8,7 +8,9 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Policy, make_policy
+from envs import snapshot
 from envs.encoding import GRID_CHANNELS, Layout, layout_for
+from envs.snapshot import EnvSnapshot
 from rules.actions import END_TURN, Action
 from rules.battle import Battle
 from rules.choices import ASK
@@ -16,7 +18,7 @@ from rules.dice import Dice
 from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
 from rules.scenario import ScenarioSpec, load_scenario, new_battle
-from rules.state import BattleState
+from rules.state import BattleState, Combatant
 
 from envs.generators import HELDOUT_SEED as HELD_OUT_SEED  # noqa: E402  (training seeds below, held-out from it)
 #: `agent_team` value for a side drawn at each reset
@@ -173,6 +175,7 @@ class SkirmishEnv(gym.Env):
         self._legal: dict[int, Action] = {0: END_TURN}
         self._mask = self.layout.mask(self._legal)   # the int8 mask of `_legal`, set with it
         self._opponent: Policy | None = None
+        self._advice_rows: np.ndarray | None = None   # the current decision's advice rows (a copy)
 
     # -- helpers --------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
@@ -231,28 +234,41 @@ class SkirmishEnv(gym.Env):
         while not s.over and s.actor is not None and s.actor.team != self.agent_team:
             b.step(self._opponent.act(s, s.actor), check=False)
 
+    def _agent_actor(self) -> Combatant | None:
+        """The agent team's figure that decides now (None when the fight is over or waits on no one of it)."""
+        s = self.battle.state
+        return s.actor if (not s.over and s.actor is not None and s.actor.team == self.agent_team) else None
+
     def _observe(self, health: dict[str, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
         """The observation of the current decision; sets its legal map and mask (once a decision).
         `health`: `_healths` of the current state, when the caller has it."""
         s = self.battle.state
         lay = self.layout
-        actor = s.actor if (not s.over and s.actor is not None and s.actor.team == self.agent_team) else None
+        actor = self._agent_actor()
+        self._legal = lay.legal_map(s, actor, self.rs.legal_actions(s)) if actor is not None else {0: END_TURN}
+        self._mask = lay.mask(self._legal)
+        obs = self._observation(actor, health)
+        if self.advice is not None:
+            if actor is not None:
+                rows = self._advisor.advise(s, actor, self._legal)
+            else:
+                rows = np.zeros(self.observation_space["advice"].shape, dtype=np.float32)
+                self._advisor.pick = None
+            obs["advice"] = rows
+            self._advice_rows = rows.copy()   # the env's own: a snapshot keeps it
+        return obs
+
+    def _observation(self, actor: Combatant | None, health: dict[str, tuple[float, float]] | None = None
+                     ) -> dict[str, np.ndarray]:
+        """The observation arrays of the current decision but the advice, from its mask."""
+        s = self.battle.state
+        lay = self.layout
         if actor is not None:
-            self._legal = lay.legal_map(s, actor, self.rs.legal_actions(s))
-            self._mask = lay.mask(self._legal)
             obs = lay.observe(s, actor, self.agent_team, moves=lay.move_block(self._mask), health=health)
         else:
-            self._legal = {0: END_TURN}
-            self._mask = lay.mask(self._legal)
             obs = lay.observe(s, None, self.agent_team, health=health)
         if self.clock:
             lay.set_clock(obs, s)
-        if self.advice is not None:
-            if actor is not None:
-                obs["advice"] = self._advisor.advise(s, actor, self._legal)
-            else:
-                obs["advice"] = np.zeros(self.observation_space["advice"].shape, dtype=np.float32)
-                self._advisor.pick = None
         return obs
 
     def _info(self) -> dict[str, Any]:
@@ -358,6 +374,21 @@ class SkirmishEnv(gym.Env):
     def action_masks(self) -> np.ndarray:
         """The legal-action mask as booleans (sb3-contrib MaskablePPO)."""
         return self._mask.astype(bool)
+
+    # -- snapshots (envs/snapshot.py) ---------------------------------------------------
+    def clone_state(self) -> EnvSnapshot:
+        """A snapshot of the current decision, as OpenSpiel's `state.clone()`: the fight, its
+        dice, the opponent policy and the advisor with their memories, and the env's own
+        bookkeeping, copied (envs/snapshot.py). Later play leaves it as it is; restore it
+        with `restore_state`, as often as wanted. Costs about TBD."""
+        return snapshot.capture(self)
+
+    def restore_state(self, snap: EnvSnapshot) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Put the env back at `snap`'s decision: the same actions then give the same
+        observations, rewards, flags and infos, bit for bit. Returns the observation and info
+        of that decision, as `reset` does (`info["winner"]` too when the fight is over). A
+        snapshot of an env configured otherwise is refused (`TacticaError`). Costs about TBD."""
+        return snapshot.restore(self, snap)
 
     # -- rendering ------------------------------------------------------------------
     def render(self):

@@ -1,0 +1,172 @@
+"""Env snapshots: `SkirmishEnv.clone_state()` / `restore_state()`, as OpenSpiel's `state.clone()`.
+
+Search and expert iteration try actions from one decision many times over. A snapshot holds
+everything that decides what the env does next, copied, so later play changes nothing in it
+and one snapshot can be restored any number of times:
+
+- the fight: `Battle.clone()` (the battle state; the dice's generator state and the numbers
+  drawn but not yet used; the event log and its `record` flag; the deciders; the decision
+  counters);
+- the players: the opponent policy and the advisor (with `advice`), deep copies of them
+  (generators, turn memories, in-fight memos such as `tactical`'s threat estimates);
+- the env's own: `agent_team`, whether the episode is over, the team healths the damage
+  rewards are measured from, the legal-action map and mask, the advice rows of the current
+  decision, and `np_random`'s state (what the next `reset` draws).
+
+The copies share with the env only what never changes in a fight (the ruleset, the map, the
+stat blocks, weapons, armour and traits, the action layout) and the memos a policy declares
+safe to share (`Policy.shared_memos`: memos of pure functions and per-decision scratch,
+which change no decision). A snapshot lives in memory only (it holds such functions).
+
+After `restore_state`, the same actions give the same observations, rewards, terminations,
+truncations and infos, bit for bit (tests/test_env_snapshot.py). A snapshot is tied to the
+configuration of the env that took it (ruleset, scenarios, generator settings, layout with
+advice and clock, agent team, rewards): restoring it on an env configured otherwise raises a
+`TacticaError` naming the field. The opponent pool (`set_opponents`) is not part of it: as
+ever, it takes effect at the next `reset`.
+
+Cost (median of 2,000, warehouse mid-fight, this 2-core machine): see `SkirmishEnv.clone_state`.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agents.base import Policy
+from rules.battle import Battle
+from rules.errors import TacticaError
+
+if TYPE_CHECKING:
+    from envs.skirmish import SkirmishEnv
+
+
+class EnvSnapshot:
+    """One decision of a `SkirmishEnv`, to restore with `restore_state` (opaque: its parts
+    are private)."""
+
+    __slots__ = ("_config", "_layout", "_battle", "_players", "_book", "_legal", "_mask", "_advice",
+                 "_np_random")
+
+    def __repr__(self) -> str:
+        s = self._battle.state
+        return (f"<EnvSnapshot {s.scenario} round {s.round} actor "
+                f"{s.actor.id if s.actor is not None and not s.over else None} team {self._book[0]}>")
+
+
+def env_config(env: SkirmishEnv) -> dict[str, Any]:
+    """What a snapshot must match in the env it is restored on (made once per env)."""
+    cfg = env.__dict__.get("_snapshot_config")
+    if cfg is None:
+        from envs.skirmish import RANDOM_SIDE
+        cfg = {"ruleset": env.ruleset_name, "scenario": copy.deepcopy(env.scenarios),
+               "generator": copy.deepcopy(env.generator_args), "layout": env.fingerprint(),
+               "agent_team": RANDOM_SIDE if env._random_side else env._agent_team_arg,
+               "reward": dict(env.reward_cfg)}
+        env._snapshot_config = cfg
+    return cfg
+
+
+def _check(env: SkirmishEnv, snap: Any) -> None:
+    if not isinstance(snap, EnvSnapshot):
+        raise TacticaError(f"not a snapshot: {type(snap).__name__}", field="snapshot",
+                           expected="what clone_state() returned")
+    mine = env_config(env)
+    if snap._config is mine:
+        return
+    for key, want in mine.items():
+        got = snap._config[key]
+        if got != want:
+            raise TacticaError(f"the snapshot is of another env: its {key} is {_short(got)}",
+                               field=f"snapshot.{key}", expected=f"{_short(want)}, as in this env")
+
+
+def _short(v: Any, n: int = 120) -> str:
+    text = repr(v)
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
+def _generator(g: np.random.Generator) -> np.random.Generator:
+    """A generator in the same state as `g`, its own (faster than a deep copy)."""
+    bg = type(g.bit_generator)(0)
+    bg.state = g.bit_generator.state
+    return np.random.Generator(bg)
+
+
+def _seed_policy(p: Any, memo: dict[int, Any], depth: int = 0) -> None:
+    """Put into `memo` what a copy of policy `p` (and the policies it holds) shares with it
+    or gets ready-made: its declared memos, a copy of its generator and number buffer."""
+    if isinstance(p, Policy):
+        for name in p.shared_memos:
+            v = getattr(p, name, None)
+            if v is not None:
+                memo[id(v)] = v
+        rng, buf = p.__dict__.get("rng"), p.__dict__.get("_buf")
+        if isinstance(rng, np.random.Generator):
+            memo[id(rng)] = _generator(rng)
+        if type(buf) is list:
+            memo[id(buf)] = list(buf)   # numbers: a shallow copy is a full one
+    if depth < 3 and hasattr(p, "__dict__"):
+        for v in p.__dict__.values():
+            if isinstance(v, Policy):
+                _seed_policy(v, memo, depth + 1)
+
+
+def _copy_fight(env: SkirmishEnv, battle: Battle, players: tuple, layout: Any) -> tuple[Battle, tuple]:
+    """A copy of the fight and its players (opponent, advisor) that shares no changing part with
+    them; references from the players to the fight's figures lead to the copy's figures."""
+    nb = battle.clone()
+    old, new = battle.state, nb.state
+    memo: dict[int, Any] = {id(env.rs): env.rs, id(layout): env.layout, id(old.grid): old.grid,
+                            id(old.settings): old.settings, id(old.teams): old.teams, id(old): new}
+    for c, d in zip(old.combatants, new.combatants):
+        memo[id(c)] = d
+        for v in (c.stats, c.weapons, c.armour, c.traits):
+            memo[id(v)] = v
+    for p in players:
+        _seed_policy(p, memo)
+    players = copy.deepcopy(players, memo)
+    nb.deciders = copy.deepcopy(battle.deciders, memo)   # the copied opponent answers its figures
+    return nb, players
+
+
+def capture(env: SkirmishEnv) -> EnvSnapshot:
+    """The snapshot of `env`'s current decision (`SkirmishEnv.clone_state`)."""
+    if env.battle is None:
+        raise TacticaError("no fight to snapshot", field="clone_state", expected="reset() before clone_state()")
+    snap = EnvSnapshot()
+    snap._config = env_config(env)
+    snap._layout = env.layout
+    snap._battle, snap._players = _copy_fight(env, env.battle, (env._opponent, env._advisor), env.layout)
+    snap._book = (env.agent_team, env._done, env._start_health, env._last_health)
+    snap._legal = dict(env._legal)
+    snap._mask = env._mask.copy()
+    snap._advice = None if env._advice_rows is None else env._advice_rows.copy()
+    snap._np_random = (env.np_random.bit_generator.state, env._np_random_seed)
+    return snap
+
+
+def restore(env: SkirmishEnv, snap: EnvSnapshot) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Put `env` back at the snapshot's decision; its observation and info (`restore_state`)."""
+    _check(env, snap)
+    env.battle, (env._opponent, env._advisor) = _copy_fight(env, snap._battle, snap._players, snap._layout)
+    env.agent_team, env._done, env._start_health, env._last_health = snap._book
+    env._legal = dict(snap._legal)
+    env._mask = snap._mask.copy()
+    env._advice_rows = None if snap._advice is None else snap._advice.copy()
+    state, seed = snap._np_random
+    env.np_random.bit_generator.state = state
+    env._np_random_seed = seed
+    obs = env._observation(env._agent_actor())
+    if env._advice_rows is not None:
+        obs["advice"] = env._advice_rows.copy()
+    info = env._info()
+    s = env.battle.state
+    if s.over:
+        info["winner"] = s.winner
+    return obs, info
+
+
+__all__ = ["EnvSnapshot", "capture", "restore"]
