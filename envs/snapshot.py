@@ -169,4 +169,65 @@ def restore(env: SkirmishEnv, snap: EnvSnapshot) -> tuple[dict[str, np.ndarray],
     return obs, info
 
 
-__all__ = ["EnvSnapshot", "capture", "restore"]
+# -- the PettingZoo AEC env ---------------------------------------------------------------
+#: the AEC env's per-agent dicts (`infos` holds a dict per agent: copied one level deeper)
+_AEC_DICTS = ("rewards", "_cumulative_rewards", "terminations", "truncations")
+
+
+class AECSnapshot:
+    """One decision of a `SkirmishAEC` (opaque): the fight, the agents and their reward, flag
+    and info dicts, the agent selection, the legal map and mask, and the reset generator."""
+
+    __slots__ = ("_config", "_battle", "_book")
+
+
+def _aec_config(env: Any) -> dict[str, Any]:
+    return {"scenario": env.spec.name, "layout": env.layout.fingerprint(None, False)}
+
+
+def capture_aec(env: Any) -> AECSnapshot:
+    """The snapshot of a `SkirmishAEC`'s current decision (`SkirmishAEC.clone_state`)."""
+    if env.battle is None:
+        raise TacticaError("no fight to snapshot", field="clone_state", expected="reset() before clone_state()")
+    snap = AECSnapshot()
+    snap._config = _aec_config(env)
+    snap._battle = env.battle.clone()
+    snap._book = _aec_book(env)
+    return snap
+
+
+def _aec_book(env: Any) -> dict[str, Any]:
+    book = {k: dict(getattr(env, k)) for k in _AEC_DICTS}
+    book["infos"] = {a: dict(i) for a, i in env.infos.items()}
+    book["agents"] = list(env.agents)
+    book["agent_selection"] = env.agent_selection
+    book["_skip_agent_selection"] = getattr(env, "_skip_agent_selection", None)
+    book["_legal"] = dict(env._legal)
+    book["_mask"] = env._mask.copy() if getattr(env, "_mask", None) is not None else None
+    book["_rng"] = env._rng.bit_generator.state
+    return book
+
+
+def restore_aec(env: Any, snap: Any) -> None:
+    """Put a `SkirmishAEC` back at the snapshot's decision (`SkirmishAEC.restore_state`)."""
+    if not isinstance(snap, AECSnapshot):
+        raise TacticaError(f"not a snapshot: {type(snap).__name__}", field="snapshot",
+                           expected="what SkirmishAEC.clone_state() returned")
+    for key, want in _aec_config(env).items():
+        if snap._config[key] != want:
+            raise TacticaError(f"the snapshot is of another env: its {key} is {_short(snap._config[key])}",
+                               field=f"snapshot.{key}", expected=f"{_short(want)}, as in this env")
+    env.battle = snap._battle.clone()
+    b = snap._book
+    for k in _AEC_DICTS:
+        setattr(env, k, dict(b[k]))
+    env.infos = {a: dict(i) for a, i in b["infos"].items()}
+    env.agents = list(b["agents"])
+    env.agent_selection = b["agent_selection"]
+    env._skip_agent_selection = b["_skip_agent_selection"]
+    env._legal = dict(b["_legal"])
+    env._mask = None if b["_mask"] is None else b["_mask"].copy()
+    env._rng.bit_generator.state = b["_rng"]
+
+
+__all__ = ["AECSnapshot", "EnvSnapshot", "capture", "capture_aec", "restore", "restore_aec"]
