@@ -67,9 +67,13 @@ def mid_fight(env, seed: int, steps: int = 5):
     raise AssertionError("no fight lasted")
 
 
-def round_trip(env, seed: int, k: int = 12) -> None:
-    """Clone mid-fight; play on; restore and replay; branch; restore and replay again."""
+def round_trip(env, seed: int, k: int = 12, refill: bool = False) -> None:
+    """Clone mid-fight; play on; restore and replay; branch; restore and replay again.
+    `refill`: the opponent's next number comes from its generator (its buffer is used up)."""
     obs0, info0, rng = mid_fight(env, seed)
+    if refill:
+        opp = env.unwrapped._opponent
+        opp._pos = len(opp._buf)
     snap = env.unwrapped.clone_state()
     first, actions = play(env, rng, k)
     obs, info = env.unwrapped.restore_state(snap)
@@ -93,7 +97,7 @@ def test_default_env_round_trip(ruleset):
 def test_through_wrappers_with_shaping_and_random_opponent():
     env = gym.make("tactica/CortexWarehouse-v2", opponent="random",
                    reward={"damage_dealt": 0.3, "damage_taken": 0.2})
-    round_trip(env, seed=5, k=20)
+    round_trip(env, seed=5, k=20, refill=True)
 
 
 @pytest.mark.parametrize("ruleset,advice", [("cortex", "tactical"), ("metalface", "bold")])
