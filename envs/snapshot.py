@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.base import Policy
+from envs.advice import Advisor
 from rules.battle import Battle
 from rules.errors import TacticaError
 
@@ -100,8 +101,9 @@ def _generator(g: np.random.Generator) -> np.random.Generator:
 
 
 def _seed_policy(p: Any, memo: dict[int, Any], depth: int = 0) -> None:
-    """Put into `memo` what a copy of policy `p` (and the policies it holds) shares with it
-    or gets ready-made: its declared memos, a copy of its generator and number buffer."""
+    """Put into `memo` what a copy of policy `p` (and the policies and advisors it holds, or
+    the advisor `p`'s policy) shares with it or gets ready-made: its declared memos, a copy of
+    its generator and of its number buffer."""
     if isinstance(p, Policy):
         for name in p.shared_memos:
             v = getattr(p, name, None)
@@ -114,7 +116,7 @@ def _seed_policy(p: Any, memo: dict[int, Any], depth: int = 0) -> None:
             memo[id(buf)] = list(buf)   # numbers: a shallow copy is a full one
     if depth < 3 and hasattr(p, "__dict__"):
         for v in p.__dict__.values():
-            if isinstance(v, Policy):
+            if isinstance(v, (Policy, Advisor)):   # a planner's guide, a learned policy's advisor ...
                 _seed_policy(v, memo, depth + 1)
 
 

@@ -67,10 +67,11 @@ def mid_fight(env, seed: int, steps: int = 5):
     raise AssertionError("no fight lasted")
 
 
-def round_trip(env, seed: int, k: int = 12, refill: bool = False) -> None:
+def round_trip(env, seed: int, k: int = 12, refill: bool = False, before: int = 5) -> None:
     """Clone mid-fight; play on; restore and replay; branch; restore and replay again.
-    `refill`: the opponent's next number comes from its generator (its buffer is used up)."""
-    obs0, info0, rng = mid_fight(env, seed)
+    `refill`: the opponent's next number comes from its generator (its buffer is used up);
+    `before`: the decisions played before the clone."""
+    obs0, info0, rng = mid_fight(env, seed, before)
     if refill:
         opp = env.unwrapped._opponent
         opp._pos = len(opp._buf)
@@ -107,6 +108,11 @@ def test_generated_maps_with_advice(ruleset, advice):
     round_trip(env, seed=7)
     obs, _ = env.restore_state(env.clone_state())
     assert obs["advice"].any()    # the advisor's rows of the decision come back
+
+
+def test_learned_opponent():
+    env = SkirmishEnv(scenario="metalface/foundry", opponent="ppo")   # tactica/policies/metalface.npz
+    round_trip(env, seed=11, k=3, before=2)   # a few: its decisions take ~0.1 s
 
 
 def test_a_snapshot_restores_on_another_env_of_the_same_configuration():
