@@ -23,7 +23,12 @@ truncations and infos, bit for bit (tests/test_env_snapshot.py). A snapshot is t
 configuration of the env that took it (ruleset, scenarios, generator settings, layout with
 advice and clock, agent team, rewards): restoring it on an env configured otherwise raises a
 `TacticaError` naming the field. The opponent pool (`set_opponents`) is not part of it: as
-ever, it takes effect at the next `reset`.
+ever, it takes effect at the next `reset` (an opponent given as a `Policy` object plays on,
+after a restore, as the snapshot's copy of it; the next `reset` takes the pool's object again).
+
+`SkirmishAEC` (envs/multiagent.py) has the same pair, `AECSnapshot` below: the fight and
+the AEC bookkeeping (agents, rewards, flags, infos, agent selection, reset generator);
+`restore_state` returns nothing there (`last()` and `observe` read the restored decision).
 
 Cost (`benchmarks/bench_snapshot.py`, medians, cortex/warehouse after 8 decisions, this 2-core
 machine under load): a clone 0.14 ms (random opponent), 0.18 ms (tactical), 0.28 ms (tactical
