@@ -169,6 +169,34 @@ def test_snapshots_of_other_envs_are_refused():
         env.restore_state({"battle": None})
 
 
+def test_aec_round_trip_to_the_end():
+    """Through the end of the game, where the agents leave one by one (dead steps)."""
+    env = SkirmishAEC(scenario="cortex/duel")
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
+    snap = env.clone_state()
+
+    def run(actions=None):
+        out, taken = [], []
+        for i, agent in enumerate(env.agent_iter(2000)):
+            obs, rew, term, trunc, info = env.last()
+            if term or trunc:
+                a = None
+            else:
+                a = actions[i] if actions is not None else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            taken.append(a)
+            env.step(a)
+            out.append((agent, rew, term, trunc, info, obs["observation"]["units"].tobytes(), list(env.agents)))
+        return out, taken
+
+    first, actions = run()
+    assert not env.agents and len(first) > 10
+    for _ in range(2):
+        env.restore_state(snap)
+        assert run(actions)[0] == first
+
+
 def test_aec_round_trip():
     env = SkirmishAEC(scenario="cybergeneration/alley_brawl")
     env.reset(seed=3)
