@@ -39,6 +39,10 @@ class Policy:
 
     #: True when `choose` is the default answer (`Battle.run` then need not ask it at all)
     answers_by_default = True
+    #: attributes a copy of the policy for an env snapshot may share with it (envs/snapshot.py):
+    #: memos of pure functions and per-decision scratch set before it is read, which change no
+    #: decision however they are shared
+    shared_memos: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kw) -> None:
         super().__init_subclass__(**kw)

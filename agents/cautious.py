@@ -29,6 +29,9 @@ class CautiousPolicy(Policy):
     hurt = 0.5
     p_min = 0.2
     max_attacks = 2
+    #: shared by a snapshot's copy (Policy.shared_memos): the decision's probe dice (set in
+    #: `act`) and the move tiers (an exact memo)
+    shared_memos = ("dice", "_tiers")
 
     def __init__(self, seed=None) -> None:
         super().__init__(seed)

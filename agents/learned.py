@@ -80,6 +80,8 @@ class NumpyPolicy(Policy):
     """An exported actor network, run with numpy."""
 
     name = "ppo"
+    #: shared by a snapshot's copy (Policy.shared_memos): what `load` read, never changed after
+    shared_memos = ("meta", "w", "layout")
 
     def __init__(self, path: str | Path | None = None, seed=None, deterministic: bool = True) -> None:
         super().__init__(seed)

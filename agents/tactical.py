@@ -59,6 +59,10 @@ class TacticalPolicy(MoveChoices, Policy):
     caution = 1.0
     #: x how much attacks, and the positions that allow them, weigh against exposure
     boldness = 1.0
+    #: shared by a snapshot's copy (Policy.shared_memos): the probe dice and threat memo of a
+    #: decision (set in `rank`), the last ranking (replaced by `act`, never changed), the
+    #: fight's threat profiles and move tiers (exact memos)
+    shared_memos = ("dice", "threats", "last_ranked", "threat_memo", "_tier_cache")
 
     def __init__(self, seed=None, *, refine: int = 6, exact: bool = True, lite: bool = False) -> None:
         """`refine`: how many of the best-looking cells are re-scored with the rules' odds on

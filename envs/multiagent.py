@@ -117,6 +117,19 @@ class SkirmishAEC(AECEnv):
                 self.agent_selection = self.fight.actor
         self._accumulate_rewards()
 
+    # -- snapshots (envs/snapshot.py) ---------------------------------------------------
+    def clone_state(self):
+        """A snapshot of the current decision (the fight, its dice, the agents' rewards, flags
+        and infos, the agent selection): later play leaves it as it is."""
+        from envs.snapshot import capture_aec
+        return capture_aec(self)
+
+    def restore_state(self, snap) -> None:
+        """Put the env back at `snap`'s decision (`last()` and `observe` then read it); a
+        snapshot of another scenario or layout is refused (`TacticaError`)."""
+        from envs.snapshot import restore_aec
+        restore_aec(self, snap)
+
     def render(self):
         if self.render_mode is None or self.battle is None:
             return None

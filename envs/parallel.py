@@ -105,6 +105,20 @@ class SkirmishParallel(ParallelEnv):
         rnd = self.battle.state.round
         return {a: {"acting": a == actor, "actor": actor, "round": rnd} for a in self.agents}
 
+    # -- snapshots (envs/snapshot.py) ---------------------------------------------------
+    def clone_state(self):
+        """A snapshot of the current decision (the fight, its dice and opponent, the agents, the
+        reset generator): later play leaves it as it is."""
+        from envs.snapshot import capture_aec
+        return capture_aec(self)
+
+    def restore_state(self, snap) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+        """Put the env back at `snap`'s decision; its observations and infos, as `reset` gives
+        them (the fight must not be over). A snapshot of another env is refused (`TacticaError`)."""
+        from envs.snapshot import restore_aec
+        restore_aec(self, snap)
+        return (self._observations(), self._infos()) if self.agents else ({}, {})
+
     def step(self, actions: Mapping[str, Any]):
         if not self.agents:
             raise TacticaError("step() called on a finished episode", field="actions",

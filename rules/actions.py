@@ -61,6 +61,10 @@ class Action:
     weapon: str | None = None
     option: str | None = None
 
+    def __deepcopy__(self, memo: dict) -> "Action":
+        """Itself: a frozen value (deep copies of policies, envs/snapshot.py, need no new one)."""
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.kind}
         for k in ("target", "cell", "weapon", "option"):
