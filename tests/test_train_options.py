@@ -213,3 +213,16 @@ def test_resume_continues_each_envs_draws_where_the_uninterrupted_run_would(tmp_
         assert common >= 1, (k, len(after[k]), len(uninterrupted[k]), n)
         assert after[k][:common] == uninterrupted[k][n:n + common]
         assert not set(after[k]) & set(before[k])          # no episode of the run's start again
+
+
+def test_resume_refuses_another_env_count_and_reseeds_a_checkpoint_without_generators(tmp_path):
+    c = cfg(tmp_path, run_name="old")
+    d = train(c, progress=False)
+    with pytest.raises(TacticaError, match=r"n_envs: the checkpoint was trained with 2 envs"):
+        train(load_config({**c.to_dict(), "n_envs": 1, "total_steps": 512}), resume=True, progress=False)
+    meta_path = d / "checkpoints" / "latest.json"
+    meta = json.loads(meta_path.read_text())
+    assert len(meta.pop("env_rng")) == 2
+    meta_path.write_text(json.dumps(meta))    # a checkpoint written before the generators were kept
+    train(load_config({**c.to_dict(), "total_steps": 512}), resume=True, progress=False)
+    assert json.loads(meta_path.read_text())["step"] >= 512
