@@ -113,7 +113,7 @@ class TrainConfig:
     clock: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
-    eval_interval: int = 20_000  #: steps between evaluations (0: none)
+    eval_interval: int = 20_000  #: steps between evaluations, and one of the final policy (0: none)
     eval_episodes: int = 40
     eval_opponents: list[str] = field(default_factory=lambda: ["tactical"])
     checkpoint_interval: int = 20_000

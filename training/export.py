@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from torch import nn
 
-from rules.atomic import atomic_write
+from rules.atomic import atomic_write, umask_mode
 
 FORMAT = "tactica-policy"
 FORMAT_VERSION = 1
@@ -100,5 +100,5 @@ def export_model(model, path: str | Path, layout_fp: dict[str, Any], env_id: str
     buf = io.BytesIO()
     np.savez(buf, **arrays)
     # whole or not at all; a policy file is for sharing (a full disk: one line naming it)
-    atomic_write(path, buf.getvalue(), mode=0o644, field="--out")
+    atomic_write(path, buf.getvalue(), mode=umask_mode(), field="--out")
     return path

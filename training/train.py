@@ -3,17 +3,19 @@
 A run folder (`<out_dir>/<run_name>`) holds `config.yaml` (the resolved config),
 `tb/` (TensorBoard logs), `eval.csv` (evaluation win rates), `learning_curve.png`,
 `checkpoints/latest.zip` + `checkpoints/latest.json` (written atomically every
-`checkpoint_interval` steps, so a killed run loses at most one interval) and
+`checkpoint_interval` steps, so a killed run loses at most one interval; the JSON keeps the
+training envs' generators, so `--resume` continues their episodes: training/env_rngs.py) and
 `policy.npz` (the exported actor, refreshed at every checkpoint; also the self-play
-opponent).
+opponent). The run ends with an evaluation of its final policy unless one was made at its
+last step. Every file gets the permissions `open()` would give it under the umask (0644
+under 022), so checkpoints and policies can be read and shared.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
-import os
-import tempfile
 import time
 from dataclasses import asdict
 from datetime import datetime
@@ -25,8 +27,9 @@ import yaml
 
 from agents.base import Policy
 from rules.errors import TacticaError
-from rules.atomic import atomic_write
+from rules.atomic import atomic_write, umask_mode
 from training.config import TrainConfig
+from training.env_rngs import restore_rngs, rng_states
 from training.export import export_model, fingerprint_hash
 
 
@@ -78,7 +81,16 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, opponents: list[str], held_out:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    atomic_write(path, data, mode=0o644)
+    atomic_write(path, data, mode=umask_mode())   # readable as a file `open()` makes, not 0600
+
+
+def _last_eval_step(csv_path: Path) -> int:
+    """The step of the latest row of `eval.csv` (-1: none yet)."""
+    try:
+        rows = list(csv.DictReader(open(csv_path)))
+    except OSError:
+        return -1
+    return max((int(r["step"]) for r in rows if (r.get("step") or "").isdigit()), default=-1)
 
 
 def run_dir_for(cfg: TrainConfig) -> Path:
@@ -178,10 +190,26 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             raise TacticaError("the checkpoint was made for another ruleset or layout", source=str(latest),
                                field="fingerprint", expected=f"{cfg.ruleset} with this config's map size and slots")
         try:
-            model = MaskablePPO.load(str(latest), env=venv, device="cpu", tensorboard_log=str(run_dir / "tb"))
+            # loaded without the envs: `load(env=...)` would seed them from the config seed again
+            model = MaskablePPO.load(str(latest), device="cpu", tensorboard_log=str(run_dir / "tb"))
         except Exception as e:  # zip/pickle errors from a damaged file
             raise TacticaError(f"cannot load checkpoint: {e.__class__.__name__}", source=str(latest),
                                field="(file)", expected="a checkpoint written by `tactica train`") from None
+        if model.n_envs != cfg.n_envs:
+            raise TacticaError(f"the checkpoint was trained with {model.n_envs} envs", source=str(latest),
+                               field="n_envs", expected=f"the checkpoint's n_envs ({model.n_envs})")
+        # the learner's own generators (action sampling, minibatch order) go on from a seed of
+        # (seed, step), not from the run's start again; the envs get their saved generators
+        model.set_random_seed(int(np.random.SeedSequence([cfg.seed, model.num_timesteps]).generate_state(1)[0]))
+        try:
+            model.set_env(venv)
+        except (ValueError, AssertionError) as e:
+            raise TacticaError(f"the checkpoint does not fit this config's envs ({e})", source=str(latest),
+                               field="fingerprint", expected="the run's map size, slots and advice") from None
+        if "env_rng" in meta:
+            restore_rngs(venv, meta["env_rng"], str(latest_meta))
+        else:   # a checkpoint from before env_rng: new seeds at least, not the run's first episodes again
+            venv.seed(int(np.random.SeedSequence([cfg.seed, model.num_timesteps, 1]).generate_state(1)[0]))
         mode = getattr(model.policy.features_extractor, "mode", None)
         if mode != cfg.features:
             raise TacticaError(f"the checkpoint has {mode} features", source=str(latest), field="features",
@@ -211,15 +239,31 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     csv_path = run_dir / "eval.csv"
     if not csv_path.exists():
         csv_path.write_text("step,opponent,win_rate,episodes\n")
+    last_eval = {"step": _last_eval_step(csv_path)}
 
     def checkpoint(step: int) -> None:
-        fd, tmp = tempfile.mkstemp(dir=ckpt_dir, suffix=".zip")
-        os.close(fd)
-        model.save(tmp)
-        os.replace(tmp, latest)
+        buf = io.BytesIO()
+        model.save(buf)
+        _atomic_write(latest, buf.getvalue())
+        # a fresh run's envs take the model's seeds (seed + i) at learning's first reset
+        pending = None if resume or model._last_obs is not None else [cfg.seed + i for i in range(cfg.n_envs)]
         _atomic_write(latest_meta, json.dumps({"step": step, "ruleset": cfg.ruleset, "fingerprint_hash": fp_hash,
-                                               "elapsed_s": round(elapsed(), 2)}).encode())
+                                               "elapsed_s": round(elapsed(), 2),
+                                               "env_rng": rng_states(venv, pending)}).encode())
         export_model(model, run_dir / "policy.npz", layout_fp, env_id, {"steps": step, "config": cfg.to_dict()})
+
+    def evaluate(step: int) -> dict[str, float]:
+        """Evaluate against each of `eval_opponents`: a row of eval.csv each; their win rates."""
+        rates = {}
+        for opp in cfg.eval_opponents:
+            wr = evaluate_win_rate(model, cfg, run_dir, opp, cfg.eval_episodes, seed=cfg.seed + step)
+            with open(csv_path, "a") as f:
+                f.write(f"{step},{opp},{wr:.4f},{cfg.eval_episodes}\n")
+            rates[opp] = wr
+            if on_eval:
+                on_eval(step, opp, wr)
+        last_eval["step"] = step
+        return rates
 
     class Loop(BaseCallback):
         def __init__(self) -> None:
@@ -265,14 +309,9 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
                 checkpoint(n)
                 self.next_ckpt += cfg.checkpoint_interval
             if self.next_eval is not None and n >= self.next_eval:
-                for opp in cfg.eval_opponents:
-                    wr = evaluate_win_rate(model, cfg, run_dir, opp, cfg.eval_episodes, seed=cfg.seed + n)
-                    with open(csv_path, "a") as f:
-                        f.write(f"{n},{opp},{wr:.4f},{cfg.eval_episodes}\n")
+                for opp, wr in evaluate(n).items():
                     self.logger.record(f"eval/win_rate_vs_{opp}", wr)
                     self.last_wr = wr
-                    if on_eval:
-                        on_eval(n, opp, wr)
                 _plot(run_dir)
                 self.next_eval += cfg.eval_interval
             if self.prog is not None and n % 64 == 0:
@@ -290,12 +329,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
         _pretrain(model, cfg, run_dir, progress, layout_fp, env_id)
         torch.set_num_threads(1)
         checkpoint(0)
-        for opp in cfg.eval_opponents if cfg.eval_interval else []:
-            wr = evaluate_win_rate(model, cfg, run_dir, opp, cfg.eval_episodes, seed=cfg.seed)
-            with open(csv_path, "a") as f:
-                f.write(f"0,{opp},{wr:.4f},{cfg.eval_episodes}\n")
-            if on_eval:
-                on_eval(0, opp, wr)
+        if cfg.eval_interval:
+            evaluate(0)
         _plot(run_dir)
 
     remaining = cfg.total_steps - model.num_timesteps
@@ -304,6 +339,13 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             model.learn(total_timesteps=remaining, callback=Loop(), reset_num_timesteps=not resume,
                         tb_log_name="ppo")
         checkpoint(model.num_timesteps)
+        # the final policy is evaluated even when the run was shorter than one interval
+        if cfg.eval_interval and cfg.eval_opponents and last_eval["step"] < model.num_timesteps:
+            rates = evaluate(model.num_timesteps)
+            if remaining > 0:   # learning ran: its logger writes to the run's TensorBoard folder
+                for opp, wr in rates.items():
+                    model.logger.record(f"eval/win_rate_vs_{opp}", wr)
+                model.logger.dump(model.num_timesteps)
         _plot(run_dir)
     finally:
         venv.close()
