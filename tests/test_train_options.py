@@ -27,10 +27,10 @@ from training.overrides import RESUMABLE, apply_sets  # noqa: E402
 import training.train as train_mod  # noqa: E402
 from training.train import train  # noqa: E402
 
-BASE = {"ruleset": "cortex", "scenarios": ["cortex/duel"], "opponents": ["aggressive"], "n_envs": 2,
-        "total_steps": 256, "ppo": {"n_steps": 128, "batch_size": 128, "n_epochs": 1},
-        "eval_interval": 0, "eval_episodes": 2, "eval_opponents": ["aggressive"], "checkpoint_interval": 256,
-        "vec_env": "dummy", "map_size": [12, 16], "max_enemies": 1, "max_allies": 0, "net_arch": [16, 16]}
+from tests.training_setup import BASE as DUEL  # noqa: E402
+
+#: the training tests' duel (tests/training_setup.py), shorter: 256 steps, no evaluation
+BASE = {**DUEL, "total_steps": 256, "eval_interval": 0, "eval_episodes": 2, "net_arch": [16, 16]}
 
 
 def cfg(tmp_path: Path, **kw):
