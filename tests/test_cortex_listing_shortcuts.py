@@ -21,7 +21,7 @@ from rules.edges import edges_from_segments
 from rules.grid import Grid
 from rules.scenario import build_state, load_scenario
 from rules.systems.cortex import listing
-from rules.systems.cortex.ruleset import _max_cost_off
+from rules.systems.cortex.readouts import _max_cost_off
 from tests.seeded_states import decisions
 
 SCENARIOS = ["cortex/warehouse", "cortex/ambush", "cortex/duel", "cortex/saloon"]
