@@ -100,13 +100,3 @@ class ReadoutsMixin:
                 r = 1.5 * 1.5  # next cell, diagonals included
             best = max(best, r)
         return best
-
-    def weapon_slots(self, c: Combatant) -> list[str]:
-        return [w.name for w in self.weapons_of(c)]
-
-    def ammo_frac(self, c: Combatant) -> float:
-        ranged = [w for w in self.weapons_of(c) if w.ranged and w.magazine]
-        if not ranged:
-            return 1.0
-        w = ranged[0]
-        return c.res["ammo"].get(w.name, 0) / max(1, w.magazine)

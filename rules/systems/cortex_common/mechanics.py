@@ -145,6 +145,18 @@ class CortexBase:
         }
 
     # -- weapons carried ------------------------------------------------------------
+    def weapon_slots(self, c: Combatant) -> list[str]:
+        """The names of the weapons a figure has now (`weapons_of`)."""
+        return [w.name for w in self.weapons_of(c)]
+
+    def ammo_frac(self, c: Combatant) -> float:
+        """The ammunition left in the figure's first ranged weapon with a magazine (1 without one)."""
+        ranged = [w for w in self.weapons_of(c) if w.ranged and w.magazine]
+        if not ranged:
+            return 1.0
+        w = ranged[0]
+        return c.res["ammo"].get(w.name, 0) / max(1, w.magazine)
+
     def weapons_of(self, c: Combatant) -> list[Weapon]:
         """The weapons a figure has now: its own less those lost, then those it gained."""
         lost = c.res["lost"]

@@ -437,15 +437,5 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
             out.append((best, 1.0 if frac is None else frac))
         return out
 
-    def weapon_slots(self, c: Combatant) -> list[str]:
-        return [w.name for w in self.weapons_of(c)]
-
-    def ammo_frac(self, c: Combatant) -> float:
-        ranged = [w for w in self.weapons_of(c) if w.ranged and w.magazine]
-        if not ranged:
-            return 1.0
-        w = ranged[0]
-        return c.res["ammo"].get(w.name, 0) / max(1, w.magazine)
-
 
 __all__ = ["CortexHuRuleset"]
