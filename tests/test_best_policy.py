@@ -174,3 +174,25 @@ def test_best_on_metalface_imports_no_torch():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("ruleset,n", [("cybergeneration", 12), ("cortex", 2)])
+def test_a_gms_behaviour_wraps_the_player_best_plays_as(ruleset, n):
+    """BehavedPolicy (agents/behaved.py) screens the choices of `best`'s player as it would
+    that player's own: bold's ranking, the planner's candidates."""
+    setting = {"downed": "spare", "morale": "fall_back", "break_at": 0.9}
+    same_decisions(SCENARIOS[ruleset], make_policy("best", 2, behaviour=setting),
+                   make_policy(BEST[ruleset].policy, 2, behaviour=setting), n)
+
+
+def test_the_decision_time_benchmark_prints_a_row_per_ruleset(capsys):
+    """benchmarks/decision_time.py in a tiny form: one fight of `best` in cybergeneration."""
+    from benchmarks.decision_time import main, percentile
+
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.5) == 3.0 and percentile([0.0, 10.0], 0.95) == 9.5
+    main(["--policy", "best", "--ruleset", "cybergeneration", "--fights", "1"])
+    row = capsys.readouterr().out.strip().splitlines()[-1].strip("|").split("|")
+    cells = [c.strip() for c in row]
+    assert cells[:4] == ["cybergeneration", f"best ({BEST['cybergeneration'].policy})", "bundled", "1"]
+    decisions, med, p95, top = int(cells[4]), float(cells[5]), float(cells[6]), float(cells[7])
+    assert decisions > 0 and 0 <= med <= p95 <= top
