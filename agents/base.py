@@ -96,13 +96,31 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     "planner-bold": "agents.planner:BoldPlannerPolicy",
     #: the trained policy shipped for the scenario's ruleset (tactica/policies/<ruleset>.npz)
     "ppo": "agents.learned:NumpyPolicy",
+    #: each ruleset's strongest player (agents/best.py's BEST table)
+    "best": "agents.best:BestPolicy",
 }
 
 
-#: the NPC policy every command uses when none is named (simulate, difficulty, tune, the
-#: autopilot, suggest and the API): the strongest scripted player that decides in well under
-#: a second
+#: the NPC policy every command uses when none is named (simulate, difficulty, tune, suggest,
+#: and the autopilot's and the API's NPCs where `best` is too slow: `default_policy`): the
+#: strongest scripted player that decides in well under a second
 DEFAULT_POLICY = "tactical"
+#: `best` is a front end's default NPC where its decisions take at most these CPU seconds
+#: (median, 95th percentile; agents/best.py's BEST table, benchmarks/decision_time.py)
+BEST_MEDIAN_S = 0.5
+BEST_P95_S = 2.0
+
+
+def default_policy(ruleset: str | None) -> str:
+    """The NPC policy the autopilot and the API server give a team of a `ruleset` fight when
+    none is named: `best` where that ruleset's entry decides fast enough (median at most
+    `BEST_MEDIAN_S`, 95th percentile at most `BEST_P95_S`), else `DEFAULT_POLICY`."""
+    from agents.best import BEST
+
+    e = BEST.get(ruleset) if ruleset is not None else None
+    if e is not None and e.median_s <= BEST_MEDIAN_S and e.p95_s <= BEST_P95_S:
+        return "best"
+    return DEFAULT_POLICY
 
 
 def register_policy(name: str, factory: str | Callable[..., Policy]) -> None:

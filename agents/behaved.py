@@ -117,6 +117,12 @@ class BehavedPolicy(Policy):
             return f"{actor.name} {self.last_reason}"
         return self.inner.explain(state, actor, action)
 
+    def _player(self, state: BattleState) -> Policy:
+        """The policy that decides: the wrapped one, or the player `best` plays as
+        (agents/best.py) in this fight."""
+        resolve = getattr(self.inner, "resolve", None)
+        return resolve(state) if resolve is not None else self.inner
+
     # -- deciding --------------------------------------------------------------------
     def _decide(self, state: BattleState, actor: Combatant, b: Behaviour) -> Choice:
         rs = self.ruleset(state)
@@ -127,7 +133,7 @@ class BehavedPolicy(Policy):
             if c is not None:
                 self._commit(state, actor, c.action)
                 return c
-        inner = self.inner
+        inner = self._player(state)
         if hasattr(inner, "screen") and hasattr(inner, "guide"):   # the planner
             inner.screen = lambda s, me, ranked: self._screen(s, me, b, ranked, legal)
             try:
@@ -146,7 +152,8 @@ class BehavedPolicy(Policy):
 
     def _commit(self, state: BattleState, actor: Combatant, a: Action) -> None:
         """Tell a ranking policy (or the planner's guide) the action taken, for its turn memory."""
-        p = getattr(self.inner, "guide", self.inner)
+        inner = self._player(state)
+        p = getattr(inner, "guide", inner)
         if hasattr(p, "commit") and hasattr(p, "rank"):
             p.commit(state, actor, a)
 

@@ -30,7 +30,8 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         scenario: Optional[str] = typer.Argument(None, help="A bundled scenario name or a scenario file "
                                                  "(not needed with --resume)."),
         npc: list[str] = typer.Option([], "--npc", help="TEAM=POLICY: an NPC team and its policy (default "
-                                      "tactical; repeatable)."),
+                                      "best, the ruleset's strongest player, where it decides fast enough, "
+                                      "else tactical; repeatable)."),
         pc: list[str] = typer.Option([], "--pc", help="TEAM: a PC team the GM plays (TEAM=POLICY: a policy "
                                      "plays it, a dry run; repeatable)."),
         dice: list[str] = typer.Option([], "--dice", help="engine (default) or manual: type in every roll; "

@@ -18,6 +18,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from agents.base import default_policy
+from agents.best import best_name
 from rules.actions import Action
 from rules.errors import DiceError
 from rules.replay import run_replay, state_summary
@@ -358,7 +360,7 @@ def test_terminal_cancel_and_undo_at_the_dice_prompt(tmp_path):
     assert "a d10 cannot show 11" in out
     assert "cancelled: nothing was resolved" in out
     assert "did you mean 'attack'" in out
-    assert "Jubal (jubal) [outlaws, NPC tactical]" in out
+    assert f"Jubal (jubal) [outlaws, NPC {default_policy('cortex')}]" in out   # the default NPC: best, where fast
     assert "undone: mal prone" in out
     assert "Mal rolls attack with revolver: Agility d10" in out and "against Jubal's defence" in out
     assert s.history == [] and "prone" not in s.state.by_id["mal"].conditions
@@ -380,7 +382,9 @@ def test_terminal_npc_plan_confirm_override_and_no_confirm(tmp_path):
     by = [h["by"] for h in s.history]
     assert by[:4] == ["gm", "plan", "alternative", "gm"]
     assert "policy" in by[4:]
-    assert "Jubal's plan (tactical)" in out and "why: Jubal" in out
+    npc = default_policy("cortex")   # best (as the planner), where it decides fast enough
+    tag = f"best ({best_name('cortex')}): " if npc == "best" else ""
+    assert f"Jubal's plan ({npc})" in out and f"why: {tag}Jubal" in out
     assert s.confirm is False
 
 

@@ -427,7 +427,7 @@ def test_every_scripted_policy_plays_legal_actions_with_settings(ruleset: str, s
         bt.start()
         s = bt.state
         pols = {t: make_policy(name, 9 + i, behaviour=mixed) for i, t in enumerate(s.teams)}
-        for _ in range(3 if name.startswith("planner") else 40):
+        for _ in range(3 if name.startswith("planner") or name == "best" else 40):   # the searches: a few
             if s.over:
                 break
             me = s.actor

@@ -275,3 +275,26 @@ def test_parallel_round_trip_with_and_without_an_opponent(opponent):
     with pytest.raises(TacticaError) as e:
         SkirmishParallel(scenario="cortex/duel").restore_state(snap)
     assert e.value.field.startswith("snapshot.")
+
+
+@pytest.mark.parametrize("scenario,player", [("metalface/foundry", "ppo"), ("cybergeneration/mall_raid", "bold")])
+def test_best_opponent(scenario, player):
+    """`best` (agents/best.py) as the opponent: its copy holds a copy of the player it chose."""
+    env = SkirmishEnv(scenario=scenario, opponent="best")
+    env.reset(seed=11)
+    rng = np.random.default_rng(11)
+    for _ in range(200):   # until the opponent has played (its player chosen) in a fight still going
+        opp = env.unwrapped._opponent
+        if opp.delegate is not None:
+            break
+        if play(env, rng, 1)[0][-1][2]:
+            env.reset()
+    assert opp.player == player
+    snap = env.unwrapped.clone_state()
+    first, actions = play(env, rng, 3)
+    env.unwrapped.restore_state(snap)
+    assert_same(first, play(env, None, len(actions), actions)[0])
+    opp = env.unwrapped._opponent
+    snap = env.unwrapped.clone_state()
+    copied = snap._players[0]
+    assert copied is not opp and copied.delegate is not opp.delegate and copied.player == player

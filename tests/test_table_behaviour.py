@@ -11,7 +11,7 @@ from tactica.table import Session
 
 
 def held_fight(tmp_path=None):
-    s = Session.new("cortex/warehouse", seed=4, npc=["crew", "syndicate"],
+    s = Session.new("cortex/warehouse", seed=4, npc=["crew=tactical", "syndicate=tactical"],   # fast NPCs
                     save_path=(tmp_path / "s.json") if tmp_path else None)
     s.begin()
     return s

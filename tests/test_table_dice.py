@@ -138,7 +138,8 @@ def test_prompts_show_every_modifier_in_the_rulesets_words():
     texts = []
     for scenario in ("cortex/warehouse", "metalface/scrapyard"):
         for seed in range(3):
-            s = Session.new(scenario, seed=seed, dice_mode="manual", npc=[])
+            npc = {"cortex/warehouse": "syndicate", "metalface/scrapyard": "gang"}[scenario]
+            s = Session.new(scenario, seed=seed, dice_mode="manual", npc=[f"{npc}=tactical"])   # fast NPCs
             s.begin(lambda r: None)
 
             def prov(req):

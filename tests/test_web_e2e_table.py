@@ -60,6 +60,7 @@ def test_setup_form_is_whole_and_starts_a_fight(live, browser, size):
     assert pg.evaluate("document.documentElement.scrollWidth") <= size["width"]
     shot(pg, f"10-setup-{size['width']}.png")
     # a real click where the button is drawn (no scrolling into view first)
+    assert pg.input_value("#setup-policy") == ""   # the ruleset's default NPC (best where fast enough)
     pg.select_option("#setup-policy", "cautious")
     b = pg.locator("#setup-start").bounding_box()
     pg.mouse.click(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)

@@ -118,11 +118,14 @@ def create_app(token: str | None = None, max_body: int = MAX_BODY, max_fights: i
     @app.get("/policies", tags=["meta"], dependencies=[Depends(auth)], responses=errors)
     def policies() -> dict[str, Any]:
         """The NPC policies a team can be given (an exported .npz file's path works too), with
-        the first line of each one's description, and the default."""
-        from agents.base import DEFAULT_POLICY, available_policies, policy_summary
+        the first line of each one's description; the default (`default`: suggestions and a
+        ruleset not listed) and an NPC team's default per ruleset (`defaults`: `best`, the
+        ruleset's strongest player, where it decides fast enough, else tactical)."""
+        from agents.base import DEFAULT_POLICY, available_policies, default_policy, policy_summary
+        from agents.best import BEST
 
         return {"policies": [{"name": n, "description": policy_summary(n)} for n in available_policies()],
-                "default": DEFAULT_POLICY}
+                "default": DEFAULT_POLICY, "defaults": {r: default_policy(r) for r in sorted(BEST)}}
 
     @app.post("/fights", status_code=201, response_model=FightOut, tags=["fights"],
               dependencies=[Depends(auth)], responses=errors | {429: {"model": ErrorOut}})

@@ -132,7 +132,9 @@ class TeamRole(BaseModel):
     model_config = ConfigDict(extra="forbid")
     role: Literal["pc", "npc"]
     policy: str | None = Field(None, min_length=1, max_length=300,
-                               description="the policy that plans for the team (NPCs; default tactical)")
+                               description="the policy that plans for the team (NPCs; default `best` where it "
+                                           "decides fast enough in the fight's ruleset, else tactical: "
+                                           "GET /policies)")
 
 
 class SettingsBody(BaseModel):

@@ -183,7 +183,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
     def settings(body: SettingsBody, fid: str = FightId) -> dict[str, Any]:
         """The dice mode (engine or manual) and who plays each team (pc: the GM; npc: a policy
         plans). Checked whole before anything changes."""
-        from agents.base import DEFAULT_POLICY, check_policy
+        from agents.base import check_policy, default_policy
 
         f = store.get(fid)
         with f.hold():
@@ -192,7 +192,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
             for team, r in (body.teams or {}).items():
                 if team not in teams:
                     raise ApiError(422, f"no team {team!r} (expected one of {', '.join(teams)})", f"teams.{team}")
-                policy = r.policy or (DEFAULT_POLICY if r.role == "npc" else None)
+                policy = r.policy or (default_policy(sess.state.ruleset) if r.role == "npc" else None)
                 if policy is not None:
                     try:
                         check_policy(policy, f"teams.{team}.policy")

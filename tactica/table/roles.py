@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 
-from tactica.table.base import DEFAULT_POLICY, SessionError
+from tactica.table.base import SessionError
 from tactica.table.commands import _suggest_words
 from tactica.table.dice import DiceRequest
 
@@ -36,14 +36,17 @@ DiceProvider = Callable[[DiceRequest], "list[int] | None"]
 
 
 def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = (), pc: Iterable[str] = (),
-                       base: Mapping[str, Role] | None = None) -> dict[str, Role]:
+                       base: Mapping[str, Role] | None = None, ruleset: str | None = None) -> dict[str, Role]:
     """Roles from the scenario (teams marked `pc: true` are PCs), a saved session and the
-    `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order."""
-    from agents.base import check_policy
+    `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order. An NPC team with no
+    policy named gets `agents.base.default_policy(ruleset)`: `best` where it decides fast
+    enough in that ruleset, else tactical."""
+    from agents.base import check_policy, default_policy
     from rules.errors import TacticaError
 
+    default = default_policy(ruleset)
     names = [t for t, _ in spec_teams]
-    roles = {t: Role(t, "pc", None) if is_pc else Role(t, "npc", DEFAULT_POLICY) for t, is_pc in spec_teams}
+    roles = {t: Role(t, "pc", None) if is_pc else Role(t, "npc", default) for t, is_pc in spec_teams}
     if base:
         roles.update({t: Role(t, r.role, r.policy) for t, r in base.items() if t in roles})
     for opt, role in (("--npc", "npc"), ("--pc", "pc")):
@@ -57,7 +60,7 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
             if sep and not pol:
                 raise SessionError(f"{item!r}", field=opt, expected="TEAM or TEAM=POLICY")
             if role == "npc" and pol is None:
-                pol = DEFAULT_POLICY
+                pol = default
             if pol is not None:
                 try:
                     check_policy(pol, opt)

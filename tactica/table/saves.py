@@ -20,8 +20,15 @@ from rules.serialize import FORMAT
 from tactica.table.base import SESSION_FORMAT, SESSION_VERSION, SessionError
 
 
+def _player(p):
+    """The policy whose generators a save holds: a policy playing a GM's behaviour
+    (agents/behaved.py) saves its policy's dice, `best` (agents/best.py) its player's."""
+    p = getattr(p, "inner", p)
+    return getattr(p, "delegate", None) or p
+
+
 def _policy_rng_state(p) -> dict[str, Any]:
-    p = getattr(p, "inner", p)   # a policy playing a GM's behaviour (agents/behaved.py): its policy's dice
+    p = _player(p)
     out: dict[str, Any] = {}
     for k, v in vars(p).items():
         if isinstance(v, np.random.Generator):
@@ -44,7 +51,7 @@ def _json_default(o: Any) -> Any:
 
 
 def _set_policy_rng_state(p, st: Mapping[str, Any]) -> None:
-    p = getattr(p, "inner", p)
+    p = _player(p)
     for k, v in st.items():
         cur = getattr(p, k, None)
         if k == "_buf" and isinstance(v, Mapping):

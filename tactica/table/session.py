@@ -19,7 +19,7 @@ from rules.scenario import new_battle, resolve_scenario
 from rules.serialize import battle_from_dict, battle_to_dict
 from rules.state import BattleState, Combatant
 from rules.state_check import untrusted
-from tactica.table.base import ADVISOR_POLICY, CommandError, DEFAULT_POLICY, SESSION_FORMAT, SESSION_VERSION, SessionError, UNDO_KEEP, UNDO_SAVED
+from tactica.table.base import ADVISOR_POLICY, CommandError, SESSION_FORMAT, SESSION_VERSION, SessionError, UNDO_KEEP, UNDO_SAVED
 from tactica.table.commands import _match_name, _suggest_words
 from tactica.table.dice import DiceOwners, run_with_dice
 from tactica.table.settings import check_behaviour, set_behaviour, wrap
@@ -63,7 +63,7 @@ class Session:
         for i, t in enumerate(battle.state.teams):
             r = roles.get(t)
             if r is not None and r.policy:
-                self.policies[t] = wrap(_make_policy(r.policy, self.policy_seed(i)), self.behaviour)
+                self.policies[t] = wrap(_make_policy(r.policy, self.policy_seed(i), self.state), self.behaviour)
         self._set_deciders()
 
     def _set_deciders(self) -> None:
@@ -86,7 +86,7 @@ class Session:
             doc, src = resolve_scenario(scenario)
         spec = parse_scenario(doc, src)
         doc = dict(doc)
-        roles = parse_team_options([(t.name, t.pc) for t in spec.teams], npc, pc)
+        roles = parse_team_options([(t.name, t.pc) for t in spec.teams], npc, pc, ruleset=spec.ruleset)
         if save_path is not None:
             check_writable_target(Path(save_path))
         battle = new_battle(spec, Dice(seed), src)
@@ -132,7 +132,7 @@ class Session:
             undo = info["undo"]
             policy_states = info["policy_states"]
             saved_seed, saved_mode, saved_confirm = info["seed"], info["dice_mode"], info["confirm"]
-        roles = parse_team_options(spec_teams, npc, pc, base)
+        roles = parse_team_options(spec_teams, npc, pc, base, ruleset=battle.state.ruleset)
         s = cls(battle, d["scenario"], roles, seed=saved_seed if seed is None else seed,
                 dice_mode=saved_mode, confirm=saved_confirm if confirm is None else confirm,
                 save_path=save_path, ask_all=ask_all)
@@ -177,8 +177,9 @@ class Session:
 
     def set_role(self, team: str, role: str, policy: str | None) -> Role:
         """Who plays `team` from now on: "pc" (the GM; a policy makes it a dry run) or "npc"
-        (a policy plans; default the default policy). Checked like `--npc`/`--pc`."""
-        from agents.base import check_policy
+        (a policy plans; default `agents.base.default_policy` of the fight's ruleset). Checked
+        like `--npc`/`--pc`."""
+        from agents.base import check_policy, default_policy
 
         teams = list(self.state.teams)
         if team not in teams:
@@ -187,7 +188,7 @@ class Session:
         if role not in ("pc", "npc"):
             raise SessionError(f"role {role!r}", field=f"teams.{team}.role", expected="pc or npc")
         if role == "npc" and not policy:
-            policy = DEFAULT_POLICY
+            policy = default_policy(self.state.ruleset)
         if policy:
             try:
                 check_policy(policy, f"teams.{team}.policy")
@@ -196,7 +197,7 @@ class Session:
         self.drop_plan()
         self.roles[team] = r = Role(team, role, policy or None)
         if policy:
-            self.policies[team] = wrap(_make_policy(policy, self.policy_seed(teams.index(team))), self.behaviour)
+            self.policies[team] = wrap(_make_policy(policy, self.policy_seed(teams.index(team)), self.state), self.behaviour)
         else:
             self.policies.pop(team, None)
         self._set_deciders()
@@ -241,7 +242,9 @@ class Session:
         return [t for t, r in self.roles.items() if r.role == "pc"]
 
     def role_of(self, c: Combatant) -> Role:
-        return self.roles.get(c.team) or Role(c.team, "npc", DEFAULT_POLICY)
+        from agents.base import default_policy
+
+        return self.roles.get(c.team) or Role(c.team, "npc", default_policy(self.state.ruleset))
 
     def gm_plays(self, c: Combatant) -> bool:
         """Whether the GM picks this figure's actions (a PC team without a policy)."""
@@ -438,7 +441,7 @@ class Session:
             for i, t in enumerate(self.state.teams):
                 r = self.roles.get(t)
                 if r is not None and r.policy:
-                    self.policies[t] = wrap(_make_policy(r.policy, self.policy_seed(i)), self.behaviour)
+                    self.policies[t] = wrap(_make_policy(r.policy, self.policy_seed(i), self.state), self.behaviour)
                     st = snap.get("policy_states", {}).get(t)
                     if st:
                         try:

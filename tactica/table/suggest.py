@@ -48,11 +48,17 @@ class Plan:
         return d
 
 
-def _make_policy(name: str, seed: int):
+def _make_policy(name: str, seed: int, state: BattleState | None = None):
+    """A policy by name; with `state`, `best` picks its player for that fight at once (so a
+    save holds that player's generators: tactica/table/saves.py)."""
     from agents.base import make_policy
 
     try:
-        return make_policy(name, seed=seed)
+        pol = make_policy(name, seed=seed)
+        resolve = getattr(pol, "resolve", None)
+        if state is not None and resolve is not None:
+            resolve(state)
+        return pol
     except TacticaError:
         raise
     except (ImportError, AttributeError, OSError, ValueError) as e:

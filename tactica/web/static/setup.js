@@ -81,7 +81,9 @@ export async function showSetup(live) {
     h("option", { value: "scenario" }, "the PC teams of the scenario"),
     h("option", { value: "all-pc" }, "every team"),
     h("option", { value: "all-npc" }, "no team (NPCs only)"));
-  const policy = h("select", { id: "setup-policy" }, POLICIES.map((p) => h("option", { value: p }, p)));
+  // "": the server's default NPC of the fight's ruleset (GET /policies: `best` where it decides fast enough)
+  const policy = h("select", { id: "setup-policy" },
+    [h("option", { value: "" }, "default (best where fast enough)")].concat(POLICIES.map((p) => h("option", { value: p }, p))));
   const tok = h("input", {
     id: "setup-token", type: "password", autocomplete: "off", value: token() || "",
     placeholder: "only if the server has --token",
@@ -179,8 +181,8 @@ async function create(live, source, seed, diceMode, roles, policy) {
     const teams = {};
     for (const [t, cur] of Object.entries(v.settings.teams)) {
       const role = roles === "all-pc" ? "pc" : roles === "all-npc" ? "npc" : cur.role;
-      if (role !== cur.role || (role === "npc" && policy !== (cur.policy || "tactical"))) {
-        teams[t] = role === "npc" ? { role, policy } : { role };
+      if (role !== cur.role || (role === "npc" && policy && policy !== cur.policy)) {
+        teams[t] = role === "npc" && policy ? { role, policy } : { role };
       }
     }
     if (Object.keys(teams).length) settings.teams = teams;

@@ -1,0 +1,132 @@
+"""`best`: each ruleset's strongest player, under one policy name.
+
+`BestPolicy` reads `state.ruleset` at its first decision and hands every call (`act`,
+`choose`, `explain`) to the policy the `BEST` table names for that ruleset, built with the
+`best` policy's own seed (so `best` decides exactly as that policy with the same seed). A
+ruleset with no entry plays `tactical` (`FALLBACK`), and so does a fight the named player
+cannot play (the shipped learned policy refuses a map larger than the one it learned on).
+
+The table also holds the evidence for each pick and the player's decision time on this
+machine (`benchmarks/decision_time.py`), which decide whether `best` is a front end's default
+NPC (`agents.base.default_policy`). docs/baselines.md ("The `best` player") has the table
+in words. Nothing here imports torch: the learned player is `ppo`, numpy only.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from agents.base import Policy, make_policy
+from rules.actions import Action
+from rules.errors import TacticaError
+from rules.state import BattleState, Combatant
+
+
+class BestEntry(NamedTuple):
+    """One ruleset's strongest player: the registry name it plays as, the measurement that
+    says so, and the median and 95th percentile CPU seconds of one of its decisions
+    (`benchmarks/decision_time.py`, docs/benchmarks.md)."""
+
+    policy: str
+    evidence: str
+    median_s: float
+    p95_s: float
+
+
+#: the player `best` is in each ruleset (docs/baselines.md, "The `best` player")
+BEST: dict[str, BestEntry] = {
+    "metalface": BestEntry(
+        "ppo", "61.8% of 800 held-out fights on 400 maps vs tactical (Wilson 58.3-65.1%); 53.0% vs planner",
+        0.092, 0.104),
+    "cortex": BestEntry(
+        "planner", "56.1% of 408 fights vs tactical (Wilson 51.3-60.9%); planner-bold 56.5% of 200 is "
+        "no better and slower", 0.052, 0.319),
+    "cortex_hu": BestEntry(
+        "planner-bold", "67.8% of 320 paired development fights vs tactical (Wilson 62.5-72.7%); "
+        "65.0% of 80 held-out", 0.116, 0.535),
+    "cybergeneration": BestEntry(
+        "bold", "185-137 (78 draws) of 400 held-out fights vs tactical, 46.2% (Wilson 41.4-51.1%); the planner's "
+        "199-137 (64 draws, 49.8%) of 400 and planner-bold's 50-32 of 100 are within noise of it, at 50-100x "
+        "the time", 0.001, 0.005),
+}
+
+#: the player of a ruleset with no entry, or of a fight the entry's player cannot play
+FALLBACK = "tactical"
+
+
+def best_name(ruleset: str) -> str:
+    """The registry name `best` plays as in `ruleset`."""
+    e = BEST.get(ruleset)
+    return e.policy if e is not None else FALLBACK
+
+
+class BestPolicy(Policy):
+    """The strongest player we have in the fight's ruleset: learned, search, or scripted
+    (the `BEST` table in agents/best.py)."""
+
+    name = "best"
+
+    def __init__(self, seed=None) -> None:
+        super().__init__(seed)
+        self.seed = seed
+        #: the policy playing for `best` (None before the first decision) and its ruleset
+        self.delegate: Policy | None = None
+        self.ruleset_name: str | None = None
+        self.player = ""
+        #: why the table's player was not taken ('' when it was)
+        self.note = ""
+
+    def resolve(self, state: BattleState) -> Policy:
+        """The policy playing `state`'s fight (built at the first call, again if the ruleset
+        changes): the table's, or `FALLBACK` for a fight it cannot play."""
+        if self.delegate is not None and self.ruleset_name == state.ruleset:
+            return self.delegate
+        name = best_name(state.ruleset)
+        p = make_policy(name, self.seed)
+        self.note = _cannot_play(p, state)
+        if self.note:
+            name, p = FALLBACK, make_policy(FALLBACK, self.seed)
+        self.delegate, self.ruleset_name, self.player = p, state.ruleset, name
+        return p
+
+    def choose(self, state: BattleState, question) -> str:
+        return self.resolve(state).choose(state, question)
+
+    def act(self, state: BattleState, actor: Combatant) -> Action:
+        p = self.resolve(state)
+        a = p.act(state, actor)
+        self.last_reason = f"{self._tag()}{getattr(p, 'last_reason', '')}"
+        return a
+
+    def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
+        """The delegate's explanation, after which player it is: 'best (planner-bold): ...'."""
+        return self._tag() + self.resolve(state).explain(state, actor, action)
+
+    def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
+        """Tell the player what the figure did this turn, where it keeps a turn memory (a
+        table session rebuilds it after a load)."""
+        commit = getattr(self.resolve(state), "commit", None)
+        if commit is not None:
+            commit(state, actor, action)
+
+    def _tag(self) -> str:
+        return f"best ({self.player}{'; ' + self.note if self.note else ''}): "
+
+
+# every entry (and the fallback) answers the rules' questions with the default, as `Policy`
+# does: `Battle.run` need not ask `best` (tests/test_best_policy.py checks the entries)
+BestPolicy.answers_by_default = True
+
+
+def _cannot_play(p: Policy, state: BattleState) -> str:
+    """Why `p` cannot play `state`'s fight ('' when it can): a learned policy refuses another
+    ruleset or a larger map than it learned on."""
+    check = getattr(p, "check_fits", None)
+    if check is None:
+        return ""
+    try:
+        p._ensure(state)
+        check(state.ruleset, state.grid.height, state.grid.width)
+    except TacticaError as e:
+        return f"{best_name(state.ruleset)} cannot play this fight: {e.detail}"
+    return ""
