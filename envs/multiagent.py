@@ -21,20 +21,17 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from envs.multifight import MultiFight
+from envs.fight_env import RENDER_MODES, FightEnvMixin
 from envs.parallel import SkirmishParallel, parallel_env  # noqa: F401  (PettingZoo-style: env and parallel_env here)
-from envs.render import render_ansi, render_rgb
 from agents.base import Policy
-from rules.battle import Battle
 
 
-class SkirmishAEC(AECEnv):
+class SkirmishAEC(FightEnvMixin, AECEnv):
     """Turn-based multi-agent skirmish (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "tactica_skirmish_v0", "is_parallelizable": False}
+    metadata = {"render_modes": RENDER_MODES, "name": "tactica_skirmish_v0", "is_parallelizable": False}
 
     def __init__(self, scenario: str | Mapping[str, Any] | list = "cortex/warehouse",
                  map_size: tuple[int, int] | None = None, render_mode: str | None = None, *,
@@ -43,28 +40,10 @@ class SkirmishAEC(AECEnv):
                  reward: Mapping[str, float] | None = None, max_enemies: int | None = None,
                  max_allies: int | None = None, flat: bool = False) -> None:
         super().__init__()
-        self.fight = f = MultiFight(scenario, ruleset, generator, opponent, agent_team, reward, map_size,
-                                    max_enemies, max_allies, flat)
+        f = self._build(scenario, map_size, render_mode, ruleset, generator, opponent, agent_team, reward,
+                        max_enemies, max_allies, flat)
         self.spec = f.spec
-        self.rs = f.rs
-        self.layout = f.layout
-        self.reward_cfg = f.reward_cfg
-        self.possible_agents = list(f.possible_agents)
         self.team_of = f.team_of
-        self.observation_spaces = {a: f.observation_space for a in self.possible_agents}
-        self.action_spaces = {a: f.action_space for a in self.possible_agents}
-        self.render_mode = render_mode
-        self._rng = np.random.default_rng()
-
-    @property
-    def battle(self) -> Battle | None:
-        return self.fight.battle
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # -- AEC API --------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -117,28 +96,12 @@ class SkirmishAEC(AECEnv):
                 self.agent_selection = self.fight.actor
         self._accumulate_rewards()
 
-    # -- snapshots (envs/snapshot.py) ---------------------------------------------------
-    def clone_state(self):
-        """A snapshot of the current decision (the fight, its dice, the agents' rewards, flags
-        and infos, the agent selection): later play leaves it as it is."""
-        from envs.snapshot import capture_aec
-        return capture_aec(self)
-
+    # -- snapshots (envs/snapshot.py; clone_state: envs/fight_env.py) ---------------------
     def restore_state(self, snap) -> None:
         """Put the env back at `snap`'s decision (`last()` and `observe` then read it); a
         snapshot of another scenario or layout is refused (`TacticaError`)."""
         from envs.snapshot import restore_aec
         restore_aec(self, snap)
-
-    def render(self):
-        if self.render_mode is None or self.battle is None:
-            return None
-        if self.render_mode == "ansi":
-            return render_ansi(self.battle.state, self.rs)
-        return render_rgb(self.battle.state, self.rs, None, (self.layout.height, self.layout.width))
-
-    def close(self) -> None:
-        pass
 
 
 def env(**kwargs) -> SkirmishAEC:

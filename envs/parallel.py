@@ -38,23 +38,20 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agents.base import Policy
-from envs.multifight import MultiFight
-from envs.render import render_ansi, render_rgb
-from rules.battle import Battle
+from envs.fight_env import RENDER_MODES, FightEnvMixin
 from rules.errors import TacticaError
 
 #: the action a waiting agent's mask allows (ignored when taken)
 NO_OP = 0
 
 
-class SkirmishParallel(ParallelEnv):
+class SkirmishParallel(FightEnvMixin, ParallelEnv):
     """Turn-based multi-agent skirmish under the parallel API (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "tactica_skirmish_v0"}
+    metadata = {"render_modes": RENDER_MODES, "name": "tactica_skirmish_v0"}
 
     def __init__(self, scenario: str | Mapping[str, Any] | list = "cortex/warehouse",
                  map_size: tuple[int, int] | None = None, render_mode: str | None = None, *,
@@ -62,31 +59,11 @@ class SkirmishParallel(ParallelEnv):
                  opponent: str | Policy | list | None = None, agent_team: str | None = None,
                  reward: Mapping[str, float] | None = None, max_enemies: int | None = None,
                  max_allies: int | None = None, flat: bool = False) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise TacticaError(f"render mode {render_mode!r}", field="render_mode", expected="ansi or rgb_array")
-        self.fight = f = MultiFight(scenario, ruleset, generator, opponent, agent_team, reward, map_size,
-                                    max_enemies, max_allies, flat)
-        self.rs = f.rs
-        self.layout = f.layout
-        self.reward_cfg = f.reward_cfg
-        self.possible_agents = list(f.possible_agents)
-        self.observation_spaces = {a: f.observation_space for a in self.possible_agents}
-        self.action_spaces = {a: f.action_space for a in self.possible_agents}
-        self.render_mode = render_mode
+        self._build(scenario, map_size, render_mode, ruleset, generator, opponent, agent_team, reward,
+                    max_enemies, max_allies, flat)
         self.agents: list[str] = []
-        self._rng = np.random.default_rng()
         self._no_op = np.zeros(self.layout.n_actions, dtype=np.int8)
         self._no_op[NO_OP] = 1
-
-    @property
-    def battle(self) -> Battle | None:
-        return self.fight.battle
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # -- parallel API ------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
@@ -105,13 +82,7 @@ class SkirmishParallel(ParallelEnv):
         rnd = self.battle.state.round
         return {a: {"acting": a == actor, "actor": actor, "round": rnd} for a in self.agents}
 
-    # -- snapshots (envs/snapshot.py) ---------------------------------------------------
-    def clone_state(self):
-        """A snapshot of the current decision (the fight, its dice and opponent, the agents, the
-        reset generator): later play leaves it as it is."""
-        from envs.snapshot import capture_aec
-        return capture_aec(self)
-
+    # -- snapshots (envs/snapshot.py; clone_state: envs/fight_env.py) ---------------------
     def restore_state(self, snap) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
         """Put the env back at `snap`'s decision; its observations and infos, as `reset` gives
         them (the fight must not be over). A snapshot of another env is refused (`TacticaError`)."""
@@ -148,16 +119,6 @@ class SkirmishParallel(ParallelEnv):
         if over:
             self.agents = []
         return obs, rewards, terminations, truncations, infos
-
-    def render(self):
-        if self.render_mode is None or self.battle is None:
-            return None
-        if self.render_mode == "ansi":
-            return render_ansi(self.battle.state, self.rs)
-        return render_rgb(self.battle.state, self.rs, None, (self.layout.height, self.layout.width))
-
-    def close(self) -> None:
-        pass
 
 
 def parallel_env(**kwargs) -> SkirmishParallel:
