@@ -11,6 +11,7 @@ environment variable CI is set: then they fail. Screenshots go to $TACTICA_ARTIF
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -25,6 +26,8 @@ import pytest
 httpx = pytest.importorskip("httpx")
 uvicorn = pytest.importorskip("uvicorn")
 pytest.importorskip("fastapi")
+playwright_api = pytest.importorskip("playwright.sync_api")
+PlaywrightTimeout = playwright_api.TimeoutError
 
 from tactica.server import create_app  # noqa: E402
 from tactica.web.replay import Replay, load_recording  # noqa: E402
@@ -290,7 +293,10 @@ def test_pc_moves_and_attacks_by_clicking(live, page):
         evs = c.get(f"/fights/{fid}/events", params={"since": v["total"]}).json()["events"]
     assert any(e["type"] == "attack" and e["actor"] == me and e["target"] == attack["target"] for e in evs)
     last = max(e["step"] for e in evs)                # the log marks the last decision's events
-    assert page.locator("#log li.now").count() >= len([e for e in evs if e["step"] == last])
+    want = len([e for e in evs if e["step"] == last])
+    with contextlib.suppress(PlaywrightTimeout):       # the log is drawn after the board on a busy machine
+        page.wait_for_function("n => document.querySelectorAll('#log li.now').length >= n", arg=want, timeout=10_000)
+    assert page.locator("#log li.now").count() >= want
     shot(page, "05-pc-attacked.png")
 
 
