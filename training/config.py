@@ -60,6 +60,29 @@ class PretrainConfig:
 
 
 @dataclass
+class ExpertConfig:
+    """Rollout policy iteration after the warm start (training/expert.py); `iterations: 0` skips it."""
+
+    iterations: int = 0         #: rounds of (the network plays, rollouts label, the network is refitted)
+    states: int = 1000          #: decisions of the network's own play examined a round
+    top_k: int = 4              #: candidates: the network's most likely actions at a decision
+    rollouts: int = 12          #: paired rollouts of every candidate (the same dice seeds for each)
+    horizon: int = 1            #: rounds a rollout plays on after the candidate before it is scored
+    #: a decision is kept when its best candidate beats another by more than `z` standard errors of
+    #: their paired differences (the labels the dice cannot explain)
+    z: float = 2.0
+    value_weight: float = 1.0   #: weight of the soft targets softmax(values / temperature)
+    temperature: float = 0.05
+    epochs: int = 4             #: epochs of each refit over every round's kept decisions
+    batch_size: int = 128
+    learning_rate: float = 3e-4
+    workers: int = 2            #: processes labelling decisions
+    mirror: bool = True         #: fit the three mirror images of each kept decision too
+    explore: float = 0.0        #: chance the network plays a sampled action, not its most likely one
+    eval_episodes: int = 100    #: fights against `eval_opponents` after each round (held-out maps)
+
+
+@dataclass
 class Stage:
     """One curriculum stage: until `until_steps` total steps, train against these opponents."""
 
@@ -93,6 +116,7 @@ class TrainConfig:
     time_limit_minutes: float = 0.0
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    expert: ExpertConfig = field(default_factory=ExpertConfig)
     #: "cnn" (convolutions over grid + MLP), "mlp" (everything flattened) or "spatial" (per-cell
     #: convolutional features; the move actions are scored by a convolutional head over them)
     features: str = "cnn"
@@ -146,7 +170,14 @@ _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagge
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
            (PretrainConfig, "overrule_weight"): (1.0, None), (PretrainConfig, "holdout"): (0.0, 0.9),
            (PretrainConfig, "value_weight"): (0.0, None), (PretrainConfig, "value_temperature"): (1e-4, None),
-           (PretrainConfig, "dagger_epochs"): (0, None), (TrainConfig, "torch_threads"): (1, 64)}
+           (PretrainConfig, "dagger_epochs"): (0, None), (TrainConfig, "torch_threads"): (1, 64),
+           (ExpertConfig, "iterations"): (0, None), (ExpertConfig, "states"): (1, None),
+           (ExpertConfig, "top_k"): (2, 16), (ExpertConfig, "rollouts"): (2, 256), (ExpertConfig, "horizon"): (1, 50),
+           (ExpertConfig, "z"): (0.0, None), (ExpertConfig, "value_weight"): (0.0, None),
+           (ExpertConfig, "temperature"): (1e-4, None), (ExpertConfig, "epochs"): (1, None),
+           (ExpertConfig, "batch_size"): (1, None), (ExpertConfig, "learning_rate"): (0.0, None),
+           (ExpertConfig, "workers"): (1, 64), (ExpertConfig, "explore"): (0.0, 1.0),
+           (ExpertConfig, "eval_episodes"): (0, None)}
 
 
 def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
@@ -166,6 +197,8 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
             kwargs[k] = _build(PPOConfig, v, source, path)
         elif k == "pretrain":
             kwargs[k] = _build(PretrainConfig, v, source, path)
+        elif k == "expert":
+            kwargs[k] = _build(ExpertConfig, v, source, path)
         elif k == "curriculum":
             if not isinstance(v, list):
                 raise ScenarioError("not a list", source=source, field=path, expected="a list of stages")

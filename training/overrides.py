@@ -25,7 +25,7 @@ import yaml
 
 from rules.errors import TacticaError
 from rules.names import check_known, did_you_mean, one_of
-from training.config import PPOConfig, PretrainConfig, TrainConfig, _build
+from training.config import ExpertConfig, PPOConfig, PretrainConfig, TrainConfig, _build
 
 SOURCE = "--set"
 
@@ -39,9 +39,10 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(
 #: the fields `--set` may change on `--resume`: how long the run goes on and how it is watched,
 #: and which run it is (everything else is fixed by the checkpoint or by what the resets draw)
 RESUMABLE = ("total_steps", "time_limit_minutes", "eval_interval", "eval_episodes", "eval_opponents",
-             "checkpoint_interval", "vec_env", "torch_threads", "run_name", "out_dir")
+             "checkpoint_interval", "vec_env", "torch_threads", "run_name", "out_dir",
+             "expert")   # rollout policy iteration's later rounds (more of them, more rollouts)
 #: dataclass sections (a dotted key names one of their fields)
-_SECTIONS = {"ppo": PPOConfig, "pretrain": PretrainConfig}
+_SECTIONS = {"ppo": PPOConfig, "pretrain": PretrainConfig, "expert": ExpertConfig}
 #: free mappings (a dotted key names one entry)
 _MAPPINGS = ("reward", "generator")
 

@@ -241,6 +241,9 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
         csv_path.write_text("step,opponent,win_rate,episodes\n")
     last_eval = {"step": _last_eval_step(csv_path)}
 
+    #: rounds of rollout policy iteration done (training/expert.py), kept in every checkpoint
+    expert_done = {"rounds": int(meta.get("expert_iteration", 0)) if resume else 0}
+
     def checkpoint(step: int) -> None:
         buf = io.BytesIO()
         model.save(buf)
@@ -249,6 +252,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
         pending = None if resume or model._last_obs is not None else [cfg.seed + i for i in range(cfg.n_envs)]
         _atomic_write(latest_meta, json.dumps({"step": step, "ruleset": cfg.ruleset, "fingerprint_hash": fp_hash,
                                                "elapsed_s": round(elapsed(), 2),
+                                               "expert_iteration": expert_done["rounds"],
                                                "env_rng": rng_states(venv, pending)}).encode())
         export_model(model, run_dir / "policy.npz", layout_fp, env_id, {"steps": step, "config": cfg.to_dict()})
 
@@ -332,6 +336,16 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
         if cfg.eval_interval:
             evaluate(0)
         _plot(run_dir)
+
+    if model.num_timesteps == 0 and expert_done["rounds"] < cfg.expert.iterations:
+        from training.expert import run_rounds
+
+        def save(k: int) -> None:
+            expert_done["rounds"] = k
+            checkpoint(0)
+
+        run_rounds(model, cfg, run_dir, expert_done["rounds"], save,
+                   lambda path: export_model(model, path, layout_fp, env_id), progress)
 
     remaining = cfg.total_steps - model.num_timesteps
     try:

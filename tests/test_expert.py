@@ -1,0 +1,112 @@
+"""Rollout policy iteration (training/expert.py): the significance test, paired rollouts over
+the env's clone and restore, labelling that does not depend on the number of workers, and
+rounds that checkpoint and resume."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents.learned import NumpyPolicy  # noqa: E402
+from rules.errors import TacticaError  # noqa: E402
+from training import expert  # noqa: E402
+from training.train import train  # noqa: E402
+
+from tests.training_setup import cfg, duel_env  # noqa: E402
+
+EXPERT = {"iterations": 1, "states": 6, "top_k": 3, "rollouts": 3, "workers": 1, "eval_episodes": 2, "mirror": False}
+
+
+def tiny(tmp_path, **kw):
+    return cfg(tmp_path, total_steps=0, eval_interval=0, run_name="ex", expert={**EXPERT, **kw.pop("expert", {})}, **kw)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A finished one-round run (its exported policy is the student of the other tests)."""
+    tmp = tmp_path_factory.mktemp("expert")
+    return train(tiny(tmp), progress=False)
+
+
+def test_significance_needs_a_paired_gap_beyond_z_standard_errors():
+    # candidate 0 beats candidate 1 by 0.2 on every paired rollout: no spread, significant
+    clear = np.array([[0.5, 0.1, 0.9, 0.3], [0.3, -0.1, 0.7, 0.1]])
+    assert expert.significant(clear, z=2.0)
+    # the same means but the differences swing in sign: not significant
+    noisy = np.array([[1.0, -0.6, 1.2, -0.8], [0.0, 0.0, 0.0, 0.0]])
+    assert noisy.mean(axis=1)[0] > noisy.mean(axis=1)[1]
+    assert not expert.significant(noisy, z=2.0)
+    assert expert.significant(noisy, z=0.0)   # any positive mean gap passes at z = 0
+    assert not expert.significant(np.zeros((3, 5)), z=0.0)   # all alike
+    assert not expert.significant(clear[:1], z=0.0)   # one candidate: nothing to compare
+
+
+def test_rollouts_are_paired_and_leave_the_decision_as_it_was(run):
+    env = duel_env()
+    net = NumpyPolicy(run / "policy.npz")
+    obs, info = env.reset(seed=5)
+    legal = np.flatnonzero(info["action_mask"])
+    a, b = int(legal[0]), int(legal[-1])
+    before = env.clone_state()
+    sv = expert.rollout_values(env, net, [a, a, b], 4, (7, 1), horizon=2)
+    assert sv is not None and sv.shape == (3, 4)
+    # the same action twice meets the same dice in every rollout: identical scores, while the
+    # rollouts themselves differ (the dice differ from one rollout to the next)
+    assert np.array_equal(sv[0], sv[1]) and len(set(sv[0])) > 1
+    # and the same seed gives the same scores again
+    assert np.array_equal(sv, expert.rollout_values(env, net, [a, a, b], 4, (7, 1), horizon=2))
+    # the env is back at the decision: the next step plays exactly as from the snapshot
+    o1, r1, *_ = env.step(b)
+    env.restore_state(before)
+    o2, r2, *_ = env.step(b)
+    assert r1 == r2 and all(np.array_equal(o1[k], o2[k]) for k in o1)
+
+
+def test_labels_keep_only_significant_decisions_with_their_values(run, monkeypatch):
+    c = tiny(run.parent / "lab", expert={"states": 4, "rollouts": 4, "horizon": 2})
+    monkeypatch.setattr(expert, "CHUNK", 2)
+    demos, counts = expert.label(c, str(run / "policy.npz"), 0)
+    assert counts["examined"] == 4
+    assert counts["kept"] + counts["equal"] <= 4
+    assert demos is not None and len(demos) == counts["kept"] >= 1
+    v = demos.values
+    for i, act in enumerate(demos.actions):
+        weighed = np.flatnonzero(np.isfinite(v[i]))
+        assert 2 <= len(weighed) <= 3 and demos.masks[i, weighed].all()
+        assert act == weighed[np.argmax(v[i, weighed])]   # the pick is the best mean
+    # two workers give the same labels: each chunk is seeded by (seed, round, chunk)
+    c2 = tiny(run.parent / "lab2", expert={"states": 4, "rollouts": 4, "horizon": 2, "workers": 2})
+    demos2, counts2 = expert.label(c2, str(run / "policy.npz"), 0)
+    assert counts2 == counts
+    assert np.array_equal(demos.actions, demos2.actions)
+    assert np.array_equal(demos.values, demos2.values, equal_nan=True)
+
+
+def test_a_round_writes_its_row_and_checkpoint_and_resume_goes_on(run):
+    rows = list(csv.DictReader(open(run / "expert.csv")))
+    assert [r["round"] for r in rows] == ["1"]
+    assert int(rows[0]["examined"]) == EXPERT["states"]
+    assert 0.0 <= float(rows[0]["win_rate_vs_aggressive"]) <= 1.0
+    meta = json.loads((run / "checkpoints" / "latest.json").read_text())
+    assert meta["expert_iteration"] == 1 and meta["step"] == 0
+    # --resume with more rounds plays only the new one
+    from training.config import load_config
+    from training.overrides import apply_sets
+
+    c = apply_sets(load_config(run / "config.yaml"), ["expert.iterations=2"], resume=True)
+    train(c, resume=True, progress=False)
+    rows = list(csv.DictReader(open(run / "expert.csv")))
+    assert [r["round"] for r in rows] == ["1", "2"]
+    assert json.loads((run / "checkpoints" / "latest.json").read_text())["expert_iteration"] == 2
+
+
+@pytest.mark.parametrize("key,value", [("top_k", 1), ("rollouts", 1), ("explore", 1.5), ("z", -1.0)])
+def test_bad_expert_settings_name_the_field(tmp_path, key, value):
+    with pytest.raises(TacticaError) as e:
+        tiny(tmp_path, expert={key: value})
+    assert f"expert.{key}" in str(e.value)

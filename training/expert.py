@@ -1,0 +1,273 @@
+"""Rollout policy iteration (a light expert iteration) over `SkirmishEnv`'s clone and restore.
+
+PPO learns from whole-fight returns and uses neither of the simulator's strengths: cheap
+copies of a decision and dice that can be replayed. Each round here (`expert.iterations` in a
+training config, after the warm start) does instead:
+
+1. **Play:** the current network plays the agent's side of training maps (its most likely
+   action; with `explore`, sometimes a sampled one) against the run's opponents.
+2. **Label:** at each of its decisions, its `top_k` most likely actions are the candidates.
+   Each is played on a restored copy of the decision (`env.restore_state`) and the fight
+   goes on for `horizon` rounds with the network playing its side (the env's opponent plays
+   the other) before the copy is scored by `agents.planner.evaluate` (health and figures
+   standing, +-0.5 for a fight won or lost). Rollout j gives every candidate the same dice
+   (`TurnDice`, keyed by the turn, seeded by (round seed, decision, j)): the candidates are
+   compared on the same luck. When the first two rollouts score every candidate alike, the
+   choice makes no difference within the horizon and the decision is dropped.
+3. **Keep:** a decision is kept when its best candidate (by mean) beats another by more than
+   `z` standard errors of their paired differences: the labels the dice cannot explain. The
+   kept decisions carry the candidates' mean values (`Demos.values`) and the best one as the
+   pick.
+4. **Fit:** the network is refitted on every round's kept decisions (and their mirror
+   images), towards the pick and towards softmax(values / `temperature`) over the candidates
+   (`training.pretrain.fit`'s soft targets); the next round plays and rolls out with it.
+
+The run folder gets `expert.csv` (one row a round: decisions examined, kept, overruled, the
+network's fights won while playing, the win rate against each evaluation opponent on
+held-out maps, seconds), `expert-demos.npz` (every kept decision so far) and a checkpoint
+after every round, so `tactica train --resume` goes on with the next round.
+
+Labelling runs in `workers` processes over fixed chunks of decisions, each seeded from (run
+seed, round, chunk): the same config gives the same labels whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.planner import TurnDice, evaluate
+from training.config import TrainConfig
+from training.pretrain import Demos
+
+#: decisions one labelling job examines (the unit of work, progress and seeding)
+CHUNK = 20
+
+
+def significant(samples: np.ndarray, z: float) -> bool:
+    """Whether the best candidate (row with the highest mean) beats another by more than `z`
+    standard errors of their paired differences. `samples` is (candidates, rollouts)."""
+    k, n = samples.shape
+    if k < 2 or n < 2:
+        return False
+    best = int(np.argmax(samples.mean(axis=1)))
+    for i in range(k):
+        if i == best:
+            continue
+        d = samples[best] - samples[i]
+        m = float(d.mean())
+        se = float(d.std(ddof=1)) / np.sqrt(n)
+        if m > 0 and m > z * se + 1e-9:
+            return True
+    return False
+
+
+def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, ...], horizon: int) -> np.ndarray | None:
+    """(candidates, rollouts) scores of each candidate action index on paired dice, from the
+    env's current decision (which is left as it was); None when the first two rollouts score
+    every candidate alike."""
+    snap = env.clone_state()
+    team = env.agent_team
+    s0 = env.battle.state
+    stop = (s0.round + horizon, s0.turn_index)
+    rs = env.battle.ruleset
+    out = np.zeros((len(cands), rollouts))
+    for j in range(rollouts):
+        for i, c in enumerate(cands):
+            env.restore_state(snap)
+            env.battle.dice = TurnDice(env.battle.state, (*seed, j))
+            obs, _, term, trunc, info = env.step(c)
+            s = env.battle.state
+            steps = 0
+            while not (term or trunc) and (s.round, s.turn_index) < stop and steps < 200:
+                p = net.action_probs({k: v[None] for k, v in obs.items()}, info["action_mask"][None])[0]
+                obs, _, term, trunc, info = env.step(int(np.argmax(p)))
+                s = env.battle.state
+                steps += 1
+            out[i, j] = evaluate(rs, s, team)
+        if j == 1 and np.all(out[:, :2] == out[0, :2]):
+            env.restore_state(snap)
+            return None
+    env.restore_state(snap)
+    return out
+
+
+def label_chunk(args: tuple) -> dict[str, Any]:
+    """One job: the network plays fights until it has examined `n` decisions; returns the kept
+    ones with their values and the counts."""
+    cfg_dict, student, n, seed, ex = args
+    from agents.learned import NumpyPolicy
+    from envs.skirmish import SkirmishEnv
+    from training.config import load_config
+
+    cfg = load_config(cfg_dict)
+    env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=cfg.opponents, reward=cfg.reward,
+                      map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies, max_allies=cfg.max_allies,
+                      generator={**cfg.generator, "held_out": False}, agent_team=cfg.agent_team,
+                      advice=cfg.advice, clock=cfg.clock)
+    net = NumpyPolicy(student)
+    rng = np.random.default_rng(seed)
+    obs_l: dict[str, list] = {}
+    masks, acts, rets, eps, vals = [], [], [], [], []
+    counts = {"examined": 0, "equal": 0, "kept": 0, "overruled": 0, "fights": 0, "won": 0, "rollouts": 0}
+    gamma = cfg.ppo.gamma
+    while counts["examined"] < n:
+        obs, info = env.reset(seed=int(rng.integers(0, 2**31 - 1)))
+        rewards: list[float] = []
+        recorded: list[int] = []
+        done = False
+        t = 0
+        while not done:
+            mask = info["action_mask"].astype(bool)
+            p = net.action_probs({k: v[None] for k, v in obs.items()}, mask[None])[0]
+            pick = int(np.argmax(p))
+            play = pick
+            if counts["examined"] < n and env.battle.state.actor is not None:
+                cands = [int(i) for i in np.argsort(-p, kind="stable")[:ex["top_k"]] if mask[i]]
+                if len(cands) >= 2:
+                    counts["examined"] += 1
+                    sv = rollout_values(env, net, cands, ex["rollouts"], (seed, counts["examined"]), ex["horizon"])
+                    counts["rollouts"] += len(cands) * (2 if sv is None else ex["rollouts"])
+                    if sv is None:
+                        counts["equal"] += 1
+                    elif significant(sv, ex["z"]):
+                        means = sv.mean(axis=1)
+                        best = cands[int(np.argmax(means))]
+                        counts["kept"] += 1
+                        counts["overruled"] += int(best != pick)
+                        for k, v in obs.items():
+                            obs_l.setdefault(k, []).append(v)
+                        masks.append(mask)
+                        acts.append(best)
+                        eps.append(counts["fights"])
+                        vals.append(dict(zip(cands, means.tolist())))
+                        recorded.append(t)
+            if ex["explore"] > 0 and rng.random() < ex["explore"]:
+                play = int(rng.choice(len(p), p=p))
+            obs, r, term, trunc, info = env.step(play)
+            rewards.append(float(r))
+            done = term or trunc
+            t += 1
+        g, disc = 0.0, np.zeros(len(rewards))
+        for i in range(len(rewards) - 1, -1, -1):
+            g = rewards[i] + gamma * g
+            disc[i] = g
+        rets.extend(disc[recorded].tolist())
+        counts["fights"] += 1
+        counts["won"] += int(info.get("winner") == env.agent_team)
+    n_act = int(env.action_space.n)
+    env.close()
+    values = np.full((len(acts), n_act), np.nan, dtype=np.float32)
+    for i, row in enumerate(vals):
+        for j, v in row.items():
+            values[i, j] = v
+    return {"obs": {k: np.asarray(v) for k, v in obs_l.items()}, "masks": np.asarray(masks, dtype=bool).reshape(-1, n_act),
+            "actions": np.asarray(acts, dtype=np.int64), "returns": np.asarray(rets, dtype=np.float32),
+            "episode": np.asarray(eps, dtype=np.int64), "values": values, "counts": counts}
+
+
+def label(cfg: TrainConfig, student: str, round_: int, on_chunk=None) -> tuple[Demos | None, dict[str, int]]:
+    """One round's labelling: `cfg.expert.states` decisions of `student` (an exported `.npz`)
+    examined in chunks over `cfg.expert.workers` processes; (the kept decisions, or None when
+    none was kept; the summed counts). `on_chunk(done, total)` is told each finished chunk."""
+    import dataclasses
+
+    ex = dataclasses.asdict(cfg.expert)
+    total = ex["states"]
+    sizes = [min(CHUNK, total - i) for i in range(0, total, CHUNK)]
+    jobs = [(cfg.to_dict(), str(student), m, int(np.random.SeedSequence([cfg.seed, 0xE1, round_, i]).generate_state(1)[0]),
+             ex) for i, m in enumerate(sizes)]
+    parts: list[dict[str, Any]] = []
+    if ex["workers"] <= 1 or len(jobs) == 1:
+        for job in jobs:
+            parts.append(label_chunk(job))
+            if on_chunk:
+                on_chunk(len(parts), len(jobs))
+    else:
+        import multiprocessing as mp
+        with mp.get_context("spawn").Pool(min(ex["workers"], len(jobs))) as pool:
+            for part in pool.imap(label_chunk, jobs):   # in job order: the result does not depend on timing
+                parts.append(part)
+                if on_chunk:
+                    on_chunk(len(parts), len(jobs))
+    counts = {k: sum(p["counts"][k] for p in parts) for k in parts[0]["counts"]}
+    kept = [p for p in parts if len(p["actions"])]
+    if not kept:
+        return None, counts
+    first = np.cumsum([0] + [p["counts"]["fights"] for p in kept])
+    demos = Demos(obs={k: np.concatenate([p["obs"][k] for p in kept]) for k in kept[0]["obs"]},
+                  masks=np.concatenate([p["masks"] for p in kept]), actions=np.concatenate([p["actions"] for p in kept]),
+                  returns=np.concatenate([p["returns"] for p in kept]), episodes=counts["fights"], wins=counts["won"],
+                  skipped=0, episode=np.concatenate([p["episode"] + first[i] for i, p in enumerate(kept)]),
+                  values=np.concatenate([p["values"] for p in kept]))
+    return demos, counts
+
+
+def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progress: bool = True) -> None:
+    """Rounds `start` .. `cfg.expert.iterations - 1` on `model` (a MaskablePPO): label, merge
+    with the earlier rounds' kept decisions, refit, then `save(round_done)` (the run's
+    checkpoint) and a row of expert.csv. `export(path)` writes the network as an `.npz`."""
+    import time
+    from pathlib import Path
+
+    import torch
+
+    from training.pretrain import fit, merge, mirrored
+    from training.train import _atomic_write, evaluate_win_rate, make_env_fn
+
+    ex = cfg.expert
+    run_dir = Path(run_dir)
+    say = print if progress else (lambda *a, **k: None)
+    store = run_dir / "expert-demos.npz"
+    csv_path = run_dir / "expert.csv"
+    opps = list(cfg.eval_opponents) if ex.eval_episodes else []
+    if not csv_path.exists():
+        csv_path.write_text("round,examined,equal,kept,overruled,fights,won,rollouts,decisions,"
+                            + "".join(f"win_rate_vs_{o}," for o in opps) + "seconds\n")
+    layout = make_env_fn(cfg, run_dir, ["random"])().layout if ex.mirror else None
+    for k in range(start, ex.iterations):
+        t0 = time.perf_counter()
+        student = export(run_dir / "expert-student.npz")
+        prog = None
+        if progress:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            prog = Progress(TextColumn(f"[bold]expert[/] round {k + 1}/{ex.iterations} labelling"), BarColumn(),
+                            MofNCompleteColumn(), TimeRemainingColumn())
+            prog.start()
+            task = prog.add_task("", total=None)
+        try:
+            def tick(done, total):
+                if prog is not None:
+                    prog.update(task, completed=done, total=total)
+            new, c = label(cfg, student, k, on_chunk=tick)
+        finally:
+            if prog is not None:
+                prog.stop()
+        Path(student).unlink(missing_ok=True)
+        say(f"expert: round {k + 1}: {c['examined']} decisions examined in {c['fights']} fights "
+            f"(the network won {c['won']}); {c['equal']} made no difference, {c['kept']} kept, "
+            f"{c['overruled']} of them overrule the network", flush=True)
+        demos = new
+        if store.exists():
+            old = Demos.load(store)
+            demos = old if new is None else merge(old, new)
+        if demos is not None:
+            buf = run_dir / "expert-demos.tmp.npz"
+            demos.save(buf)
+            buf.replace(store)
+            torch.set_num_threads(cfg.torch_threads)
+            stats = fit(model, mirrored(demos, layout) if ex.mirror else demos, epochs=ex.epochs,
+                        batch_size=ex.batch_size, learning_rate=ex.learning_rate, vf_coef=cfg.ppo.vf_coef,
+                        seed=cfg.seed * 1000 + k, value_weight=ex.value_weight, value_temperature=ex.temperature)
+            torch.set_num_threads(1)
+            say(f"expert: round {k + 1}: refitted on {len(demos)} decisions; agrees with the rollouts' best on "
+                f"{stats[-1]['accuracy']:.1%}", flush=True)
+        save(k + 1)
+        rates = [evaluate_win_rate(model, cfg, run_dir, o, ex.eval_episodes, seed=cfg.seed + 7919 * (k + 1))
+                 for o in opps]
+        for o, wr in zip(opps, rates):
+            say(f"expert: round {k + 1}: wins {wr:.1%} of {ex.eval_episodes} held-out fights against {o}", flush=True)
+        row = [k + 1, c["examined"], c["equal"], c["kept"], c["overruled"], c["fights"], c["won"], c["rollouts"],
+               0 if demos is None else len(demos), *(f"{r:.4f}" for r in rates), round(time.perf_counter() - t0, 1)]
+        _atomic_write(csv_path, (csv_path.read_text() + ",".join(str(x) for x in row) + "\n").encode())
