@@ -5,8 +5,8 @@ gap is an `assumptions` entry of data.yaml, see docs/cybergeneration.md):
 - Your Turn / the Facedown (initiative), the round of one move and one action - `turns.py`;
   moves and actions - this module; delaying and held actions (interrupts) - `timing.py`.
 - Ranged combat, point blank, cover, full automatic, suppression, the genius gun, bows,
-  shotguns, thrown objects, grenades, called shots, melee, knockdown, disarm, stun
-  attacks, criticals, damage, armour, stun saves - `combat.py`.
+  shotguns, thrown objects, grenades, called shots, criticals - `combat.py`; melee,
+  knockdown, disarm, stun attacks - `melee.py`; damage, armour, stun saves - `damage.py`.
 - Grappling and holds - `grapple.py`.
 - Wounds, bleeding, first aid, waking, falling, cyber-evolved healing - `care.py`.
 - Exact hit chances and expected Wounds for policies - `odds.py`.
@@ -33,6 +33,7 @@ from rules.systems.cybergeneration.combat import CombatMixin
 from rules.systems.cybergeneration.damage import DamageMixin
 from rules.systems.cybergeneration.gear import GearMixin
 from rules.systems.cybergeneration.grapple import ANOTHER_ACTION, GrappleMixin
+from rules.systems.cybergeneration.melee import MeleeMixin
 from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, build_armour, build_stat_block,
                                                  build_weapons, load_data)
 from rules.systems.cybergeneration.ordnance import OrdnanceMixin
@@ -50,7 +51,8 @@ READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
 
 
 class CybergenerationRuleset(TurnsMixin, CybergenerationGM, AsksMixin, ChoicesMixin, TimingMixin, CombatMixin,
-                             OrdnanceMixin, DamageMixin, GrappleMixin, GearMixin, CareMixin, ViewsMixin, Ruleset):
+                             MeleeMixin, OrdnanceMixin, DamageMixin, GrappleMixin, GearMixin, CareMixin, ViewsMixin,
+                             Ruleset):
     """Cybergeneration (Interlock) with the seed 004 house rules."""
 
     name = "cybergeneration"
