@@ -16,7 +16,7 @@ from tactica.table import read_save, replay_from_save
 
 pexpect = pytest.importorskip("pexpect")
 
-from test_autopilot import ANSI, SMALL, Driver, dice_sides  # noqa: E402
+from tests.autopilot_setup import ANSI, SMALL, Driver, dice_sides  # noqa: E402
 
 
 def test_mixed_dice_fight_in_a_terminal(tmp_path: Path):

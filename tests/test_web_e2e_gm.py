@@ -2,7 +2,8 @@
 behaviour settings) has its control"), in a real headless Chromium: an override through the GM
 panel and its undo, a figure placed and one added by picking cells on the map, dice per side
 (only the crew's rolls asked by hand while an NPC attacks a PC), NPC behaviour saved, and walk
-and run reach drawn in different colours. Same browser set-up as tests/test_web_e2e.py.
+and run reach drawn in different colours. Same browser set-up as tests/test_web_e2e.py
+(tests/web_e2e_setup.py).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import time
 
 import pytest
 
-from tests import test_web_e2e as e2e
-from tests.test_web_e2e import ALL_PC, board_cells, click_cell, new_fight, open_fight, settle, shot, view
+from tests import web_e2e_setup as e2e
+from tests.web_e2e_setup import ALL_PC, board_cells, click_cell, new_fight, open_fight, settle, shot, view
 
-# the browser, the live server and the page of tests/test_web_e2e.py (a server of this module's own)
+# the browser, the live server and the page of tests/web_e2e_setup.py (a server of this module's own)
 globals().update(browser=e2e.browser, live=e2e.live, page=e2e.page)
 
 

@@ -3,7 +3,7 @@ the setup form at 1024-1920 px, the GM's own encounter file or save opened from 
 fight list (open, delete), 'Roll for me' from the fight's seeded dice, push updates over the
 server-sent-event stream (and the fallback when the stream is refused), grid coordinates as
 the terminal's `move X Y`, and the legend. Same browser set-up as tests/test_web_e2e.py
-(Debian's chromium via Playwright; skipped without it unless CI is set).
+(tests/web_e2e_setup.py: Debian's chromium via Playwright; skipped without it unless CI is set).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import re
 
 import pytest
 
-from tests import test_web_e2e as e2e
-from tests.test_web_e2e import (ALL_PC, DESKTOP, REPO, TABLET, TOKEN, board_cells, cell_xy, click_cell, new_fight,
-                                open_fight, play_npc, settle, shot, view, wait_decision)
+from tests import web_e2e_setup as e2e
+from tests.web_e2e_setup import (ALL_PC, DESKTOP, REPO, TABLET, TOKEN, board_cells, cell_xy, click_cell, new_fight,
+                                 open_fight, play_npc, settle, shot, view, wait_decision)
 
-# the browser, the live server and the page of tests/test_web_e2e.py (a server of this module's own)
+# the browser, the live server and the page of tests/web_e2e_setup.py (a server of this module's own)
 globals().update(browser=e2e.browser, live=e2e.live, page=e2e.page)
 
 yaml = pytest.importorskip("yaml")

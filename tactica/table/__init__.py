@@ -10,6 +10,8 @@ same `Session`:
   (with the dice each one used) and the undo snapshots. It is saved atomically after every
   resolved action, so a session killed at any point loses nothing that was resolved;
   `Session.resume` continues exactly where it stopped, dice included.
+- `building.py`: making a `Session`: `Session.new` from a scenario, `Session.resume` from a
+  save file, `Session.from_dict` from a save's contents.
 - `suggest.py`: a policy's plan, its reasons and the next best alternatives.
 - `words.py`: actions in words, as commands and as JSON.
 - `commands.py`: the command syntax typed at a prompt (its docstring is the `help` text).

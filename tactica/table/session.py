@@ -6,31 +6,29 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 
 from rules.actions import Action
 from rules.battle import Battle
 from rules.choices import ASK
-from rules.dice import Dice
 from rules.errors import IllegalActionError, TacticaError
 from rules.events import Event
-from rules.scenario import new_battle, resolve_scenario
 from rules.serialize import battle_from_dict, battle_to_dict
 from rules.state import BattleState, Combatant
-from rules.state_check import untrusted
+from tactica.table.building import BuildingMixin
 from tactica.table.base import ADVISOR_POLICY, CommandError, SESSION_FORMAT, SESSION_VERSION, SessionError, UNDO_KEEP, UNDO_SAVED
 from tactica.table.commands import _match_name, _suggest_words
 from tactica.table.dice import DiceOwners, run_with_dice
 from tactica.table.settings import check_behaviour, set_behaviour, wrap
 from tactica.table.roles import Abort, DiceProvider, Role, parse_team_options  # noqa: F401 - Abort: the terminal's
 from tactica.table.saves import write_replay, write_save
-from tactica.table.saves import _SessionBlock, _policy_rng_state, _set_policy_rng_state, check_writable_target, probe, read_save, replay_from_history
+from tactica.table.saves import _policy_rng_state, _set_policy_rng_state, replay_from_history
 from tactica.table.suggest import Plan, _make_policy, alternatives_for
 from tactica.table.words import action_json
 
 
-class Session:
+class Session(BuildingMixin):
     """One fight at the table: the battle, who plays whom, dice, history, undo and saving."""
 
     def __init__(self, battle: Battle, scenario_doc: Mapping[str, Any], roles: dict[str, Role], *, seed: int = 0,
@@ -70,96 +68,9 @@ class Session:
         """Who answers the choices the rules give a figure (rules/choices.py)."""
         self.battle.deciders = {t: ASK for t, r in self.roles.items() if self.ask_all or r.policy is None}
 
-    # -- building ---------------------------------------------------------------------
+    # -- building (new, resume, from_dict: building.py) ---------------------------------
     def policy_seed(self, i: int) -> int:
         return (self.seed * 1_000_003 + 7919 * (i + 1)) % (1 << 62)
-
-    @classmethod
-    def new(cls, scenario: str | Mapping[str, Any], *, npc: Iterable[str] = (), pc: Iterable[str] = (),
-            seed: int = 0, dice_mode: str = "engine", confirm: bool = True,
-            save_path: str | Path | None = None, ask_all: bool = False) -> "Session":
-        from rules.scenario import parse_scenario
-
-        if isinstance(scenario, Mapping):
-            doc, src = dict(scenario), "<scenario>"
-        else:
-            doc, src = resolve_scenario(scenario)
-        spec = parse_scenario(doc, src)
-        doc = dict(doc)
-        roles = parse_team_options([(t.name, t.pc) for t in spec.teams], npc, pc, ruleset=spec.ruleset)
-        if save_path is not None:
-            check_writable_target(Path(save_path))
-        battle = new_battle(spec, Dice(seed), src)
-        return cls(battle, doc, roles, seed=seed, dice_mode=dice_mode, confirm=confirm, save_path=save_path,
-                   ask_all=ask_all)
-
-    @classmethod
-    def resume(cls, path: str | Path, *, npc: Iterable[str] = (), pc: Iterable[str] = (), seed: int | None = None,
-               dice_mode: str | None = None, confirm: bool | None = None,
-               save_path: str | Path | None = None, ask_all: bool = False) -> "Session":
-        """Load a save file (or any Tactica state file) and continue where it stopped."""
-        d = read_save(path)
-        target = Path(save_path) if save_path else Path(path)
-        check_writable_target(target, own=Path(path))
-        with untrusted(str(path)):
-            s = cls.from_dict(d, str(path), npc=npc, pc=pc, seed=seed, dice_mode=dice_mode, confirm=confirm,
-                              save_path=target, ask_all=ask_all)
-        probe(s.battle, str(path))
-        return s
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any], src: str, *, npc: Iterable[str] = (), pc: Iterable[str] = (),
-                  seed: int | None = None, dice_mode: str | None = None, confirm: bool | None = None,
-                  save_path: str | Path | None = None, ask_all: bool = False) -> "Session":
-        """A session from a save's contents (or any Tactica state), e.g. one posted to the API."""
-        battle = battle_from_dict(d, source=src)
-        sess = d.get("session")
-        spec_teams = [(t["name"], bool(t.get("pc", False))) for t in d["scenario"]["teams"]]
-        base = None
-        history: list[dict[str, Any]] = []
-        start_dice: list[int] | None = None
-        undo: list[dict[str, Any]] = []
-        policy_states: dict[str, Any] = {}
-        saved_seed, saved_mode, saved_confirm = 0, "engine", True
-        if sess is not None:
-            try:
-                info = _SessionBlock.check(sess)
-            except SessionError as e:
-                raise e.at(src, "session")
-            base = {t: Role(t, r["role"], r.get("policy")) for t, r in info["teams"].items()}
-            history = info["history"]
-            start_dice = info["start_dice"]
-            undo = info["undo"]
-            policy_states = info["policy_states"]
-            saved_seed, saved_mode, saved_confirm = info["seed"], info["dice_mode"], info["confirm"]
-        roles = parse_team_options(spec_teams, npc, pc, base, ruleset=battle.state.ruleset)
-        s = cls(battle, d["scenario"], roles, seed=saved_seed if seed is None else seed,
-                dice_mode=saved_mode, confirm=saved_confirm if confirm is None else confirm,
-                save_path=save_path, ask_all=ask_all)
-        if sess is not None and info.get("behaviour"):
-            try:
-                s.set_behaviour(check_behaviour(s, info["behaviour"], "session.behaviour"))
-            except TacticaError as e:
-                raise e.at(src) from None
-        s.dice.by = {k: v for k, v in (info["dice_by"] if sess is not None else {}).items()
-                     if k in battle.state.teams or k in battle.state.by_id}
-        if dice_mode is not None:
-            s.dice = DiceOwners.parse(dice_mode, battle.state, s.dice)
-        s.history = history
-        s.start_dice = start_dice
-        s.undo_stack = undo
-        s.created = (sess or {}).get("created", s.created)
-        for t, st in policy_states.items():
-            if t in s.policies and isinstance(st, Mapping):
-                try:
-                    _set_policy_rng_state(s.policies[t], st)
-                except Exception:  # noqa: BLE001 - a policy that changed shape starts afresh
-                    pass
-        s._rebuild_turn_memory()
-        if sess is None:
-            s.notes.append("a plain state file: no history before this point (undo starts here; export, "
-                           "which needs the whole fight, is not available)")
-        return s
 
     # -- properties -------------------------------------------------------------------
     @property

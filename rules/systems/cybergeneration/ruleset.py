@@ -2,11 +2,11 @@
 
 Rules and where they are (seed 004 headings; base rules from RULES-NOTES.md; every decided
 gap is an `assumptions` entry of data.yaml, see docs/cybergeneration.md):
-- Your Turn / the Facedown (initiative), the round of one move and one action, moves,
-  actions, delaying and held actions (interrupts) - this module and `timing.py`.
+- Your Turn / the Facedown (initiative), the round of one move and one action - `turns.py`;
+  moves and actions - this module; delaying and held actions (interrupts) - `timing.py`.
 - Ranged combat, point blank, cover, full automatic, suppression, the genius gun, bows,
-  shotguns, thrown objects, grenades, called shots, melee, knockdown, disarm, stun
-  attacks, criticals, damage, armour, stun saves - `combat.py`.
+  shotguns, thrown objects, grenades, called shots, criticals - `combat.py`; melee,
+  knockdown, disarm, stun attacks - `melee.py`; damage, armour, stun saves - `damage.py`.
 - Grappling and holds - `grapple.py`.
 - Wounds, bleeding, first aid, waking, falling, cyber-evolved healing - `care.py`.
 - Exact hit chances and expected Wounds for policies - `odds.py`.
@@ -28,12 +28,12 @@ from rules.ruleset import Ruleset
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 from rules.systems.cybergeneration.asks import AsksMixin
 from rules.systems.cybergeneration.care import CareMixin
-from rules.systems.cybergeneration.checks import d10_call, roll_ev
 from rules.systems.cybergeneration.choices import ChoicesMixin
 from rules.systems.cybergeneration.combat import CombatMixin
 from rules.systems.cybergeneration.damage import DamageMixin
 from rules.systems.cybergeneration.gear import GearMixin
 from rules.systems.cybergeneration.grapple import ANOTHER_ACTION, GrappleMixin
+from rules.systems.cybergeneration.melee import MeleeMixin
 from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, build_armour, build_stat_block,
                                                  build_weapons, load_data)
 from rules.systems.cybergeneration.ordnance import OrdnanceMixin
@@ -41,6 +41,7 @@ from rules.systems.cybergeneration.start import apply_start, check_links
 from rules.systems.cybergeneration.threat import best_expected_damage
 from rules.systems.cybergeneration.timing import TimingMixin
 from rules.systems.cybergeneration.tracks import CybergenerationGM
+from rules.systems.cybergeneration.turns import TurnsMixin
 from rules.systems.cybergeneration.views import ViewsMixin
 
 DATA = Path(__file__).with_name("data.yaml")
@@ -49,8 +50,9 @@ TRIGGERS = ("on_move", "on_attack", "on_draw")
 READY_OPTIONS = ("draw", "change", "steady", "unjam", "ammo")
 
 
-class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingMixin, CombatMixin, OrdnanceMixin, DamageMixin, GrappleMixin,
-                             GearMixin, CareMixin, ViewsMixin, Ruleset):
+class CybergenerationRuleset(TurnsMixin, CybergenerationGM, AsksMixin, ChoicesMixin, TimingMixin, CombatMixin,
+                             MeleeMixin, OrdnanceMixin, DamageMixin, GrappleMixin, GearMixin, CareMixin, ViewsMixin,
+                             Ruleset):
     """Cybergeneration (Interlock) with the seed 004 house rules."""
 
     name = "cybergeneration"
@@ -192,114 +194,6 @@ class CybergenerationRuleset(CybergenerationGM, AsksMixin, ChoicesMixin, TimingM
     def partners(self, state: BattleState, c: Combatant) -> list[Combatant]:
         ids = set(c.res["grapple"])
         return [o for o in state.combatants if o.id in ids]
-
-    # -- turn structure -------------------------------------------------------------
-    def needs_upkeep(self, c: Combatant) -> bool:
-        """A fallen figure that still rolls each round: waking, or stabilising while dying."""
-        if c.dead:
-            return False
-        if "dying" in c.conditions:
-            return True
-        return bool(c.conditions & {"unconscious", "stunned", "incapacitated"}) and self.remaining(c) > 0
-
-    def roll_initiative(self, state: BattleState, dice: Dice) -> tuple[list[str], list[Event]]:
-        """seed 004, the Facedown: REF + 1d10, highest first; Solos add combat sense."""
-        for c in state.combatants:
-            c.res["delays"] = 0
-        active = [c for c in state.combatants if not c.down]
-        waiting = [c.id for c in state.combatants if c.down and self.needs_upkeep(c)]
-        if state.settings.get("initiative") == "fixed":
-            order = [c.id for c in active] + waiting
-            return order, [event("initiative", round=state.round, order=list(order), mode="fixed")]
-        evs: list[Event] = []
-        keyed = []
-        for c in active:
-            ref = self.stat(c, "ref")
-            sense = self.skill(c, "combat_sense") if self.is_type(c, "solo") else 0
-            words = f"REF {ref}" + (f" + combat sense {sense}" if sense else "")
-            dice.announce(d10_call(c.id, "initiative", "initiative", words, [("combat sense", sense)]))
-            r = dice.roll(10, "initiative")
-            total = ref + sense + r
-            evs.append(roll_ev(c.id, "initiative", "initiative", [[10, r]], total, [("combat sense", sense)],
-                               pool=words + " + 1d10"))
-            keyed.append((-total, -ref, c.order, c.id))
-        keyed.sort()
-        order = [k[3] for k in keyed] + waiting
-        evs.append(event("initiative", round=state.round, order=list(order)))
-        return order, evs
-
-    def fresh_economy(self, state: BattleState, a: Combatant) -> dict[str, Any]:
-        e = {"move": "", "move_units": 0, "actions": 0, "max_actions": 1, "two": False, "ran": False,
-             "steady": None, "aim": 0, "suppress": "", "suppress_pen": 0, "resumed": False, "woke": False,
-             "turn_over": False}
-        state.economy = e
-        return e
-
-    def start_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
-        r = actor.res
-        resume = r["resume"]
-        if resume is not None and resume["round"] == state.round:
-            r["resume"] = None
-            state.economy = dict(resume["economy"], resumed=True, turn_over=False)
-            return not actor.down, [event("info", text=f"{actor.id} takes the delayed rest of its turn")]
-        r["resume"] = None
-        e = self.fresh_economy(state, actor)
-        evs: list[Event] = []
-        if r["turn_round"] != state.round:
-            r["turn_round"] = state.round
-            evs += self.recover_stun_mod(actor, state)
-            evs += self.start_of_turn_upkeep(state, actor)
-            if r["aim_round"] == state.round:
-                e["aim"] = self.mod["aim"]
-            if r["suppressed_by"] and not actor.down:
-                evs += self.suppression_check(state, actor, dice)
-        elif r["aim_round"] == state.round:
-            e["aim"] = self.mod["aim"]
-        if r["woke_round"] == state.round:
-            e["woke"] = True
-            e["actions"] = e["max_actions"]  # seed 004: 'they may move, but not perform an action'
-        return not actor.down, evs
-
-    def start_turn_touches(self, state: BattleState, actor: Combatant) -> set[str]:
-        """start_turn changes the actor and, where its suppression ends (start_of_turn_upkeep ->
-        end_suppression), the figures it suppressed; the suppression check only reads the zones."""
-        if actor.res["zone"] is None:
-            return {actor.id}
-        return {actor.id} | {o.id for o in state.combatants if actor.id in o.res["suppressed_by"]}
-
-    def start_of_turn_upkeep(self, state: BattleState, a: Combatant) -> list[Event]:
-        """Effects that last 'until the figure's next turn' end now: dodging, aiming, its suppression."""
-        evs: list[Event] = []
-        if a.res["dodge"]:
-            a.res["dodge"] = 0
-            a.conditions.discard("dodging")
-        if a.res["aim_round"] < state.round and "aiming" in a.conditions:
-            a.conditions.discard("aiming")
-            evs.append(event("condition", target=a.id, condition="aiming", on=False))
-        if a.res["zone"] is not None:
-            evs += self.end_suppression(state, a)
-        return evs
-
-    def upkeep_down(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
-        """A fallen figure's turn: stun modifier recovery, then waking or stabilising rolls."""
-        if actor.res["upkeep_round"] == state.round:
-            return []
-        actor.res["upkeep_round"] = state.round
-        evs = self.recover_stun_mod(actor, state)
-        evs += self.fallen_rolls(state, actor, dice)
-        return evs
-
-    def end_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> list[Event]:
-        return []
-
-    def end_round(self, state: BattleState, dice: Dice) -> list[Event]:
-        """Held actions lapse at the end of the round (seed 004: 'later in the same round')."""
-        evs: list[Event] = []
-        for c in state.combatants:
-            if c.res["trigger"] is not None:
-                evs += self.clear_trigger(c, "the held action lapses")
-            c.res["resume"] = None
-        return evs
 
     # -- movement -------------------------------------------------------------------
     def units(self, state: BattleState, a: Combatant) -> tuple[int, int]:
