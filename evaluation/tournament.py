@@ -107,12 +107,21 @@ def team_policies(spec: ScenarioSpec, first: str, others: str) -> dict[str, str]
     return {t.name: (first if i == 0 else others) for i, t in enumerate(spec.teams)}
 
 
-def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int, seeds: Sequence[int] = (0,)) -> list[Fight]:
+def pairings(policies: Sequence[str], against: str | None = None) -> list[tuple[str, str]]:
+    """The pairs that play: every pair of `policies`, or with `against` each other policy
+    against that one (the other as `a`, so `a_win_rate` is its rate against the reference)."""
+    if against is None:
+        return list(combinations(policies, 2))
+    return [(p, against) for p in policies if p != against]
+
+
+def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int, seeds: Sequence[int] = (0,),
+                against: str | None = None) -> list[Fight]:
     """Every fight of a round robin, in a fixed order: seeds x pairs x scenarios x sides x fights."""
     halves = ((False, (episodes + 1) // 2), (True, episodes // 2))
     return [Fight(a, b, si, swapped, k, seed)
             for seed in seeds
-            for a, b in combinations(policies, 2)
+            for a, b in pairings(policies, against)
             for si in range(n_scenarios)
             for swapped, n in halves
             for k in range(n)]
@@ -129,8 +138,12 @@ def _play(payload: tuple, i: int) -> str | None:
 
 def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], episodes: int,
                 seed: int | Sequence[int], workers: int = 1, progress: Callable[[int, int], None] | None = None,
-                backend: str = "local", address: str | None = None, dice_streams: str = "shared") -> dict[str, Any]:
+                backend: str = "local", address: str | None = None, dice_streams: str = "shared",
+                against: str | None = None) -> dict[str, Any]:
     """Play every pair of `policies` on every scenario; per-scenario and overall results.
+
+    With `against` (one of `policies`, or added to them), only the pairs of each other policy
+    with that one play: a table of players against one reference on the same fights.
 
     `scenarios` are (spec, source) pairs; `episodes` fights per pair per scenario, split
     half and half between the sides (the first side gets the odd one), for each seed of
@@ -138,9 +151,11 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     `dice_streams` (`shared`, `seat`, `figure`) is passed to `evaluation.simulate.play_fight`."""
     from agents.base import check_policy
 
-    policies = list(dict.fromkeys(policies))
+    policies = list(dict.fromkeys([*policies, *([against] if against is not None else [])]))
     for p in policies:
         check_policy(p, "--policies")
+    if against is not None:
+        check_policy(against, "--against")
     if len(policies) < 2:
         raise TacticaError(f"{len(policies)} policy given", field="--policies",
                            expected="at least two policies, comma-separated")
@@ -152,18 +167,20 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     if not seeds:
         raise TacticaError("no seed given", field="--seed", expected="one or more seeds")
     stream_keys([], dice_streams)  # an unknown mode fails here, before any fight
-    fights = plan_fights(len(scenarios), policies, episodes, seeds)
+    fights = plan_fights(len(scenarios), policies, episodes, seeds, against)
     payload = (list(scenarios), fights, dice_streams)
     with FightPool(workers, backend, address) as pool:
         winners = pool.map(_play, payload, range(len(fights)),
                            progress=(lambda k: progress(k, len(fights))) if progress else None)
-    out = summarise(scenarios, policies, fights, winners, episodes, seeds)
+    out = summarise(scenarios, policies, fights, winners, episodes, seeds, against)
     out["dice_streams"] = dice_streams
+    out["against"] = against
     return out
 
 
 def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], fights: list[Fight],
-              winners: list[str | None], episodes: int, seeds: int | Sequence[int]) -> dict[str, Any]:
+              winners: list[str | None], episodes: int, seeds: int | Sequence[int],
+              against: str | None = None) -> dict[str, Any]:
     """Per-scenario and overall records of every pair, in a fixed order (pooled over the seeds,
     with each seed's own record in `per_seed`)."""
     seeds = [seeds] if isinstance(seeds, int) else list(seeds)
@@ -185,7 +202,7 @@ def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[
         first = scenarios[f.scenario][0].teams[0].name
         games.append((f.a, f.b, 0.5 if winner is None else float((winner == first) != f.swapped)))
     pairs: list[dict[str, Any]] = []
-    for a, b in combinations(policies, 2):
+    for a, b in pairings(policies, against):
         for si in range(len(scenarios)):
             pairs.append(per[(a, b, si)].finish().to_dict())
         pairs.append(overall[(a, b)].finish().to_dict())

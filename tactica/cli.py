@@ -327,6 +327,8 @@ def tune(
 @friendly
 def evaluate(
     policies: str = typer.Option(..., "--policies", help="Comma-separated policies; every pair plays, both sides."),
+    against: Optional[str] = typer.Option(None, "--against", help="Play each policy only against this one (a "
+                                          "table of players against one reference, on the same fights)."),
     scenarios: Optional[str] = typer.Option(None, "--scenarios", help="Comma-separated bundled scenario names or files "
                                             f"(default {DEFAULT_SCENARIO} unless --generated is given)."),
     ruleset: Optional[str] = typer.Option(None, "--ruleset", help="Ruleset of the generated maps."),
@@ -362,7 +364,9 @@ def evaluate(
     names = [p.strip() for p in policies.split(",") if p.strip()]
     for p in names:
         check_policy(p, "--policies")
-    if len(set(names)) < 2:
+    if against is not None:
+        check_policy(against, "--against")
+    if len(set(names) | {against} - {None}) < 2:
         raise TacticaError(f"{policies!r}", field="--policies", expected="at least two different policies, comma-separated")
     if generated and not ruleset:
         raise TacticaError("--generated needs a ruleset", field="--ruleset", expected="the ruleset of the generated maps")
@@ -381,13 +385,13 @@ def evaluate(
     t0 = time.perf_counter()
     with progress_bar(err, "evaluating", sys.stderr.isatty()) as update:
         result = round_robin(specs, names, episodes, seeds, workers=workers, backend=backend, address=address,
-                             progress=update, dice_streams=dice_streams)
+                             progress=update, dice_streams=dice_streams, against=against)
     seconds = time.perf_counter() - t0
     written = None
     if report is not None:
         from evaluation.report import shell_command, write_report
 
-        argv = ["tactica", "evaluate", "--policies", policies]
+        argv = ["tactica", "evaluate", "--policies", policies] + (["--against", against] if against else [])
         argv += ["--scenarios", scenarios] if scenarios else []
         argv += ["--ruleset", ruleset, "--generated", str(generated)] if generated else []
         argv += ["--episodes", str(episodes)] + [x for k in seeds for x in ("--seed", str(k))] + ["--workers", str(workers)]

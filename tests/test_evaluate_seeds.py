@@ -92,3 +92,31 @@ def test_cli_text_json_and_report_show_the_seeds(tmp_path) -> None:
     assert "seeds 3, 5, 8" in md and "| per seed | sd (points) |" in md
     bad = CliRunner().invoke(app, args[:-1] + ["-3"])
     assert bad.exit_code == 2 and "--seed" in bad.stderr
+
+
+def test_against_plays_each_player_only_against_the_reference_on_the_round_robins_fights() -> None:
+    """`--against tactical`: the table of players against one reference. Each pair's record is
+    exactly the round robin's record of that pair (the same fights, the same dice), the pairs
+    without the reference are not played, and the listed player is `a`."""
+    scen = load_scenarios(["cortex/duel"])
+    full = round_robin(scen, ["aggressive", "random", "cautious"], 4, seed=[3, 5])
+    table = round_robin(scen, ["aggressive", "random"], 4, seed=[3, 5], against="cautious")
+    assert table["against"] == "cautious" and table["policies"] == ["aggressive", "random", "cautious"]
+    got = {(p["a"], p["b"]): p for p in table["pairs"] if p["scenario"] == "all"}
+    assert set(got) == {("aggressive", "cautious"), ("random", "cautious")}
+    ref = {(p["a"], p["b"]): p for p in full["pairs"] if p["scenario"] == "all"}
+    for (a, b), p in got.items():
+        r = ref[(a, b)]   # the round robin has the reference last here: the same (a, b) order
+        assert (p["a_wins"], p["b_wins"], p["draws"], p["per_seed"]) == (r["a_wins"], r["b_wins"], r["draws"],
+                                                                        r["per_seed"])
+
+
+def test_against_from_the_command_line_names_a_bad_reference() -> None:
+    res = CliRunner().invoke(app, ["evaluate", "--policies", "aggressive,random", "--against", "nobody",
+                                   "--scenarios", "cortex/duel", "-n", "2"])
+    assert res.exit_code != 0 and "--against" in res.output
+    res = CliRunner().invoke(app, ["evaluate", "--policies", "aggressive", "--against", "random",
+                                   "--scenarios", "cortex/duel", "-n", "2", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output[res.output.index("{"):])
+    assert {(p["a"], p["b"]) for p in out["pairs"]} == {("aggressive", "random")}
