@@ -90,3 +90,20 @@ def test_every_change_moves_the_revision_a_front_end_follows():
     s.override({"kind": "track", "figure": "jubal", "track": "stun", "value": 1})
     seen.append(s.revision)
     assert seen == sorted(seen) and len(set(seen)) == len(seen)
+
+
+def test_a_resumed_session_keeps_its_history_undo_and_export(tmp_path):
+    """A save file carries the whole fight: resumed, the session has the same history, undoes
+    the last action as the original does, and can still export a replay (which needs the
+    history from the start)."""
+    s = Session.new("cortex/duel", seed=1, npc=["crew", "outlaws"], save_path=tmp_path / "s.json")
+    s.begin()
+    while len(s.history) < 4 and not s.state.over:
+        s.resolve(s.plan().action)
+    s.save()
+    again = Session.resume(tmp_path / "s.json")
+    assert len(s.history) == 4 and not s.state.over and again.history == s.history
+    assert not any("no history" in n for n in again.notes)
+    assert again.undo() == s.undo()
+    assert again.history == s.history and again.decision_key() == s.decision_key()
+    assert again.export(tmp_path / "replay.json").exists()
