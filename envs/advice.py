@@ -16,17 +16,19 @@ so a policy can follow it, weigh it, or learn where to overrule it. With `parts`
 those scores are made of, per ranked action, as the advisor's own ranking pass computed them
 (agents/tactical_types.py `ScoreParts`; no second ranking, no score or decision changes):
 
-- row 0 `hit`: the attack's chance to hit; for a move, that of the best attack the advisor
-  found from the end cell this turn (0 when none, and for other actions),
+- row 0 `hit`: the attack's chance to hit; for a move to a firing position the advisor
+  priced, that of the best attack it found from there this turn (0 otherwise),
 - row 1 `damage`: the same attack's expected damage / the target's health left, at most 1,
 - row 2 `exposure`: the expected share of the acting figure's health a turn of the enemies'
   fire costs at the action's end cell (the figure's own cell but for a move), at most 1:
   from the enemies' own odds where the advisor priced them, else its geometric estimate,
 
-all 0 at actions the advisor did not rank, at illegal ones and at a rules question's answers.
-The advisor keeps its
-in-fight memory (what it saw enemies do, what its own figures did this turn) as it would
-when playing: it ranks once per decision of its team and is told the action actually
+all 0 at actions the advisor did not rank, at illegal ones and at a rules question's answers
+(where several ranked actions share an index, the parts of the best-scored one, whose score
+row 1 shows).
+
+The advisor keeps its in-fight memory (what it saw enemies do, what its own figures did this
+turn) as it would when playing: it ranks once per decision of its team and is told the action actually
 played (`commit`), whoever chose it.
 """
 
@@ -35,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import make_policy
-from envs.encoding import ADVICE_ROWS, PARTS_ROWS, Layout
+from envs.encoding import ADVICE_PARTS, ADVICE_ROWS, PARTS_ROWS, Layout
 from rules.actions import Action
 from rules.errors import TacticaError
 from rules.state import BattleState, Combatant
@@ -109,9 +111,8 @@ class Advisor:
                 self.pick, self.pick_reason = c.action, c.reason
                 out[0, i] = 1.0
             v = max(FLOOR, min(1.0, 1.0 + c.score - best))
-            if parts is not None and v > out[1, i]:   # the parts of the score row 1 shows
-                p = c.parts
-                parts[:, i] = (_unit(p.hit), _unit(p.damage), _unit(p.exposure))
+            if parts is not None and v > out[1, i] and c.parts is not None:   # the parts of the score row 1 shows
+                parts[:, i] = [_unit(getattr(c.parts, name)) for name in ADVICE_PARTS]
             out[1, i] = max(out[1, i], v)
         return keys
 

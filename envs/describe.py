@@ -34,8 +34,8 @@ ADVICE = (Feature("pick", "1 at the advisor's pick (the best-scored action the l
                   "max(0.05, 1 + score - best score), in fractions of a figure's health; 0 when not ranked"))
 #: `advice_parts`' rows (envs/advice.py; agents/tactical_types.py `ScoreParts`), each over the action
 #: layout; 0 at the actions the advisor did not rank
-PARTS = (Feature("hit", "each action the advisor ranked: the chance to hit of its attack; for a move, of the best "
-                 "attack the advisor found from the end cell this turn; 0 for other actions", "probability"),
+PARTS = (Feature("hit", "each action the advisor ranked: the chance to hit of its attack; for a move to a firing "
+                 "position it priced, of the best attack it found from there this turn; 0 otherwise", "probability"),
          Feature("damage", "the same attack's expected damage against the target's health left (the advisor's "
                  "`hp_left`)", "expected damage / health left, at most 1"),
          Feature("exposure", "the expected share of the acting figure's health a turn of the enemies' fire costs at "

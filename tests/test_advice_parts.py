@@ -210,3 +210,22 @@ def test_an_exported_policy_with_parts_acts_on_the_envs_observation(tmp_path):
     assert "parts" not in no_parts.meta["architecture"]["advice"]
     with pytest.raises(TacticaError, match="advice_parts"):
         no_parts.check_env(env.layout, "bold", False, True)
+
+
+def test_a_training_run_with_parts_learns_their_gains(tmp_path):
+    """`advice_parts: true` in a training config: cloning (with mirror images) and PPO run on the
+    parts, and the exported policy carries them and the gains learnt for them (moved from 0)."""
+    pytest.importorskip("sb3_contrib")
+    from agents.learned import NumpyPolicy
+    from tests.training_setup import cfg
+    from training.train import train
+
+    run = train(cfg(tmp_path, run_name="parts", ruleset="cybergeneration", scenarios=["cybergeneration/alley_brawl"],
+                    map_size=[9, 14], max_enemies=2, max_allies=3, features="spatial", advice="bold",
+                    advice_parts=True, total_steps=256, eval_interval=0, checkpoint_interval=256,
+                    pretrain={"samples": 64, "workers": 1, "epochs": 1, "batch_size": 32, "mirror": True}),
+                progress=False)
+    pol = NumpyPolicy(run / "policy.npz")
+    assert pol.advice_parts and pol.meta["fingerprint"]["advice_parts"] == list(ADVICE_PARTS)
+    gain = pol.w["advice.gain"]
+    assert gain.shape == (5,) and (gain[2:] != 0).all()
