@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Policy
-from envs.encoding import ADVICE_ROWS, ECON_LEN, GRID_CHANNELS, UNIT_FEATURES, Layout, layout_for
+from envs.encoding import ADVICE_ROWS, ECON_LEN, GRID_CHANNELS, PARTS_ROWS, UNIT_FEATURES, Layout, layout_for
 from rules.actions import END_TURN, Action
 from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
@@ -119,6 +119,7 @@ class NumpyPolicy(Policy):
         self.layout: Layout | None = None
         self.last_probs: list[tuple[float, Action]] = []
         self.advice: str | None = None
+        self.advice_parts = False
         self.clock = False
         self._advisor = None
         self._fits = False
@@ -167,7 +168,8 @@ class NumpyPolicy(Policy):
                          answers="answers" in fp)
         advice = fp.get("advice")
         clock = "clock" in fp
-        now = lay.fingerprint(advice, clock)
+        with_parts = "advice_parts" in fp
+        now = lay.fingerprint(advice, clock, with_parts)
         if {**now, "version": None} != {**fp, "version": None}:
             raise TacticaError(f"the policy was trained for {fp['ruleset']} v{fp['version']} with another "
                                f"observation/action layout", source=src, field="__meta__.fingerprint",
@@ -201,10 +203,12 @@ class NumpyPolicy(Policy):
         if advice is not None:
             adv = arch.get("advice")
             gain = adv.get("gain") if isinstance(adv, dict) else None
+            rows = ADVICE_ROWS + (PARTS_ROWS if with_parts else 0)   # the parts' gains follow the advice's
             if spatial is None or not isinstance(gain, str) or gain not in arrays \
-                    or arrays[gain].shape != (ADVICE_ROWS,):
+                    or arrays[gain].shape != (rows,) or bool(adv.get("parts")) != with_parts:
                 raise TacticaError("advice without its weights", source=src, field="__meta__.architecture.advice",
-                                   expected=f"a spatial policy with an advice gain of {ADVICE_ROWS} weights")
+                                   expected=f"a spatial policy with an advice gain of {rows} weights"
+                                            + (" and parts: true" if with_parts else ""))
         for layers in stacks:
             for layer in layers:
                 if layer["op"] in ("conv2d", "linear"):
@@ -214,6 +218,7 @@ class NumpyPolicy(Policy):
                                                field="(arrays)", expected="every layer's weights")
         self.meta, self.w, self.layout = meta, arrays, lay
         self.advice = advice
+        self.advice_parts = with_parts
         self.clock = clock
         self._advisor = None
         self._dry_run(src)
@@ -228,6 +233,8 @@ class NumpyPolicy(Policy):
                "units": np.zeros((1, lay.n_units, len(UNIT_FEATURES)), np.float32)}
         if self.advice is not None:
             obs["advice"] = np.zeros((1, ADVICE_ROWS, lay.n_actions), np.float32)
+        if self.advice_parts:
+            obs["advice_parts"] = np.zeros((1, PARTS_ROWS, lay.n_actions), np.float32)
         try:
             with np.errstate(all="ignore"):
                 out = self.logits(obs)
@@ -239,11 +246,16 @@ class NumpyPolicy(Policy):
             raise TacticaError(f"{getattr(out, 'shape', None)} action scores", source=src, field="(arrays)",
                                expected=f"(1, {lay.n_actions}): one score per action of the layout")
 
-    def check_env(self, layout: Layout, advice: str | None = None, clock: bool = False) -> None:
-        """Refuse an env whose layout (or advisor, or clock) differs from the one the policy was
-        trained for."""
-        if self.layout is None or _core(layout.fingerprint(advice, clock), self.layout) \
-                != _core(self.layout.fingerprint(self.advice, self.clock), self.layout):
+    def check_env(self, layout: Layout, advice: str | None = None, clock: bool = False,
+                  advice_parts: bool = False) -> None:
+        """Refuse an env whose layout (or advisor, clock or advice parts) differs from the one
+        the policy was trained for."""
+        if self.layout is not None and bool(advice_parts) != self.advice_parts:
+            raise TacticaError(f"the policy was trained {'with' if self.advice_parts else 'without'} the advisor's "
+                               f"score parts, the env has {'them' if advice_parts else 'none'}", field="advice_parts",
+                               expected=f"an env with advice_parts={self.advice_parts}")
+        if self.layout is None or _core(layout.fingerprint(advice, clock, advice_parts), self.layout) \
+                != _core(self.layout.fingerprint(self.advice, self.clock, self.advice_parts), self.layout):
             raise TacticaError("the policy does not match this environment's layout", field="policy",
                                expected="a policy exported for this ruleset, map size and slot counts")
 
@@ -287,6 +299,8 @@ class NumpyPolicy(Policy):
         adv = arch.get("advice")
         if adv is not None:
             a = obs["advice"].astype(np.float32)
+            if adv.get("parts"):   # the parts' rows after the advice's, each with its gain
+                a = np.concatenate([a, obs["advice_parts"].astype(np.float32)], axis=1)
             out = out + np.einsum("r,nra->na", self.w[adv["gain"]], a)
             if adv.get("only"):   # the advisor's candidates only (training.features.UNRANKED)
                 out = out + np.where(a[:, 1] > 0, 0.0, -1e8).astype(np.float32)
@@ -340,8 +354,8 @@ class NumpyPolicy(Policy):
         if self.advice is not None:
             if self._advisor is None:   # one per policy object: policies are per fight and team
                 from envs.advice import Advisor
-                self._advisor = Advisor(lay, self.advice, int(self.rng.integers(0, 2**63 - 1)))
-            obs["advice"] = self._advisor.advise(state, actor, lmap)
+                self._advisor = Advisor(lay, self.advice, int(self.rng.integers(0, 2**63 - 1)), self.advice_parts)
+            obs.update(self._advisor.advise(state, actor, lmap))
         batch = {k: v[None] for k, v in obs.items()}
         mask = lay.mask(lmap)[None]
         p = self.action_probs(batch, mask)[0]

@@ -34,10 +34,10 @@ from agents import reasons
 from agents.refine import ATTACKS_PER_TURN
 from agents.base import Policy
 from agents.tactical_moves import MoveChoices
-from agents.tactical_types import Choice, Ctx, TurnMemory
+from agents.tactical_types import Choice, Ctx, ScoreParts, TurnMemory
 from agents.threat_memo import ThreatMemo
 
-__all__ = ["ATTACKS_PER_TURN", "BoldPolicy", "Choice", "Ctx", "TacticalPolicy", "TurnMemory", "describe"]
+__all__ = ["ATTACKS_PER_TURN", "BoldPolicy", "Choice", "Ctx", "ScoreParts", "TacticalPolicy", "TurnMemory", "describe"]
 
 
 class TacticalPolicy(MoveChoices, Policy):
@@ -59,6 +59,9 @@ class TacticalPolicy(MoveChoices, Policy):
     caution = 1.0
     #: x how much attacks, and the positions that allow them, weigh against exposure
     boldness = 1.0
+    #: True: `rank` gives every choice its complete `ScoreParts` (the exposures the ranking did
+    #: not compute are then the quick geometric ones; no dice, no score changes): envs/advice.py
+    want_parts = False
     #: shared by a snapshot's copy (Policy.shared_memos): the probe dice and threat memo of a
     #: decision (set in `rank`), the last ranking (replaced by `act`, never changed), the
     #: fight's threat profiles and move tiers (exact memos)
@@ -150,7 +153,24 @@ class TacticalPolicy(MoveChoices, Policy):
             out += self.guard_choices(ctx, kinds)
         out += self._other_choices(ctx, mem, kinds, best_atk, worth)
         out.sort(key=lambda c: -c.score)
+        if self.want_parts:
+            self._complete_parts(ctx, out)
         return out
+
+    def _complete_parts(self, ctx: Ctx, choices: list[Choice]) -> None:
+        """Give every choice its `ScoreParts`: the exposure at its end cell where the ranking
+        left it out (the own cell's as the move choices computed it, else `exposure`)."""
+        here = ctx.expo_here
+        for c in choices:
+            p = c.parts or ScoreParts()
+            if p.exposure is None:
+                if c.action.kind == "move":
+                    p = p._replace(exposure=self.exposure(ctx, c.action.cell)[0])
+                else:
+                    if here is None:
+                        here = ctx.expo_here = self.exposure(ctx, ctx.me.pos)[0]
+                    p = p._replace(exposure=here)
+            c.parts = p
 
     def context(self, rs: Ruleset, state: BattleState, me: Combatant, legal: list[Action]) -> Ctx:
         """What every choice of this decision is scored against (enemies, allies, health, the
@@ -259,7 +279,8 @@ class TacticalPolicy(MoveChoices, Policy):
                     if follow is None:
                         follow = self._follow_up_value(ctx, scored)
                     score = v - follow
-            out.append(Choice(a, score, self._attack_words(ctx, o)))
+            parts = ScoreParts(o.p_hit, o.exp_damage / A.hp_left(ctx.rs, ctx.state.by_id[a.target]))
+            out.append(Choice(a, score, self._attack_words(ctx, o), parts))
         return out
 
     def _ends_attacks(self, ctx: Ctx, a: Action) -> bool:

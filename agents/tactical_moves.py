@@ -14,7 +14,7 @@ from agents import assess as A
 from agents import positions as P
 from agents import refine as R
 from agents.refine import ATTACKS_PER_TURN
-from agents.tactical_types import Choice, Ctx, TurnMemory
+from agents.tactical_types import Choice, Ctx, ScoreParts, TurnMemory
 
 
 class MoveChoices:
@@ -137,11 +137,13 @@ class MoveChoices:
             progress = self._goal_progress(ctx, moves, tiers) if self.goal else {}
             self._fill_quick(ctx, [m.cell for m in moves])
             cand = []
+            expo_of: dict[int, float] = {}   # cell -> the exposure its value was scored with (ScoreParts)
             for m in moves:
                 used, ends = tiers.get(m.cell, (0.0, False))
                 q = self.quick_value(ctx, m.cell) - 0.08 * used
                 if ends:  # a run: no attack this turn, but it closes in or reaches cover
                     off_q, aims, expo = self._parts(ctx, m.cell)
+                    expo_of[m.cell] = expo
                     # a shot next turn is worth less the longer a stand-off lasts: the enemy
                     # moves before then, and two sides that only ever run to a firing spot
                     # dance until the round limit (seen in cybergeneration and metalface)
@@ -149,14 +151,19 @@ class MoveChoices:
                     q = later * off_q - ctx.def_weight * expo - 0.1
                 cand.append((q + progress.get(m.cell, 0.0), m))
             cand.sort(key=lambda x: (-x[0], x[1].cell))
-            base = self.exact_value(ctx, me.pos, None)[0] if self.refine else self.quick_value(ctx, me.pos)
+            if self.refine:
+                base, _, ctx.expo_here = self.exact_value(ctx, me.pos, None)
+            else:
+                base = self.quick_value(ctx, me.pos)
             scored: list[tuple[float, Action]] = []
             for q, m in cand[:max(self.refine, 1)]:
                 used, ends = tiers.get(m.cell, (0.0, False))
                 if self.refine and not ends:
                     # only the best three are kept: below the third so far, an upper bound will do
+                    # (and the exposure of a cell kept is complete: its value reached the bar)
                     bonus = progress.get(m.cell, 0.0)
-                    v = self.exact_value(ctx, m.cell, m, R.third_best(scored), bonus)[0] + bonus
+                    v, _, expo_of[m.cell] = self.exact_value(ctx, m.cell, m, R.third_best(scored), bonus)
+                    v += bonus
                 else:
                     v = q
                 scored.append((v, m))
@@ -165,10 +172,11 @@ class MoveChoices:
             for v, m in scored[:3]:
                 gain = v - base
                 reason = self._move_words(ctx, m.cell, "moves to")
+                parts = self._move_parts(ctx, m.cell, expo_of.get(m.cell))
                 if gain > self.move_margin:
-                    out.append(Choice(m, best_atk + gain + 0.01, reason))
+                    out.append(Choice(m, best_atk + gain + 0.01, reason, parts))
                 else:
-                    out.append(Choice(m, gain - self.move_margin, reason))
+                    out.append(Choice(m, gain - self.move_margin, reason, parts))
             return out
         # after attacking (or with nothing worth attacking): fall back to the safest free cell
         free = [m for m in moves if tiers.get(m.cell, (0.0, False)) == (0.0, False)]
@@ -178,21 +186,32 @@ class MoveChoices:
             return []
         self._fill_quick(ctx, [me.pos] + [m.cell for m in free])
         off_here, _, expo_here = self._parts(ctx, me.pos)
+        ctx.expo_here = expo_here
         keep = 0.6  # how much being able to attack from there next turn counts
         base = -ctx.def_weight * expo_here + keep * off_here
         cand = []
         for m in free:
             off, _, expo = self._parts(ctx, m.cell)
             v = -ctx.def_weight * expo + keep * off
-            cand.append((v, m))
+            cand.append((v, m, expo))
         cand.sort(key=lambda x: (-x[0], x[1].cell))
         out = []
-        for v, m in cand[:2]:
+        for v, m, expo in cand[:2]:
             gain = v - base
             verb = "falls back to" if gain > 0 and expo_here > 0 else "moves to"
             score = gain - self.move_margin + (0.05 if gain > self.move_margin else 0.0)
-            out.append(Choice(m, score, self._move_words(ctx, m.cell, verb)))
+            out.append(Choice(m, score, self._move_words(ctx, m.cell, verb), ScoreParts(exposure=expo)))
         return out
+
+    @staticmethod
+    def _move_parts(ctx: Ctx, cell: int, expo: float | None) -> ScoreParts:
+        """A firing move's `ScoreParts`: the best attack the exact value found from `cell` this
+        turn (`ctx.shots`), and the exposure the cell was scored with (None: quick-scored)."""
+        shot = ctx.shots.get(cell)
+        if shot is None:
+            return ScoreParts(exposure=expo)
+        t = ctx.state.by_id[shot.action.target]
+        return ScoreParts(shot.p_hit, shot.exp_damage / A.hp_left(ctx.rs, t), expo)
 
     def _goal_progress(self, ctx: Ctx, moves: list[Action], tiers: dict) -> dict[int, float]:
         """cell -> bonus for getting closer to the best position within two turns' movement.

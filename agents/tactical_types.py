@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from rules.actions import Action
 from rules.ruleset import Ruleset
@@ -12,13 +13,30 @@ from rules.state import BattleState, Combatant
 from agents import assess as A
 
 
+class ScoreParts(NamedTuple):
+    """Parts of a `Choice`'s score, as the ranking pass computed them (envs/advice.py shows them).
+
+    `hit`, `damage`: the attack's chance to hit and expected damage as a fraction of the
+    target's health left (`assess.hp_left`); for a move before attacking, those of the best
+    attack the ranking found from the end cell this turn (0 when none). `exposure`: the
+    expected share of the figure's own health a turn of the enemies' fire costs at the action's
+    end cell (`exposure` / `exact_value`, unweighted by `caution`); None: the figure's own
+    cell, or not computed (`TacticalPolicy.want_parts` fills it in)."""
+
+    hit: float = 0.0
+    damage: float = 0.0
+    exposure: float | None = None
+
+
 @dataclass(slots=True)
 class Choice:
-    """A candidate action with its score and the one line that explains it."""
+    """A candidate action with its score and the one line that explains it (and, where the
+    ranking has them, the parts of the score: `ScoreParts`)."""
 
     action: Action
     score: float
     reason: str
+    parts: ScoreParts | None = None
 
 
 @dataclass(slots=True)
@@ -60,6 +78,8 @@ class Ctx:
     shots: dict[int, A.Odds] = field(default_factory=dict)  # the best attack from a cell (exact)
     #: per enemy: (figure, cell, x, y, reach in metres, danger, priority), for the hot loops
     table: list[tuple] = field(default_factory=list)
+    #: the exposure of the figure's own cell where the move choices computed it (`ScoreParts`)
+    expo_here: float | None = None
 
     def sub(self, state: BattleState, me: Combatant, enemies: list[Combatant] | None = None) -> "Ctx":
         """This decision's view carried to a copy of the fight (after a trial action): the

@@ -18,7 +18,7 @@ import hashlib
 import json
 from typing import Any, NamedTuple
 
-from envs.encoding import ADVICE_ROWS, CLOCK_SLOT, ECON_HIGH, ECON_LEN, ECON_LOW
+from envs.encoding import ADVICE_PARTS, ADVICE_ROWS, CLOCK_SLOT, ECON_HIGH, ECON_LEN, ECON_LOW, PARTS_ROWS
 from envs.features import GRID, UNITS
 from rules.features import Feature
 from rules.ruleset import Ruleset, available_rulesets, get_ruleset
@@ -32,6 +32,17 @@ COVER = (Feature("cover_vs_actor", "the cover the enemy in the slot has against 
 ADVICE = (Feature("pick", "1 at the advisor's pick (the best-scored action the layout can express)"),
           Feature("score", "each action the advisor ranked: its score relative to the advisor's best",
                   "max(0.05, 1 + score - best score), in fractions of a figure's health; 0 when not ranked"))
+#: `advice_parts`' rows (envs/advice.py; agents/tactical_types.py `ScoreParts`), each over the action
+#: layout; 0 at the actions the advisor did not rank
+PARTS = (Feature("hit", "each action the advisor ranked: the chance to hit of its attack; for a move to a firing "
+                 "position it priced, of the best attack it found from there this turn; 0 otherwise", "probability"),
+         Feature("damage", "the same attack's expected damage against the target's health left (the advisor's "
+                 "`hp_left`)", "expected damage / health left, at most 1"),
+         Feature("exposure", "the expected share of the acting figure's health a turn of the enemies' fire costs at "
+                 "the action's end cell (its own cell but for a move): from the enemies' own odds where the advisor "
+                 "priced them, else its geometric estimate; not weighted by the advisor's caution",
+                 "share of own health, at most 1"))
+assert tuple(f.name for f in PARTS) == ADVICE_PARTS
 #: the optional clock's economy slot
 CLOCK = Feature("clock", "only with `clock=True` (otherwise 0): the rounds left before the round limit, this one "
                 "included", "rounds left / round limit (1 in the first round, 1/limit in the last)")
@@ -66,12 +77,13 @@ def economy_rows(ruleset: Ruleset) -> list[Row]:
     return out
 
 
-def describe_encoding(ruleset: Ruleset | str) -> list[Row]:
+def describe_encoding(ruleset: Ruleset | str, parts: bool = False) -> list[Row]:
     """Every number the observation of a ruleset holds: grid channels, unit features, cover
-    columns, economy slots (with the clock's) and advice rows, in order."""
+    columns, economy slots (with the clock's) and advice rows, in order; with `parts`, the
+    `advice_parts` rows too (only an env with `advice_parts=True` has them)."""
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     return (_rows("grid", GRID) + _rows("units", UNITS) + _rows("cover", COVER) + economy_rows(rs)
-            + _rows("advice", ADVICE))
+            + _rows("advice", ADVICE) + (_rows("advice_parts", PARTS) if parts else []))
 
 
 def _space_json(space: Any) -> Any:
@@ -86,7 +98,8 @@ def encoding_fingerprint(env: Any) -> str:
     scaling, range; not the meanings' wording), its observation space (shapes, dtypes, bounds)
     and its action layout (`Layout.fingerprint`)."""
     env = getattr(env, "unwrapped", env)
-    rows = [[r.block, r.index, r.name, r.scaling, r.low, r.high] for r in describe_encoding(env.rs)]
+    rows = [[r.block, r.index, r.name, r.scaling, r.low, r.high]
+            for r in describe_encoding(env.rs, getattr(env, "advice_parts", False))]
     data = {"rows": rows, "space": _space_json(env.observation_space),
             "layout": env.fingerprint()}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
@@ -113,7 +126,7 @@ def render_markdown() -> str:
     """docs/observations.md, from the code."""
     envs = _registered_envs()
     n_units = len(UNITS)
-    spaces = envs[0][1].layout.spaces(advice=True).spaces
+    spaces = envs[0][1].layout.spaces(advice=True, parts=True).spaces
     box = {k: f"{float(v.low.min()):g} .. {float(v.high.max()):g}" for k, v in spaces.items()}
     lines = [
         "# Observations",
@@ -140,6 +153,8 @@ def render_markdown() -> str:
         "then the ally slots, "
         "then the enemy slots (scenario order; see [Unit features](#unit-features)); an empty slot is zeros |",
         f"| `advice` | ({ADVICE_ROWS}, N) | {box['advice']} | only with `advice=`: [Advice](#advice) |",
+        f"| `advice_parts` | ({PARTS_ROWS}, N) | {box['advice_parts']} | only with `advice=` and `advice_parts=True`: "
+        "[Advice parts](#advice-parts) |",
         "",
         "Beside the observation: `info[\"action_mask\"]` (int8, N) and `action_masks()` (bool) mark",
         "the legal actions; its move block (indices 1 .. H x W, `1 + y * W + x`) is the `reachable`",
@@ -183,6 +198,13 @@ def render_markdown() -> str:
               "Only in an env made with `advice=\"tactical\"` or `\"bold\"` (envs/advice.py): `advice[row, i]` "
               "for each action index i.", ""]
     lines += _table(_rows("advice", ADVICE))
+    lines += ["", "## Advice parts", "",
+              "Only in an env made with `advice=` and `advice_parts=True` (envs/advice.py): `advice_parts[row, i]` "
+              "for each action index i, the parts of the score `advice` row 1 shows, as the advisor's own ranking "
+              "computed them (no second ranking). All 0 at the actions it did not rank, at illegal ones and at "
+              "the answers to a rules question. A policy exported with them refuses an env without them "
+              "(the layout fingerprint's `advice_parts`).", ""]
+    lines += _table(_rows("advice_parts", PARTS))
     lines += ["", "## Versions", "",
               "An env id ends in its version (`tactica/<Name>-vN`; a scenario's id takes its ruleset's",
               "`version`, `tactica/Skirmish-vN` the number in envs/registration.py). Any change to the",

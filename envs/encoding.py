@@ -33,6 +33,9 @@ docs/observations.md (rendered from envs/features.py and each ruleset's `economy
 - `advice` (2 x n_actions, 0..1; only in an env made with `advice`): a scripted advisor's
   view of the same decision (envs/advice.py): row 0 marks its pick, row 1 its score of each
   action it ranked relative to its best.
+- `advice_parts` (3 x n_actions, 0..1; only in an env made with `advice` and
+  `advice_parts=True`): the parts of the advisor's score of each action it ranked
+  (`ADVICE_PARTS`: hit odds, expected damage / target's health, exposure at the end cell).
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ _CONDITION_COLUMN = {name: UNIT_FEATURES.index(name) for name in CONDITION_FEATU
 CLOCK_SLOT = ECON_LEN - 1
 #: rows of the optional `advice` observation (envs.advice): the advisor's pick, its scores
 ADVICE_ROWS = 2
+#: rows of the optional `advice_parts` observation (envs.advice): the parts of the advisor's scores
+ADVICE_PARTS = ("hit", "damage", "exposure")
+PARTS_ROWS = len(ADVICE_PARTS)
 WEAPON_SLOTS = 4
 RING = ((0, 0), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 
@@ -133,9 +139,10 @@ class Layout:
                              f"features; the observation has room for {CLOCK_SLOT} (the last slot is the clock's)")
 
     # -- identity -------------------------------------------------------------------
-    def fingerprint(self, advice: str | None = None, clock: bool = False) -> dict[str, Any]:
+    def fingerprint(self, advice: str | None = None, clock: bool = False, parts: bool = False) -> dict[str, Any]:
         """What a trained policy must match: ruleset, version, shapes and the action layout
-        (and the advisor behind the `advice` observation, and the clock, when there are)."""
+        (and the advisor behind the `advice` observation, the clock and the `advice_parts`
+        rows, when there are)."""
         fp = {"ruleset": self.ruleset.name, "version": self.ruleset.version, "height": self.height,
                 "width": self.width, "n_enemy": self.n_enemy, "n_ally": self.n_ally,
                 "n_actions": self.n_actions, "grid_channels": list(GRID_CHANNELS),
@@ -149,6 +156,8 @@ class Layout:
             fp["advice"] = advice
         if clock:
             fp["clock"] = f"economy[{CLOCK_SLOT}] = rounds left / round limit"
+        if parts:
+            fp["advice_parts"] = list(ADVICE_PARTS)
         return fp
 
     def set_clock(self, obs: dict[str, np.ndarray], state: BattleState) -> None:
@@ -319,7 +328,7 @@ class Layout:
         return mask[1:self.off_enemy]
 
     # -- observations ---------------------------------------------------------------
-    def spaces(self, advice: bool = False):
+    def spaces(self, advice: bool = False, parts: bool = False):
         from gymnasium import spaces
         d = {
             "grid": spaces.Box(0.0, 1.0, (len(GRID_CHANNELS), self.height, self.width), np.float32),
@@ -329,6 +338,8 @@ class Layout:
         }
         if advice:   # envs.advice: a scripted advisor's ranking over the action layout
             d["advice"] = spaces.Box(0.0, 1.0, (ADVICE_ROWS, self.n_actions), np.float32)
+            if parts:    # the parts of the advisor's scores
+                d["advice_parts"] = spaces.Box(0.0, 1.0, (PARTS_ROWS, self.n_actions), np.float32)
         return spaces.Dict(d)
 
     def tables(self, state: BattleState) -> MapTables:

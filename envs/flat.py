@@ -1,7 +1,7 @@
 """The flat observation: the dict encoding as one float32 vector, in a fixed order.
 
 The keys of the dict observation (envs/encoding.py, `Layout.spaces`) in alphabetical
-order -- `cover`, `economy`, `grid`, `units` (and `advice` first, where an env has it) --
+order -- `cover`, `economy`, `grid`, `units` (and `advice`, `advice_parts` first, where an env has them) --
 each array flattened row-major (C order) and concatenated. That is the order of
 `gymnasium.spaces.flatten` on the `Dict` space, so `flatten_observation(obs, order)` equals
 `gymnasium.spaces.flatten(space, obs)`. `flat_order(space)` gives each key's slice:

@@ -50,7 +50,9 @@ class SkirmishEnv(gym.Env):
     action-economy numbers, `economy_names`), `units` (slot 0 the acting figure, then allies,
     then enemies: position relative to the acting figure, health, conditions, reach, ammo,
     line of sight). Maps smaller than `map_size` are padded. With `advice`, also `advice`
-    (2 x n actions: the advisor's pick, and its scores relative to its best; envs/advice.py).
+    (2 x n actions: the advisor's pick, and its scores relative to its best; envs/advice.py),
+    and with `advice_parts` too, `advice_parts` (3 x n actions: the hit odds, expected damage
+    and exposure its scores are made of).
     With `clock`, the last economy slot holds the rounds left before the round limit, as a
     share of the limit (envs/encoding.py, `CLOCK_SLOT`). Every channel, feature and field with
     its meaning, scaling and range: docs/observations.md (`python -m envs.describe`).
@@ -80,7 +82,8 @@ class SkirmishEnv(gym.Env):
     `map_size` ((H, W) to pad to), `max_enemies` / `max_allies` (unit slots),
     `render_mode` (`ansi` or `rgb_array`), `advice` (a scripted policy, `tactical` or `bold`, whose
     ranking of each decision's options the observation then carries as `advice`,
-    envs/advice.py), `clock` (observe the rounds left; a draw at the round limit terminates).
+    envs/advice.py), `advice_parts` (with `advice`: also the parts of its scores, `advice_parts`),
+    `clock` (observe the rounds left; a draw at the round limit terminates).
 
     ## Snapshots
     `clone_state()` returns an opaque snapshot of everything that decides what the env does
@@ -110,7 +113,7 @@ class SkirmishEnv(gym.Env):
                  reward: Mapping[str, float] | None = None, map_size: tuple[int, int] | None = None,
                  max_enemies: int | None = None, max_allies: int | None = None,
                  generator: Mapping[str, Any] | None = None, render_mode: str | None = None,
-                 advice: str | None = None, clock: bool = False) -> None:
+                 advice: str | None = None, clock: bool = False, advice_parts: bool = False) -> None:
         super().__init__()
         self.pool = ScenarioPool(scenario, ruleset, generator)
         self.scenarios = self.pool.scenarios
@@ -136,13 +139,14 @@ class SkirmishEnv(gym.Env):
 
         n_enemy, n_ally = slot_counts(list(self.pool.specs.values()), owns, max_enemies, max_allies)
         self.layout: Layout = layout_for(self.rs, self.map_size[0], self.map_size[1], n_enemy, n_ally)
-        if advice is not None:
+        if advice is not None or advice_parts:
             from envs.advice import check_advisor
-            check_advisor(advice)
+            check_advisor(advice, bool(advice_parts))
         self.advice = advice
+        self.advice_parts = bool(advice_parts)
         self.clock = bool(clock)
         self._advisor = None
-        self.observation_space = self.layout.spaces(advice=advice is not None)
+        self.observation_space = self.layout.spaces(advice=advice is not None, parts=self.advice_parts)
         self.action_space = gym.spaces.Discrete(self.layout.n_actions)
         self.opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
         self.opponent_arg = self.opponents[0]
@@ -155,12 +159,13 @@ class SkirmishEnv(gym.Env):
         self._legal: dict[int, Action] = {0: END_TURN}
         self._mask = self.layout.mask(self._legal)   # the int8 mask of `_legal`, set with it
         self._opponent: Policy | None = None
-        self._advice_rows: np.ndarray | None = None   # the current decision's advice rows (a copy)
+        #: the current decision's advice keys (`advice`, `advice_parts`: copies)
+        self._advice_rows: dict[str, np.ndarray] | None = None
 
     # -- helpers --------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
         """What a policy trained on this env must match (the layout's, with the advisor)."""
-        return self.layout.fingerprint(self.advice, self.clock)
+        return self.layout.fingerprint(self.advice, self.clock, self.advice_parts)
 
     @property
     def advice_pick(self) -> Action | None:
@@ -212,10 +217,10 @@ class SkirmishEnv(gym.Env):
             if actor is not None:
                 rows = self._advisor.advise(s, actor, self._legal)
             else:
-                rows = np.zeros(self.observation_space["advice"].shape, dtype=np.float32)
+                rows = self._advisor.blank()
                 self._advisor.pick = None
-            obs["advice"] = rows
-            self._advice_rows = rows.copy()   # the env's own: a snapshot keeps it
+            obs.update(rows)
+            self._advice_rows = {k: v.copy() for k, v in rows.items()}   # the env's own: a snapshot keeps it
         return obs
 
     def _observation(self, actor: Combatant | None, health: dict[str, tuple[float, float]] | None = None
@@ -250,7 +255,7 @@ class SkirmishEnv(gym.Env):
             self.agent_team = spec.teams[int(rng.integers(0, len(spec.teams)))].name
         if self.advice is not None:   # after that: an env without advice draws the same
             from envs.advice import Advisor
-            self._advisor = Advisor(self.layout, self.advice, int(rng.integers(0, 2**63 - 1)))
+            self._advisor = Advisor(self.layout, self.advice, int(rng.integers(0, 2**63 - 1)), self.advice_parts)
         if isinstance(opp, Policy):
             self._opponent = opp
         else:

@@ -10,7 +10,7 @@ and one snapshot can be restored any number of times:
 - the players: the opponent policy and the advisor (with `advice`), deep copies of them
   (generators, turn memories, in-fight memos such as `tactical`'s threat estimates);
 - the env's own: `agent_team`, whether the episode is over, the team healths the damage
-  rewards are measured from, the legal-action map and mask, the advice rows of the current
+  rewards are measured from, the legal-action map and mask, the advice rows (and parts) of the current
   decision, and `np_random`'s state (what the next `reset` draws).
 
 The copies share with the env only what never changes in a fight (the ruleset, the map, the
@@ -156,7 +156,7 @@ def capture(env: SkirmishEnv) -> EnvSnapshot:
     snap._book = (env.agent_team, env._done, env._start_health, env._last_health)
     snap._legal = dict(env._legal)
     snap._mask = env._mask.copy()
-    snap._advice = None if env._advice_rows is None else env._advice_rows.copy()
+    snap._advice = None if env._advice_rows is None else {k: v.copy() for k, v in env._advice_rows.items()}
     snap._np_random = (env.np_random.bit_generator.state, env._np_random_seed)
     return snap
 
@@ -168,13 +168,13 @@ def restore(env: SkirmishEnv, snap: EnvSnapshot) -> tuple[dict[str, np.ndarray],
     env.agent_team, env._done, env._start_health, env._last_health = snap._book
     env._legal = dict(snap._legal)
     env._mask = snap._mask.copy()
-    env._advice_rows = None if snap._advice is None else snap._advice.copy()
+    env._advice_rows = None if snap._advice is None else {k: v.copy() for k, v in snap._advice.items()}
     state, seed = snap._np_random
     env.np_random.bit_generator.state = state
     env._np_random_seed = seed
     obs = env._observation(env._agent_actor())
     if env._advice_rows is not None:
-        obs["advice"] = env._advice_rows.copy()
+        obs.update({k: v.copy() for k, v in env._advice_rows.items()})
     info = env._info()
     s = env.battle.state
     if s.over:

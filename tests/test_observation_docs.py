@@ -96,12 +96,17 @@ def _check_obs(obs: dict[str, np.ndarray], rows: list[Row], where: str) -> None:
     if "advice" in obs:
         for r in _block(rows, "advice"):
             _check(obs["advice"][r.index], r, f"{where} advice")
+    if "advice_parts" in obs:
+        parts = _block(rows, "advice_parts")
+        assert [r.index for r in parts] == list(range(obs["advice_parts"].shape[0])), f"{where}: undocumented parts"
+        for r in parts:
+            _check(obs["advice_parts"][r.index], r, f"{where} advice_parts")
 
 
 def _play(env: SkirmishEnv, seed: int, episodes: int, max_steps: int = 150) -> int:
     """Seeded random-masked episodes, checking every observation against the page's ranges and
     every live economy against the ruleset's names; the number of observations checked."""
-    rows = describe_encoding(env.rs)
+    rows = describe_encoding(env.rs, env.advice_parts)
     rng = np.random.default_rng(seed)
     seen = 0
     for ep in range(episodes):
@@ -128,3 +133,20 @@ def test_observed_values_lie_in_the_documented_ranges(ruleset):
 def test_advice_rows_lie_in_the_documented_ranges():
     env = SkirmishEnv(scenario=DEFAULT_SCENARIOS["metalface"], opponent="random", advice="tactical")
     assert _play(env, 7, episodes=1, max_steps=25) > 10
+
+
+@pytest.mark.parametrize("ruleset", ["metalface", "cybergeneration"])
+def test_advice_parts_lie_in_the_documented_ranges(ruleset):
+    """`advice_parts` (hit odds, damage, exposure): every row documented, in its range, on seeded
+    fights where the parts are not all zero (the advisor ranked attacks and exposed cells)."""
+    env = SkirmishEnv(scenario=DEFAULT_SCENARIOS[ruleset], opponent="tactical", advice="bold", advice_parts=True)
+    seen = {"n": 0, "max": np.zeros(3)}
+    step = env.step
+
+    def spy(a):
+        out = step(a)
+        seen["max"] = np.maximum(seen["max"], out[0]["advice_parts"].max(axis=1))
+        return out
+    env.step = spy
+    assert _play(env, 11, episodes=2, max_steps=40) > 20
+    assert (seen["max"] > 0).all(), seen   # hit, damage and exposure each seen above 0

@@ -132,6 +132,10 @@ class TrainConfig:
     #: choose only among the actions the advisor ranked (its candidates): exploration stays
     #: among sensible options
     advice_only: bool = False
+    #: also observe the parts of the advisor's scores (`advice_parts`: hit odds, expected damage,
+    #: exposure per ranked action; envs/advice.py), each row with its own learnt gain in the
+    #: logits, starting at 0; needs `advice`
+    advice_parts: bool = False
     #: observe the rounds left before the round limit (envs/encoding.py, `CLOCK_SLOT`); a draw at
     #: the limit then ends the episode (terminated, not truncated: no bootstrapping past it)
     clock: bool = False
@@ -233,6 +237,9 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
     if len(gain) != 2 or not all(isinstance(g, (int, float)) and not isinstance(g, bool) for g in gain):
         raise ScenarioError(f"{kwargs['advice_gain']!r}", source=source, field="advice_gain",
                             expected="two numbers: the weights of the advisor's pick and of its scores")
+    if cls is TrainConfig and kwargs.get("advice_parts") and kwargs.get("advice") is None:
+        raise ScenarioError("advice_parts without an advisor", source=source, field="advice_parts",
+                            expected="advice: tactical or bold with it (or advice_parts: false)")
     if cls is TrainConfig and kwargs.get("advice") is not None and kwargs.get("features", "cnn") != "spatial":
         raise ScenarioError(f"advice {kwargs['advice']!r} with {kwargs.get('features', 'cnn')} features",
                             source=source, field="features", expected="spatial (the policy that weighs the advice)")

@@ -14,7 +14,9 @@ lists of layer specs (`conv2d`, `linear`, `relu`, `tanh`, `flatten`):
   `move_head(relu(cells + to_cells(latent)[:, :, None, None]))` flattened; with advice
   (a fingerprint with `advice`), `advice` = {`gain`: the array name}: the logits then get
   `sum_r gain[r] * advice[r]` over the observation's advice rows, and with `only` true
-  -1e8 where advice row 1 is 0 (the actions the advisor did not rank).
+  -1e8 where advice row 1 is 0 (the actions the advisor did not rank); with `parts` true (a
+  fingerprint with `advice_parts`) the gain has one weight more per `advice_parts` row, and
+  the rows it weighs are `advice`'s followed by `advice_parts`'.
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ def export_model(model, path: str | Path, layout_fp: dict[str, Any], env_id: str
         if getattr(pol, "advice_gain", None) is not None:
             arrays["advice.gain"] = pol.advice_gain.detach().cpu().numpy().astype(np.float32)
             arch["advice"] = {"gain": "advice.gain", "only": bool(getattr(pol, "advice_only", False))}
+            if "advice_parts" in pol.observation_space.spaces:
+                arch["advice"]["parts"] = True
     else:
         arch["trunk"] = pi + action
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "ruleset": layout_fp["ruleset"],

@@ -14,6 +14,9 @@ feature" is the same weights wherever the feature is on the map. With an `advice
 observation (envs/advice.py) the logits of every action also get `gain . advice[:, a]`,
 two learnt weights on the advisor's pick and scores: a residual policy over the advisor;
 with `advice_only` it chooses among the actions the advisor ranked (its candidates) only.
+With `advice_parts` too (hit odds, expected damage, exposure per ranked action) the parts'
+rows follow the advice's in `gain . advice[:, a]`, each with its own weight starting at 0
+(the policy starts as it would without them and learns how much each part counts).
 
 All are plain layer stacks so `training.export` can write them for `NumpyPolicy`.
 """
@@ -82,7 +85,10 @@ class SkirmishExtractor(BaseFeaturesExtractor):
         self.vec_net = nn.Sequential(nn.Linear(vec_dim, hidden), nn.ReLU())
 
     def forward(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
-        self.last_advice = obs.get("advice")
+        adv = obs.get("advice")
+        if adv is not None and "advice_parts" in obs:   # the parts' rows after the advice's
+            adv = torch.cat([adv, obs["advice_parts"]], dim=1)
+        self.last_advice = adv
         x = obs["grid"]
         if self.cells_net is not None:
             # channels-last (NHWC) through the full-resolution convolutions: the same convolutions,
@@ -131,7 +137,9 @@ class SpatialMaskablePolicy(MaskableMultiInputActorCriticPolicy):
         if "advice" in self.observation_space.spaces:
             # the advisor's rows (pick, relative score) enter the logits with learnt weights, from a
             # start where the advisor's pick is already the most likely action (docs/results.md)
-            self.advice_gain = nn.Parameter(torch.tensor(self.advice_gain_init, dtype=torch.float32))
+            # (the parts of its scores, where observed, from 0: no pull until learnt)
+            parts = self.observation_space["advice_parts"].shape[0] if "advice_parts" in self.observation_space.spaces else 0
+            self.advice_gain = nn.Parameter(torch.tensor(self.advice_gain_init + (0.0,) * parts, dtype=torch.float32))
         if self.ortho_init:  # as SB3 does: hidden layers sqrt(2), the action output 0.01
             self.to_cells.apply(partial(self.init_weights, gain=np.sqrt(2)))
             self.move_head.apply(partial(self.init_weights, gain=0.01))

@@ -98,7 +98,8 @@ def _collect_part(args: tuple) -> dict[str, Any]:
     env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=opponents, reward=cfg.reward,
                       map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies, max_allies=cfg.max_allies,
                       generator={**cfg.generator, "held_out": False},
-                      agent_team=cfg.agent_team, advice=cfg.advice, clock=cfg.clock)
+                      agent_team=cfg.agent_team, advice=cfg.advice, clock=cfg.clock,
+                      advice_parts=cfg.advice_parts)
     rng = np.random.default_rng(seed)
     student = NumpyPolicy(learner) if learner else None
     mix = np.random.default_rng([int(seed), 0xDA6])   # its own stream: the fights' seeds stay the teacher's
@@ -243,8 +244,9 @@ def mirrored(demos: Demos, layout) -> Demos:
             masks[sel] = demos.masks[sel][:, inv]
             if values is not None:
                 values[sel] = demos.values[sel][:, inv]
-            if "advice" in obs:
-                obs["advice"][sel] = demos.obs["advice"][sel][:, :, inv]
+            for key in ("advice", "advice_parts"):
+                if key in obs:
+                    obs[key][sel] = demos.obs[key][sel][:, :, inv]
             actions[sel] = perm[demos.actions[sel]]
         if fx:
             obs["units"][:, :, ix] *= -1

@@ -74,7 +74,8 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, opponents: list[str], held_out:
         env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=_resolve_opponents(opponents, run_dir),
                           reward=cfg.reward, map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies,
                           max_allies=cfg.max_allies, generator=gen,
-                          agent_team=cfg.agent_team, advice=cfg.advice, clock=cfg.clock)
+                          agent_team=cfg.agent_team, advice=cfg.advice, clock=cfg.clock,
+                          advice_parts=cfg.advice_parts)
         env.reset(seed=seed)
         return env
     return _thunk
