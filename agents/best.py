@@ -37,7 +37,7 @@ class BestEntry(NamedTuple):
 BEST: dict[str, BestEntry] = {
     "metalface": BestEntry(
         "ppo", "61.8% of 800 held-out fights on 400 maps vs tactical (Wilson 58.3-65.1%); 53.0% vs planner",
-        0.092, 0.104),
+        0.003, 0.008),
     "cortex": BestEntry(
         "planner", "56.1% of 408 fights vs tactical (Wilson 51.3-60.9%); planner-bold 56.5% of 200 is "
         "no better and slower", 0.052, 0.319),
