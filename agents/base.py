@@ -98,6 +98,9 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     "ppo": "agents.learned:NumpyPolicy",
     #: each ruleset's strongest player (agents/best.py's BEST table)
     "best": "agents.best:BestPolicy",
+    #: the shipped network, searching where it is unsure (agents/selective.py; `selective:PATH.npz`
+    #: over an exported one)
+    "selective": "agents.selective:SelectivePolicy",
 }
 
 
@@ -148,7 +151,7 @@ def check_policy(name: str, field: str = "policy") -> str:
         return name
     if name.endswith(".npz"):
         from pathlib import Path
-        if not Path(name).is_file():
+        if not Path(name.removeprefix("selective:")).is_file():
             raise UnknownNameError("no such file", source=name, field=field,
                                    expected="an exported policy (.npz) from `tactica export-policy`")
         return name
@@ -172,6 +175,9 @@ def make_policy(name: str, seed: int | np.random.SeedSequence | None = None, beh
 
 
 def _make(name: str, seed: int | np.random.SeedSequence | None) -> Policy:
+    if name.startswith("selective:") and name.endswith(".npz"):
+        from agents.selective import make_selective
+        return make_selective(name, seed)
     if name.endswith(".npz"):
         from agents.learned import NumpyPolicy
         return NumpyPolicy(name, seed=seed)

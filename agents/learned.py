@@ -338,7 +338,9 @@ class NumpyPolicy(Policy):
             raise TacticaError(f"the map is {width}x{height}, the policy sees at most {lay.width}x{lay.height}",
                                source=src, field=field, expected="a map no larger than the policy's")
 
-    def act(self, state: BattleState, actor: Combatant) -> Action:
+    def scores(self, state: BattleState, actor: Combatant) -> tuple[dict[int, Action], np.ndarray]:
+        """(the legal actions by index, the action probabilities) at this decision. The advisor
+        ranks but is not told the action: `commit` it once one is played."""
         self._ensure(state)
         if not self._fits:
             self.check_fits(state.ruleset, state.grid.height, state.grid.width)
@@ -358,7 +360,15 @@ class NumpyPolicy(Policy):
             obs.update(self._advisor.advise(state, actor, lmap))
         batch = {k: v[None] for k, v in obs.items()}
         mask = lay.mask(lmap)[None]
-        p = self.action_probs(batch, mask)[0]
+        return lmap, self.action_probs(batch, mask)[0]
+
+    def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
+        """Tell the advisor (its turn memory) the action played at this decision."""
+        if self._advisor is not None:
+            self._advisor.commit(state, actor, action)
+
+    def act(self, state: BattleState, actor: Combatant) -> Action:
+        lmap, p = self.scores(state, actor)
         if self.deterministic:
             i = int(np.argmax(p))
         else:
@@ -373,7 +383,7 @@ class NumpyPolicy(Policy):
             why = f", as it {self._advisor.pick_reason}" if self._advisor.pick_reason else ""
             self.last_reason += (f" ({self.advice} advised {pick}{why}: {'followed' if pick == action else 'overruled'})"
                                  if pick is not None else "")
-            self._advisor.commit(state, actor, action)
+        self.commit(state, actor, action)
         return action
 
 

@@ -1,0 +1,81 @@
+"""`selective`: a learned network that searches only where it is unsure (issue 31, method 2).
+
+At each decision the network (`NumpyPolicy`, numpy only) gives its action probabilities. Where
+its top two are at least `margin` apart it plays its most likely action at once, at the
+network's cost. Where they are closer, its `top_k` most likely actions are looked ahead with
+the planner's paired rollouts (`PlannerPolicy.lookahead`: every candidate meets the same dice,
+keyed by the turn; the planner's `guide`, `bold` by default, plays this side in the rollouts
+and `tactical` the enemies), and another candidate replaces the network's pick only where it
+beats it on those rollouts by more than `confidence` standard errors of the paired
+differences (`PlannerPolicy.pick`). So the search is spent where the network hesitates, and
+the network's choice stands unless the dice clearly say otherwise.
+
+Registry names: `selective` searches over the ruleset's shipped network (`ppo`), and
+`selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it
+looked ahead (`last_reason` says what it found).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Policy
+from agents.learned import NumpyPolicy
+from agents.planner import PlannerPolicy
+from agents.tactical import Choice
+from rules.actions import END_TURN, Action
+from rules.state import BattleState, Combatant
+
+#: the name prefix of a selective player over an exported network (`selective:runs/x/policy.npz`)
+PREFIX = "selective:"
+
+
+class SelectivePolicy(Policy):
+    """A learned network that looks ahead with paired rollouts only where its top two actions are close."""
+
+    name = "selective"
+
+    def __init__(self, seed=None, *, policy: str | Path | None = None, margin: float = 0.2, top_k: int = 3,
+                 budget: int = 16, horizon: int = 1, confidence: float = 1.5, guide: str = "bold") -> None:
+        """`policy`: the network's `.npz` (None: the ruleset's shipped one); `margin`: search when
+        the network's two most likely actions are closer than this in probability; `top_k`,
+        `budget`, `horizon`, `confidence`, `guide`: the planner's settings (agents/planner.py)."""
+        super().__init__(seed)
+        ss = np.random.SeedSequence(int(self.rng.integers(1 << 62)))
+        net_seed, plan_seed = ss.spawn(2)
+        self.net = NumpyPolicy(policy, seed=net_seed)
+        self.planner = PlannerPolicy(seed=plan_seed, budget=budget, top_k=top_k, horizon=horizon,
+                                     confidence=confidence, guide=guide)
+        self.margin = float(margin)
+        self.top_k = max(2, int(top_k))
+        self.searched = 0
+        self.decisions = 0
+
+    def act(self, state: BattleState, actor: Combatant) -> Action:
+        lmap, p = self.net.scores(state, actor)
+        order = [int(i) for i in np.argsort(-p, kind="stable") if p[i] > 0 and int(i) in lmap]
+        pick = lmap.get(order[0], END_TURN) if order else END_TURN
+        action = pick
+        self.decisions += 1
+        gap = float(p[order[0]] - p[order[1]]) if len(order) >= 2 else 1.0
+        self.last_reason = f"learned policy: {pick} {p[order[0]]:.0%}" if order else "learned policy: end turn"
+        if gap < self.margin:
+            cands = [lmap[i] for i in order[:self.top_k]]
+            guide = self.planner.guide
+            guide.rank(state, actor)   # the guide's fight memory, as the planner's own decisions keep it
+            values = self.planner.lookahead(state, actor, cands)
+            action = self.planner.pick([Choice(a, 0.0, "") for a in cands], values).action
+            self.searched += 1
+            self.last_reason += (f", {gap:.0%} ahead of the next: looked ahead over {len(cands)} candidates, "
+                                 + ", ".join(f"{a} {values[a]:+.2f}" for a in cands if a in values)
+                                 + (f"; plays {action}" if action != pick else "; keeps it"))
+        self.net.commit(state, actor, action)
+        self.planner.guide.commit(state, actor, action)
+        return action
+
+
+def make_selective(name: str, seed=None) -> SelectivePolicy:
+    """`selective:PATH.npz` -> a selective player over that network."""
+    return SelectivePolicy(seed=seed, policy=name[len(PREFIX):])

@@ -1,0 +1,98 @@
+"""`selective` (agents/selective.py, issue 31 method 2): the network plays alone where it is
+sure, looks ahead over its top candidates where its top two are close, and is overruled only
+where the paired rollouts say so with confidence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import check_policy, make_policy
+from agents.learned import shipped_policy_path
+from agents.selective import SelectivePolicy
+from rules.dice import Dice
+from rules.errors import TacticaError
+from rules.scenario import load_scenario, new_battle
+
+NET = shipped_policy_path("metalface")
+
+
+def fight(seed: int = 3):
+    spec, src = load_scenario("metalface/foundry")
+    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
+    b.start()
+    return b
+
+
+def test_a_sure_network_never_searches_and_plays_its_most_likely_action():
+    b = fight()
+    s = b.state
+    pol = SelectivePolicy(seed=1, policy=NET, margin=0.0)
+    shown = []
+    scores = pol.net.scores
+    pol.net.scores = lambda state, actor: shown.append(scores(state, actor)) or shown[-1]
+    for _ in range(12):
+        if s.over:
+            break
+        me = s.actor
+        if me.team != s.teams[0]:
+            b.step(b.ruleset.legal_actions(s)[0])
+            continue
+        a = pol.act(s, me)
+        lmap, p = shown[-1]
+        assert a == lmap[int(np.argmax(p))] and a in b.ruleset.legal_actions(s)
+        b.step(a)
+    assert pol.searched == 0 and pol.decisions == len(shown) > 0
+
+
+def test_an_unsure_network_is_overruled_only_by_a_confident_lookahead(monkeypatch):
+    b = fight()
+    s, me = b.state, b.state.actor
+    pol = SelectivePolicy(seed=1, policy=NET, margin=1.01, top_k=3)   # every decision is "unsure"
+    lmap, p = pol.net.__class__(NET, seed=0).scores(s, me)
+    order = [int(i) for i in np.argsort(-p, kind="stable") if p[i] > 0]
+    first, second = lmap[order[0]], lmap[order[1]]
+    seen = {}
+
+    def fake_lookahead(state, actor, cands, gain=1.0):
+        seen["cands"] = list(cands)
+        # the second candidate beats the network's pick on every paired rollout
+        pol.planner._samples = {a: [gain if a == second else 0.0] * 8 for a in cands}
+        return {a: (gain if a == second else 0.0) for a in cands}
+
+    monkeypatch.setattr(pol.planner, "lookahead", fake_lookahead)
+    assert pol.act(s, me) == second
+    assert seen["cands"][:2] == [first, second] and len(seen["cands"]) <= 3
+    assert pol.searched == 1 and "looked ahead" in pol.explain(s, me, second)
+    # a gap the dice cannot tell from noise keeps the network's pick
+    pol2 = SelectivePolicy(seed=1, policy=NET, margin=1.01, top_k=3)
+
+    def noisy(state, actor, cands):
+        pol2.planner._samples = {a: ([1.0, -1.0] * 4 if a == second else [0.0] * 8) for a in cands}
+        return {a: 0.0 for a in cands}
+
+    monkeypatch.setattr(pol2.planner, "lookahead", noisy)
+    assert pol2.act(s, me) == first
+
+
+def test_a_real_lookahead_plays_legal_actions_and_explains_them():
+    b = fight(5)
+    s = b.state
+    pol = SelectivePolicy(seed=2, policy=NET, margin=1.01, budget=4, top_k=2)
+    for _ in range(3):
+        me = s.actor
+        a = pol.act(s, me)
+        assert a in b.ruleset.legal_actions(s)
+        assert pol.explain(s, me, a).startswith("learned policy")
+        b.step(a)
+    assert pol.searched >= 1
+
+
+def test_names_build_a_selective_player_over_a_file_and_refuse_a_missing_one(tmp_path):
+    assert check_policy(f"selective:{NET}") == f"selective:{NET}"
+    p = make_policy(f"selective:{NET}", 0)
+    assert isinstance(p, SelectivePolicy) and p.net.path == NET
+    assert isinstance(make_policy("selective", 0), SelectivePolicy)
+    with pytest.raises(TacticaError, match="no such file") as e:
+        check_policy(f"selective:{tmp_path / 'none.npz'}", "--policies")
+    assert "--policies" in str(e.value)
