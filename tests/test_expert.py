@@ -33,17 +33,21 @@ def run(tmp_path_factory):
     return train(tiny(tmp), progress=False)
 
 
-def test_significance_needs_a_paired_gap_beyond_z_standard_errors():
-    # candidate 0 beats candidate 1 by 0.2 on every paired rollout: no spread, significant
-    clear = np.array([[0.5, 0.1, 0.9, 0.3], [0.3, -0.1, 0.7, 0.1]])
-    assert expert.significant(clear, z=2.0)
-    # the same means but the differences swing in sign: not significant
-    noisy = np.array([[1.0, -0.6, 1.2, -0.8], [0.0, 0.0, 0.0, 0.0]])
-    assert noisy.mean(axis=1)[0] > noisy.mean(axis=1)[1]
-    assert not expert.significant(noisy, z=2.0)
-    assert expert.significant(noisy, z=0.0)   # any positive mean gap passes at z = 0
-    assert not expert.significant(np.zeros((3, 5)), z=0.0)   # all alike
-    assert not expert.significant(clear[:1], z=0.0)   # one candidate: nothing to compare
+def test_only_a_paired_gap_beyond_z_standard_errors_overrules_the_networks_pick():
+    # the first row is the network's pick; the second beats it by 0.2 on every paired rollout
+    clear = np.array([[0.3, -0.1, 0.7, 0.1], [0.5, 0.1, 0.9, 0.3]])
+    keep, label, values = expert.judge(clear, z=2.0)
+    assert keep and label == 1 and values[1] > values[0]
+    # a higher mean whose differences swing in sign is a tie with the pick; a candidate clearly
+    # worse than the pick makes the decision worth keeping, as a confirmation of the pick
+    noisy = np.array([[0.0, 0.0, 0.0, 0.0], [1.0, -0.6, 1.2, -0.8], [-0.5, -0.4, -0.6, -0.5]])
+    assert noisy[1].mean() > noisy[0].mean()
+    keep, label, values = expert.judge(noisy, z=2.0)
+    assert keep and label == 0 and values[1] == values[0] and values[2] < values[0]
+    assert expert.judge(noisy, z=0.0)[1] == 1   # at z = 0 any gap counts
+    # nothing differs from the pick beyond noise: not kept
+    assert not expert.judge(noisy[:2], z=2.0)[0]
+    assert not expert.judge(np.zeros((3, 5)), z=0.0)[0]
 
 
 def test_rollouts_are_paired_and_leave_the_decision_as_it_was(run):
@@ -78,7 +82,7 @@ def test_labels_keep_only_significant_decisions_with_their_values(run, monkeypat
     for i, act in enumerate(demos.actions):
         weighed = np.flatnonzero(np.isfinite(v[i]))
         assert 2 <= len(weighed) <= 3 and demos.masks[i, weighed].all()
-        assert act == weighed[np.argmax(v[i, weighed])]   # the pick is the best mean
+        assert v[i, act] == v[i, weighed].max()   # the label has the best value (the pick on a tie)
     # two workers give the same labels: each chunk is seeded by (seed, round, chunk)
     c2 = tiny(run.parent / "lab2", expert={"states": 4, "rollouts": 4, "horizon": 2, "workers": 2})
     demos2, counts2 = expert.label(c2, str(run / "policy.npz"), 0)

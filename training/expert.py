@@ -6,7 +6,8 @@ training config, after the warm start) does instead:
 
 1. **Play:** the current network plays the agent's side of training maps (its most likely
    action; with `explore`, sometimes a sampled one) against the run's opponents.
-2. **Label:** at each of its decisions, its `top_k` most likely actions are the candidates.
+2. **Label:** at each of its decisions, its `top_k` most likely actions are the candidates
+   (ending the turn only where it is the network's pick, as the planner's candidates).
    Each is played on a restored copy of the decision (`env.restore_state`) and the fight
    goes on for `horizon` rounds with the network playing its side (the env's opponent plays
    the other) before the copy is scored by `agents.planner.evaluate` (health and figures
@@ -14,10 +15,15 @@ training config, after the warm start) does instead:
    (`TurnDice`, keyed by the turn, seeded by (round seed, decision, j)): the candidates are
    compared on the same luck. When the first two rollouts score every candidate alike, the
    choice makes no difference within the horizon and the decision is dropped.
-3. **Keep:** a decision is kept when its best candidate (by mean) beats another by more than
-   `z` standard errors of their paired differences: the labels the dice cannot explain. The
-   kept decisions carry the candidates' mean values (`Demos.values`) and the best one as the
-   pick.
+3. **Keep:** every candidate is compared with the network's pick on their paired rollouts
+   (`judge`). One within `z` standard errors of the pick gets the pick's value (the dice
+   cannot tell them apart); a decision is kept when some candidate differs by more. The
+   label is the best by these values, the pick on a tie: the network is overruled only
+   where an alternative beats its pick significantly, as the planner's own rule
+   (`PlannerPolicy.pick`). A first run kept decisions where the best candidate beat any
+   other and labelled the best by its raw mean; it overruled the network on half of them,
+   mostly on gaps to its pick that the dice could not tell from noise, and its network fell
+   below where it started (docs/results.md, cortex_hu, Rollout policy iteration).
 4. **Fit:** the network is refitted on every round's kept decisions (and their mirror
    images), towards the pick and towards softmax(values / `temperature`) over the candidates
    (`training.pretrain.fit`'s soft targets); the next round plays and rolls out with it.
@@ -45,22 +51,29 @@ from training.pretrain import Demos
 CHUNK = 20
 
 
-def significant(samples: np.ndarray, z: float) -> bool:
-    """Whether the best candidate (row with the highest mean) beats another by more than `z`
-    standard errors of their paired differences. `samples` is (candidates, rollouts)."""
+def judge(samples: np.ndarray, z: float) -> tuple[bool, int, np.ndarray]:
+    """Compare every candidate with the first (the network's pick) on their paired rollouts.
+
+    `samples` is (candidates, rollouts). A candidate whose mean differs from the pick's by no
+    more than `z` standard errors of their paired differences gets the pick's value: the dice
+    cannot tell the two apart, so neither is taught over the other. Returns (keep: some
+    candidate differs from the pick by more, label: the best candidate by these values, the
+    pick on a tie, values)."""
     k, n = samples.shape
-    if k < 2 or n < 2:
-        return False
-    best = int(np.argmax(samples.mean(axis=1)))
-    for i in range(k):
-        if i == best:
-            continue
-        d = samples[best] - samples[i]
+    means = samples.mean(axis=1)
+    values = means.copy()
+    differs = False
+    if n < 2:
+        return False, 0, values
+    for i in range(1, k):
+        d = samples[i] - samples[0]
         m = float(d.mean())
         se = float(d.std(ddof=1)) / np.sqrt(n)
-        if m > 0 and m > z * se + 1e-9:
-            return True
-    return False
+        if abs(m) > z * se + 1e-9:
+            differs = True
+        else:
+            values[i] = means[0]
+    return differs, int(np.argmax(values)), values
 
 
 def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, ...], horizon: int) -> np.ndarray | None:
@@ -124,16 +137,19 @@ def label_chunk(args: tuple) -> dict[str, Any]:
             pick = int(np.argmax(p))
             play = pick
             if counts["examined"] < n and env.battle.state.actor is not None:
-                cands = [int(i) for i in np.argsort(-p, kind="stable")[:ex["top_k"]] if mask[i]]
+                # as the planner's candidates: ending the turn is never an alternative to acting
+                # (a one-round horizon does not see what acting sets up), only the pick itself
+                cands = [int(i) for i in np.argsort(-p, kind="stable")[:ex["top_k"] + 1]
+                         if mask[i] and (i == pick or env._legal[int(i)].kind != "end_turn")][:ex["top_k"]]
                 if len(cands) >= 2:
                     counts["examined"] += 1
                     sv = rollout_values(env, net, cands, ex["rollouts"], (seed, counts["examined"]), ex["horizon"])
                     counts["rollouts"] += len(cands) * (2 if sv is None else ex["rollouts"])
                     if sv is None:
                         counts["equal"] += 1
-                    elif significant(sv, ex["z"]):
-                        means = sv.mean(axis=1)
-                        best = cands[int(np.argmax(means))]
+                    elif (verdict := judge(sv, ex["z"]))[0]:
+                        _, li, means = verdict
+                        best = cands[li]
                         counts["kept"] += 1
                         counts["overruled"] += int(best != pick)
                         for k, v in obs.items():
