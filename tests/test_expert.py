@@ -114,3 +114,24 @@ def test_bad_expert_settings_name_the_field(tmp_path, key, value):
     with pytest.raises(TacticaError) as e:
         tiny(tmp_path, expert={key: value})
     assert f"expert.{key}" in str(e.value)
+
+
+def test_anchor_refits_on_the_warm_starts_demonstrations_too(tmp_path, monkeypatch):
+    import training.pretrain as pretrain
+    from training.pretrain import Demos
+
+    sizes = []
+    real_fit = pretrain.fit
+
+    def recording_fit(model, demos, **kw):
+        sizes.append((len(demos), kw.get("overrule_weight")))
+        return real_fit(model, demos, **kw)
+
+    monkeypatch.setattr(pretrain, "fit", recording_fit)
+    c = tiny(tmp_path, pretrain={"samples": 30, "teacher": "aggressive", "epochs": 1, "workers": 1},
+             expert={"states": 12, "rollouts": 4, "horizon": 2, "anchor": True, "overrule_weight": 3.0})
+    run = train(c, progress=False)
+    warm, kept = Demos.load(run / "demos.npz"), Demos.load(run / "expert-demos.npz")
+    assert len(kept) >= 1
+    # the warm start's fit, then the round's refit on both sets, overrules weighted
+    assert sizes[-1] == (len(warm) + len(kept), 3.0)

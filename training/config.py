@@ -79,6 +79,13 @@ class ExpertConfig:
     workers: int = 2            #: processes labelling decisions
     mirror: bool = True         #: fit the three mirror images of each kept decision too
     explore: float = 0.0        #: chance the network plays a sampled action, not its most likely one
+    #: also fit the warm start's demonstrations (the run's demos.npz) in every refit, so the network
+    #: keeps its teacher's play where the rollouts have no say (a refit on the few kept decisions
+    #: alone moves it everywhere)
+    anchor: bool = False
+    #: weight of a kept decision that overrules the env's advisor, against 1 for the others (as
+    #: `pretrain.overrule_weight`): with `anchor`, the overrules are a few among many
+    overrule_weight: float = 1.0
     eval_episodes: int = 100    #: fights against `eval_opponents` after each round (held-out maps)
 
 
@@ -181,7 +188,7 @@ _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagge
            (ExpertConfig, "temperature"): (1e-4, None), (ExpertConfig, "epochs"): (1, None),
            (ExpertConfig, "batch_size"): (1, None), (ExpertConfig, "learning_rate"): (0.0, None),
            (ExpertConfig, "workers"): (1, 64), (ExpertConfig, "explore"): (0.0, 1.0),
-           (ExpertConfig, "eval_episodes"): (0, None)}
+           (ExpertConfig, "eval_episodes"): (0, None), (ExpertConfig, "overrule_weight"): (1.0, None)}
 
 
 def _build(cls, data: Mapping[str, Any], source: str, prefix: str):

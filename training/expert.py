@@ -27,6 +27,9 @@ training config, after the warm start) does instead:
 4. **Fit:** the network is refitted on every round's kept decisions (and their mirror
    images), towards the pick and towards softmax(values / `temperature`) over the candidates
    (`training.pretrain.fit`'s soft targets); the next round plays and rolls out with it.
+   With `anchor`, the warm start's demonstrations are fitted too (their teacher's picks,
+   the kept overrules weighted `overrule_weight` times): a refit on a few hundred decisions
+   alone moves the network on every state, not only on those.
 
 The run folder gets `expert.csv` (one row a round: decisions examined, kept, overruled, the
 network's fights won while playing, the win rate against each evaluation opponent on
@@ -272,13 +275,17 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
             buf = run_dir / "expert-demos.tmp.npz"
             demos.save(buf)
             buf.replace(store)
+            fit_set = demos
+            if ex.anchor and (run_dir / "demos.npz").exists():
+                fit_set = merge(Demos.load(run_dir / "demos.npz"), demos)
             torch.set_num_threads(cfg.torch_threads)
-            stats = fit(model, mirrored(demos, layout) if ex.mirror else demos, epochs=ex.epochs,
+            stats = fit(model, mirrored(fit_set, layout) if ex.mirror else fit_set, epochs=ex.epochs,
                         batch_size=ex.batch_size, learning_rate=ex.learning_rate, vf_coef=cfg.ppo.vf_coef,
-                        seed=cfg.seed * 1000 + k, value_weight=ex.value_weight, value_temperature=ex.temperature)
+                        seed=cfg.seed * 1000 + k, value_weight=ex.value_weight, value_temperature=ex.temperature,
+                        overrule_weight=ex.overrule_weight)
             torch.set_num_threads(1)
-            say(f"expert: round {k + 1}: refitted on {len(demos)} decisions; agrees with the rollouts' best on "
-                f"{stats[-1]['accuracy']:.1%}", flush=True)
+            say(f"expert: round {k + 1}: refitted on {len(fit_set)} decisions ({len(demos)} kept by the rollouts); "
+                f"agrees with the labels on {stats[-1]['accuracy']:.1%}", flush=True)
         save(k + 1)
         rates = [evaluate_win_rate(model, cfg, run_dir, o, ex.eval_episodes, seed=cfg.seed + 7919 * (k + 1))
                  for o in opps]
