@@ -15,6 +15,11 @@ import re
 from tests import web_e2e_setup as setup
 from tests.web_e2e_setup import (ALL_PC, DESKTOP, TOKEN, PlaywrightTimeout, board_cells, click_cell, new_fight,
                                  open_fight, settle, shot, state, tokens, view, wait_decision)
+import pytest
+
+#: the browser tests share one xdist worker: two Chromiums and their servers at once on the
+#: 2 cores made the page's log lag the board by more than the tests wait (seen in CI)
+pytestmark = pytest.mark.xdist_group("browser")
 
 # the browser, the live server and the page of tests/web_e2e_setup.py (a server of this module's own)
 globals().update(browser=setup.browser, live=setup.live, page=setup.page)
@@ -113,7 +118,7 @@ def test_pc_moves_and_attacks_by_clicking(live, page):
     last = max(e["step"] for e in evs)                # the log marks the last decision's events
     want = len([e for e in evs if e["step"] == last])
     with contextlib.suppress(PlaywrightTimeout):       # the log is drawn after the board on a busy machine
-        page.wait_for_function("n => document.querySelectorAll('#log li.now').length >= n", arg=want, timeout=10_000)
+        page.wait_for_function("n => document.querySelectorAll('#log li.now').length >= n", arg=want, timeout=30_000)
     assert page.locator("#log li.now").count() >= want
     shot(page, "05-pc-attacked.png")
 

@@ -12,6 +12,11 @@ import json
 from tests import web_e2e_setup as setup
 from tests.web_e2e_setup import (DESKTOP, REPO, TABLET, cell_xy, httpx, new_fight, open_fight, play_npc, settle, shot,
                                  tokens, view)
+import pytest
+
+#: the browser tests share one xdist worker: two Chromiums and their servers at once on the
+#: 2 cores made the page's log lag the board by more than the tests wait (seen in CI)
+pytestmark = pytest.mark.xdist_group("browser")
 
 # the browser, the live server, the replay server and the page of tests/web_e2e_setup.py (servers of
 # this module's own)

@@ -17,6 +17,10 @@ from tests import web_e2e_setup as e2e
 from tests.web_e2e_setup import (ALL_PC, DESKTOP, REPO, TABLET, TOKEN, board_cells, cell_xy, click_cell, new_fight,
                                  open_fight, play_npc, settle, shot, view, wait_decision)
 
+#: the browser tests share one xdist worker: two Chromiums and their servers at once on the
+#: 2 cores made the page's log lag the board by more than the tests wait (seen in CI)
+pytestmark = pytest.mark.xdist_group("browser")
+
 # the browser, the live server and the page of tests/web_e2e_setup.py (a server of this module's own)
 globals().update(browser=e2e.browser, live=e2e.live, page=e2e.page)
 
