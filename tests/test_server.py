@@ -7,9 +7,6 @@ property-based tests against the OpenAPI description (schemathesis) and of actio
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -26,30 +23,19 @@ from rules.dice import Dice  # noqa: E402
 from rules.scenario import load_scenario, new_battle  # noqa: E402
 from tactica.server import create_app  # noqa: E402
 from tactica.server.guard import allowed_hosts  # noqa: E402
+from tests.live_server import free_port, serve  # noqa: E402
 
 TOKEN = "s3cret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 MAX_BODY = 100_000
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def base_url():
     port = free_port()
     app = create_app(token=TOKEN, max_body=MAX_BODY, allowed_hosts=allowed_hosts("127.0.0.1", port))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    t = threading.Thread(target=server.run, daemon=True)
-    t.start()
-    deadline = time.time() + 20
-    while not server.started:
-        assert time.time() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
+    url, server, t = serve(app, port)
+    yield url
     server.should_exit = True
     t.join(timeout=10)
 

@@ -6,7 +6,6 @@ bodies nested 100,000 deep or holding a 5000-digit number are a 400, never a 500
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 
@@ -25,10 +24,7 @@ from tactica.server.guard import allowed_hosts  # noqa: E402
 from tests.test_web import simulate_log  # noqa: E402
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.live_server import free_port  # noqa: E402
 
 
 class RealServer:

@@ -15,9 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +27,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 PlaywrightTimeout = playwright_api.TimeoutError
 
 from tactica.server import create_app  # noqa: E402
+from tests.live_server import serve  # noqa: E402
 from tactica.web.replay import Replay, load_recording  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,18 +46,8 @@ def _need(reason: str) -> None:
 
 
 # -- servers and browser ----------------------------------------------------------------------
-def _serve(app) -> tuple[str, uvicorn.Server, threading.Thread]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    t = threading.Thread(target=server.run, daemon=True)
-    t.start()
-    deadline = time.time() + 20
-    while not server.started:
-        assert time.time() < deadline, "the server did not start"
-        time.sleep(0.02)
-    return f"http://127.0.0.1:{port}", server, t
+def _serve(app) -> tuple[str, "uvicorn.Server", "threading.Thread"]:
+    return serve(app)
 
 
 @pytest.fixture(scope="module")
