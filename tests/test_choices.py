@@ -17,7 +17,7 @@ from rules.dice import Dice
 from rules.errors import IllegalActionError
 from rules.scenario import load_scenario, new_battle
 from rules.serialize import battle_from_dict, battle_to_dict
-from tests.test_cortex_seed000 import _ko_scene, act, atk, evs, fig, only, play, pos, rolls, scen, who
+from tests.cortex_seed000_setup import _ko_scene, act, atk, evs, fig, only, play, pos, rolls, scen, who
 
 HARMS_WAY = ("seed 000, Getting out of Harm's Way: 'The character moves 5 feet away from the blast on a "
              "success, 10 feet on an extraordinary success, and may choose to fall prone.'")

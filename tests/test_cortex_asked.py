@@ -11,7 +11,7 @@ import pytest
 from rules.actions import Action
 from rules.errors import DiceError, IllegalActionError
 from rules.systems.cortex.asked import compass
-from tests.test_cortex_seed000 import act, atk, brawler, evs, fig, only, open_map, play, pos, rolls, scen, who
+from tests.cortex_seed000_setup import act, atk, brawler, evs, fig, only, open_map, play, pos, rolls, scen, who
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 starting state in scenarios, inline weapons and armour, and the `tracked()` hook.
 
 Forced-dice replays (rules.replay.run_replay), strict: each step's dice are exactly the
-rolls it makes. Helpers come from tests/test_cortex_seed000.py. "seed 000, <heading>"
+rolls it makes. Helpers come from tests/cortex_seed000_setup.py. "seed 000, <heading>"
 cites /work/shared/seeds/000_*.txt.
 """
 
@@ -14,8 +14,8 @@ from rules.errors import ScenarioError
 
 
 
-from tests.test_cortex_seed000 import (act, atk, dummy, evs, fig, only, open_map, play, rolls, scen,
-                                       who)
+from tests.cortex_seed000_setup import (act, atk, dummy, evs, fig, only, open_map, play, rolls, scen,
+                                        who)
 
 
 # ---------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from rules.actions import Action
 from rules.errors import ScenarioError, UnknownNameError
 from rules.scenario import load_scenario, new_battle
 from rules.dice import Dice
-from tests.test_cortex_seed000 import act, end, evs, fig, only, open_map, play, scen, who
+from tests.cortex_seed000_setup import act, end, evs, fig, only, open_map, play, scen, who
 
 OPERATING = ("seed 000, Operating Ships/Vehicles: 'The roll for performing maneuvers is either the "
              "ship/vehicle's or the pilot/driver's Agility (whichever is lower) + the pilot's Pilot skill/specialty'")

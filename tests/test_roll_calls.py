@@ -122,7 +122,7 @@ def test_cortex_attack_call_names_the_wound_steps_and_the_medium_cover():
     twice. The shooter (Agility d10, 5 Wounds of 10 Life Points) fires at a target behind
     medium cover: the call names "wounded (agility)" -2, rolls d6 + d8, and is against the
     target's defence with its +8 cover (the Difficulty is rolled after the attack)."""
-    from tests.test_cortex_seed000 import dummy, fig, scen
+    from tests.cortex_seed000_setup import dummy, fig, scen
     s = scen(["." * 9, "." * 4 + "m" + "." * 4, "." * 9],
              [fig("s", (0, 1), agi="d10", skills={"guns": "d6", "guns/pistols": "d8"}, weapons=("pistol",),
                   life_points=10, state={"wound": 5})],

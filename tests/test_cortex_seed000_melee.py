@@ -1,0 +1,264 @@
+"""Forced-dice tests for the seed 000 special rules of the `cortex` ruleset:
+Melee Combat: Improvised Weapons and Tripping.
+
+tests/test_cortex_rules_*.py cover core combat (attacks, defences, movement, damage); the rest
+of seed 000 is split by topic over tests/test_cortex_seed000_*.py, with the helpers in
+tests/cortex_seed000_setup.py.
+
+Each fight runs through `rules.replay.run_replay` with an inline scenario and
+`initiative: fixed` (no initiative rolls). Replays are strict: each step's `dice` list is
+exactly the rolls that step makes, so the lists pin down which rolls happen and in which
+order (assumption roll_order: attack dice - attribute die, skill die, Plot Point die - then
+the defence roll, the damage die, then any Endurance roll). A step that ends a turn also
+rolls whatever the next turn starts with (called-shot recovery rolls).
+
+Sources cited in docstrings: "seed 000, <heading>" is /work/shared/seeds/000_*.txt,
+"RULES-NOTES" is the cortex section of /work/shared/RULES-NOTES.md and "assumption <key>"
+an entry of the `assumptions` list in rules/systems/cortex/data.yaml.
+
+Geometry: cells are 1.5 m (5 ft) unless a scenario says otherwise.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.actions import Action
+from rules.dice import D2, Step
+from tests.cortex_seed000_setup import (RS, act, atk, attacks_in, cell, dummy, economy, evs, fig, legal, only,
+                                        open_map, play, rolls, scen, sides, who)
+
+
+# ---------------------------------------------------------------------------------------
+# Melee Combat, Improvised Weapons (assumptions improvised_skill, improvised_break, pick_up)
+
+SEED_IMPROVISED = {   # seed 000 table: penalty, chance of breaking, damage, after breaking
+    "bottle_glass": (-1, 0.50, "d2", "S", "broken_bottle"),
+    "chair_wood": (-3, 0.25, "d6", "B", "chair_leg"),
+    "chair_metal": (-3, 0.10, "d6", "B", "metal_implement"),
+    "chair_leg": (-2, 0.0, "d4", "B", None),
+    "heavy_object": (-4, 0.10, "d8", "B", None),
+    "metal_implement": (-1, 0.0, "d2", "B", None),
+    "pool_stick": (-1, 0.50, "d2", "S", None),
+    "pottery_small": (-2, 0.75, "d4", "B", None),
+    "pottery_large": (-3, 0.75, "d4", "B", None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEED_IMPROVISED))
+def test_improvised_weapon_table_matches_the_seed(name):
+    """seed 000, Melee Combat, Improvised Weapons: the table's skill penalty, chance of
+    breaking, damage before and after breaking (broken bottle: d2 W)."""
+    pen, chance, dmg, dtype, broken = SEED_IMPROVISED[name]
+    w = RS.weapons[name]
+    assert w.x("improvised") and w.x("penalty") == pen and w.x("break") == chance
+    assert w.damage == Step.parse(dmg) and w.dtype == dtype
+    assert w.x("broken") == broken
+    if broken:
+        assert broken in RS.weapons
+    bb = RS.weapons["broken_bottle"]
+    assert (bb.damage, bb.dtype) == (D2, "W")
+
+
+@pytest.mark.parametrize("name,skill_sides", [
+    ("bottle_glass", [6]), ("chair_wood", [2]), ("chair_metal", [2]), ("chair_leg", [4]),
+    ("heavy_object", []), ("metal_implement", [6]), ("pool_stick", [6]), ("pottery_small", [4]),
+    ("pottery_large", [2]),
+])
+def test_improvised_weapon_skill_penalty_on_the_attack(name, skill_sides):
+    """seed 000, Improvised Weapons: the object's skill penalty steps the Melee Weapons die
+    (d8) down: -1 d6, -2 d4, -3 d2, -4 none."""
+    p = fig("p", (0, 1), str_="d6", skills={"melee_weapons": "d8"}, items=[name])
+    s = scen(open_map(), [p], [fig("t", (1, 1), agi="d12", decline_innate="never")])
+    dice = [2] + ([1] if skill_sides else []) + [12]        # a plain miss: no breaking roll
+    b = play(s, [atk("p", "t", name, dice=dice)])
+    assert sides(only(rolls(b, "attack"))) == [6] + skill_sides
+    assert not rolls(b, f"{name} breaks")
+
+
+def test_improvised_weapon_uses_brawling_when_better():
+    """seed 000, Melee Combat, Unarmed: Brawling can be used to attack with improvised
+    weapons (assumption improvised_skill: the better of Melee Weapons and Brawling)."""
+    p = fig("p", (0, 1), skills={"melee_weapons": "d4", "unarmed_combat": "d4",
+                                 "unarmed_combat/brawling": "d10"}, items=["bottle_glass"])
+    s = scen(open_map(), [p], [fig("t", (1, 1), agi="d12", decline_innate="never")])
+    b = play(s, [atk("p", "t", "bottle_glass", dice=[2, 1, 12])])
+    r = only(rolls(b, "attack"))
+    assert sides(r) == [6, 8] and "Brawling" in r["pool"]
+
+
+def test_improvised_weapon_suited_attack_one_step_less_pool_stick_trip():
+    """seed 000, Improvised Weapons: an attack particularly suited to the object's form
+    reduces the skill penalty by 1 step (a pool stick used for a trip: -1 -> none)."""
+    p = fig("p", (0, 1), agi="d6", skills={"melee_weapons": "d8"}, items=["pool_stick"])
+    s = scen(open_map(), [p], [fig("t", (1, 1), agi="d12", decline_innate="never")])
+    b = play(s, [atk("p", "t", "pool_stick", "trip", [2, 1, 12])])
+    assert sides(only(rolls(b, "attack"))) == [6, 8]
+    b = play(s, [atk("p", "t", "pool_stick", dice=[2, 1, 12])])
+    assert sides(only(rolls(b, "attack"))) == [6, 6]
+
+
+def _bottle_fight(items=("bottle_glass",), t_at=(1, 1), **kw) -> dict:
+    p = fig("p", (0, 1), skills={"melee_weapons": "d6", "ranged_weapons": "d8"}, items=list(items), **kw)
+    return scen(open_map(), [p], [dummy("t", t_at)])
+
+
+def test_bottle_breaks_after_a_hit_into_a_broken_bottle_d2_wound():
+    """seed 000, Improvised Weapons: breaking is checked after a hit (assumption
+    improvised_break: d100 at or under the chance, 50 for a glass bottle); a broken glass
+    bottle does d2 Wound."""
+    # 3 + 2 = 5 vs 3; d2 Stun 1; d100 50: breaks
+    b = play(_bottle_fight(), [atk("p", "t", "bottle_glass", dice=[3, 2, 1, 50])])
+    brk = only(rolls(b, "bottle_glass breaks"))
+    assert brk["dice"] == [[100, 50]]
+    assert {a.weapon for a in attacks_in(b)} == {"broken_bottle", "unarmed"}
+    assert who(b, "p").res["held"] == "broken_bottle"
+    b = play(_bottle_fight(), [atk("p", "t", "bottle_glass", dice=[3, 2, 1, 50]),
+                               atk("p", "t", "broken_bottle", dice=[3, 1, 2])])
+    assert not rolls(b, "broken_bottle breaks")
+    assert (who(b, "t").res["stun"], who(b, "t").res["wound"]) == (1 + 1 + 1, 1 + 0 + 2)
+    # 51: it holds
+    b = play(_bottle_fight(), [atk("p", "t", "bottle_glass", dice=[3, 2, 1, 51])])
+    assert "bottle_glass" in {a.weapon for a in attacks_in(b)}
+
+
+def test_improvised_weapon_breaks_on_a_botched_attack_not_on_a_miss():
+    """seed 000, Improvised Weapons: the breaking check follows a hit or a botched attack
+    roll - not an ordinary miss; objects with no chance (chair leg) never roll."""
+    b = play(_bottle_fight(), [atk("p", "t", "bottle_glass", dice=[1, 1, 40])])
+    assert only(evs(b, "attack"))["result"] == "miss"
+    assert "broken_bottle" in {a.weapon for a in attacks_in(b)}
+    s = scen(open_map(), [fig("p", (0, 1), skills={"melee_weapons": "d6"}, items=["bottle_glass"])],
+             [fig("t", (1, 1), agi="d12", decline_innate="never")])
+    b = play(s, [atk("p", "t", "bottle_glass", dice=[2, 1, 12])])
+    assert not rolls(b, "bottle_glass breaks")
+    b = play(_bottle_fight(("chair_leg",)), [atk("p", "t", "chair_leg", dice=[3, 2, 1])])
+    assert not rolls(b, "chair_leg breaks")
+
+
+def test_heavy_object_breaks_to_nothing():
+    """seed 000, Improvised Weapons: a heavy object that breaks leaves nothing to fight with
+    (damage after breaking: 0)."""
+    b = play(_bottle_fight(("heavy_object",), str_="d12"),
+             [atk("p", "t", "heavy_object", dice=[5, 1, 10])])   # d6 -4 steps: Strength d10 alone
+    assert sides(only(rolls(b, "attack"))) == [10]
+    assert only(rolls(b, "heavy_object breaks"))["total"] == 10
+    assert {a.weapon for a in attacks_in(b)} == {"unarmed"}
+
+
+def test_pick_up_an_object_from_the_map_costs_an_action():
+    """assumption pick_up (seed 000, Improvised Weapons: objects lying around): picking up
+    an object from the figure's cell or a next cell is one action; then it can be used."""
+    p = fig("p", (0, 1), skills={"melee_weapons": "d6"})
+    s = scen(open_map(), [p], [dummy("t", (1, 2))], objects=[{"item": "chair_leg", "at": [1, 1]},
+                                                             {"item": "bottle_glass", "at": [5, 1]}])
+    b = play(s, [])
+    picks = [a for a in legal(b) if a.kind == "pick_up"]
+    assert picks == [Action("pick_up", cell=cell(b, 1, 1), weapon="chair_leg")]
+    b = play(s, [act("p", "pick_up", cell=[1, 1], weapon="chair_leg")])
+    assert economy(b)["actions_used"] == 1
+    assert b.state.objects == {cell(b, 5, 1): ["bottle_glass"]}
+    assert Action("attack", "t", None, "chair_leg") in legal(b)
+    b = play(s, [act("p", "pick_up", cell=[1, 1], weapon="chair_leg"), atk("p", "t", "chair_leg", dice=[3, 1])])
+    assert sides(only(rolls(b, "attack"))) == [6]     # d6 -2 (chair leg) -1 (second action): none
+
+
+def test_thrown_improvised_object_uses_ranged_weapons_and_lands_by_the_target():
+    """seed 000, Improvised Weapons: a thrown object uses the Ranged Weapons general skill
+    (option 'throw'); it lands on the target's cell and the thrower no longer has it."""
+    s = _bottle_fight(t_at=(2, 1))
+    b = play(s, [])
+    assert Action("attack", "t", None, "bottle_glass", "throw") in legal(b)
+    b = play(s, [atk("p", "t", "bottle_glass", "throw", [3, 3, 1, 51])])
+    r = only(rolls(b, "attack"))
+    assert "Ranged Weapons" in r["pool"] and sides(r)[1] == 6       # d8, -1 step
+    assert b.state.objects == {who(b, "t").pos: ["bottle_glass"]}
+    assert "bottle_glass" not in {w.name for w in RS.weapons_of(who(b, "p"))}
+    # adjacent: no throw
+    b = play(_bottle_fight(), [])
+    assert not [a for a in legal(b) if a.option == "throw"]
+
+
+def test_thrown_object_is_a_ranged_attack_rolled_with_agility():
+    """seed 000, Attributes for Attacking: Agility is rolled for ranged attacks - a thrown
+    object (Ranged Weapons skill, ranged defence) included."""
+    b = play(_bottle_fight(t_at=(2, 1), agi="d10", str_="d4"), [atk("p", "t", "bottle_glass", "throw", [3, 3, 1, 51])])
+    r = only(rolls(b, "attack"))
+    assert r["pool"].startswith("Agility d10"), r["pool"]
+
+
+def test_thrown_bottle_that_breaks_does_not_come_back_whole():
+    """seed 000, Improvised Weapons: a thrown bottle that breaks on the hit is gone: the
+    thrower is not left holding a broken bottle, no whole bottle lands on the map, and the
+    thrower's second bottle is untouched."""
+    s = _bottle_fight(items=("bottle_glass", "bottle_glass"), t_at=(2, 1))
+    b = play(s, [atk("p", "t", "bottle_glass", "throw", [3, 3, 1, 20])])
+    mine = [w.name for w in RS.weapons_of(who(b, "p"))]
+    assert "broken_bottle" not in mine
+    assert "bottle_glass" in mine                       # the other bottle
+    assert "bottle_glass" not in b.state.objects.get(who(b, "t").pos, [])
+
+
+# ---------------------------------------------------------------------------------------
+# Melee Combat, Tripping (assumptions trip_ties, trip_weapon_drop)
+
+def _trip_scene(weapons: tuple = (), **t_kw) -> dict:
+    p = fig("p", (0, 1), agi="d6", str_="d6", skills={"unarmed_combat": "d6", "melee_weapons": "d6"},
+            weapons=weapons)
+    return scen(open_map(), [p], [dummy("t", (1, 1), **t_kw)])
+
+
+def test_trip_to_hit_agility_plus_unarmed_then_opposed_agility_strength():
+    """seed 000, Melee Combat, Tripping: Agility + Unarmed Combat to hit; then opposed
+    Agility + Strength rolls; the attacker winning knocks the defender prone. No damage."""
+    b = play(_trip_scene(), [atk("p", "t", "unarmed", "trip", [2, 2, 4, 4, 3, 3])])
+    hit = only(rolls(b, "attack"))
+    assert hit["pool"].startswith("Agility d6") and "Unarmed" in hit["pool"]
+    mine, theirs = only(rolls(b, "trip (opposed)")), only(rolls(b, "resist trip"))
+    assert mine["pool"] == theirs["pool"] == "Agility d6 + Strength d6"
+    assert "prone" in who(b, "t").conditions and "prone" not in who(b, "p").conditions
+    assert not rolls(b, "damage") and who(b, "t").res["stun"] == 0
+
+
+@pytest.mark.parametrize("opposed,t_prone,p_prone", [
+    ([3, 3, 3, 3], False, False),    # a tie: both stand (assumption trip_ties)
+    ([1, 2, 5, 4], False, False),    # the defender wins by 6
+    ([1, 2, 6, 4], False, True),     # the defender wins by 7: extraordinary, the attacker falls
+])
+def test_trip_ties_and_defenders_extraordinary_success(opposed, t_prone, p_prone):
+    """seed 000, Tripping: the attacker must win the opposed roll; if the defender gets an
+    extraordinary success (7 over) the attacker is knocked prone."""
+    b = play(_trip_scene(), [atk("p", "t", "unarmed", "trip", [2, 2] + opposed)])
+    assert ("prone" in who(b, "t").conditions) == t_prone
+    assert ("prone" in who(b, "p").conditions) == p_prone
+
+
+def test_trip_extraordinary_hit_gives_plus_two_steps_on_the_opposed_roll():
+    """seed 000, Tripping: +2 step bonus on the opposed roll after an extraordinary success
+    on the attack roll (Strength d6 -> d10)."""
+    b = play(_trip_scene(), [atk("p", "t", "unarmed", "trip", [6, 4, 4, 9, 6, 6])])
+    assert only(evs(b, "attack"))["result"] == "extraordinary hit"
+    assert sides(only(rolls(b, "trip (opposed)"))) == [6, 10]
+    assert "prone" in who(b, "t").conditions
+
+
+def test_trip_botch_knocks_the_attacker_prone():
+    """seed 000, Tripping: if the attacker botches, the attacker is knocked prone."""
+    b = play(_trip_scene(), [atk("p", "t", "unarmed", "trip", [1, 1])])
+    assert "prone" in who(b, "p").conditions and "prone" not in who(b, "t").conditions
+
+
+def test_tripping_weapon_is_dropped_instead_of_falling():
+    """seed 000, Tripping: tripping with a weapon (fighting staff), the attacker can drop
+    it to avoid falling prone (assumption trip_weapon_drop: always)."""
+    s = _trip_scene(weapons=("fighting_staff",))
+    assert Action("attack", "t", None, "fighting_staff", "trip") in legal(play(s, []))
+    b = play(s, [atk("p", "t", "fighting_staff", "trip", [1, 1])])
+    assert "prone" not in who(b, "p").conditions
+    assert b.state.objects == {who(b, "p").pos: ["fighting_staff"]}
+    b = play(s, [atk("p", "t", "fighting_staff", "trip", [2, 2, 1, 2, 6, 4])])
+    assert "prone" not in who(b, "p").conditions
+    assert b.state.objects == {who(b, "p").pos: ["fighting_staff"]}
+    # a non-tripping weapon offers no trip
+    s = _trip_scene(weapons=("sword",))
+    assert Action("attack", "t", None, "sword", "trip") not in legal(play(s, []))
