@@ -32,7 +32,6 @@ from tests.cortex_seed000_setup import (AREAS, RS, _ko_scene, act, afflictions, 
 # ---------------------------------------------------------------------------------------
 # Called Shots
 
-
 @pytest.mark.parametrize("area,plus", sorted(AREAS.items()))
 def test_called_shot_difficulty_by_area(area, plus):
     """seed 000, Called Shots: the area adds +4 (arm, leg), +8 (head, groin) or +12 (hand,

@@ -225,7 +225,6 @@ def test_paper_tiger_life_points(form, life):
 # ---------------------------------------------------------------------------------------
 # Traits through ruleset.skill_check (seed 000, Traits)
 
-
 @pytest.mark.parametrize("traits,attribute,skill,context,expected", [
     # Born Behind the Wheel (land by default): a bonus d4 at the controls of its vehicle type
     (["born_behind_the_wheel"], "agility", "pilot", {"piloting", "land"}, [8, 6, 4]),

@@ -10,11 +10,10 @@ give the old play.
 
 from __future__ import annotations
 
-from test_cybergeneration import (act, attack, brawler, end, evs, fig, move, only, open_map, play, rolls, scen,
-                                  shooter, who, wounds)
-
 from rules.ruleset import get_ruleset
 from rules.systems.cybergeneration.asks import ANSWERS
+from tests.cybergeneration_setup import (act, attack, brawler, end, evs, fig, move, only, open_map, play,
+                                         rolls, scen, shooter, who, wounds)
 
 ASK = {"questions": "ask"}
 

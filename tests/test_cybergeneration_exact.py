@@ -1,20 +1,20 @@
 """Issue #32 for the `cybergeneration` ruleset (seed 004): the engine held to the seed's words.
 
-Forced-dice replays in the style of tests/test_cybergeneration.py (its helpers are reused);
-each test quotes the seed 004 sentence it checks (/work/shared/seeds/004_*.txt, the
-Cybergeneration combat page) and failed on the engine before the fix. "assumption <key>" is
-an entry of the `assumptions` list in rules/systems/cybergeneration/data.yaml.
+Forced-dice replays in the style of the rule tests, tests/test_cybergeneration_*.py (their
+helpers, tests/cybergeneration_setup.py, are reused); each test quotes the seed 004 sentence
+it checks (/work/shared/seeds/004_*.txt, the Cybergeneration combat page) and failed on the
+engine before the fix. "assumption <key>" is an entry of the `assumptions` list in
+rules/systems/cybergeneration/data.yaml.
 """
 
 from __future__ import annotations
 
 import re
 
-from test_cybergeneration import (act, attack, brawler, can, econ, end, evs, fig, legal, only, open_map, play,
-                                  scen, shooter, who, wounds)
-
 from evaluation.simulate import check_policies, simulate
 from rules.scenario import bundled_scenarios, load_scenario
+from tests.cybergeneration_setup import (act, attack, brawler, can, econ, end, evs, fig, legal, only,
+                                         open_map, play, scen, shooter, who, wounds)
 
 
 def checked(b, check: str, actor: str | None = None) -> list[dict]:
@@ -324,7 +324,7 @@ def test_tracked_shows_wounds_weapons_conditions_grapples_and_the_turn():
     ... jams and breakage, grapple partners, held actions'."""
     import json
 
-    from test_cybergeneration import RS
+    from tests.cybergeneration_setup import RS
     a = brawler("a", (0, 1), weapons=("light_pistol", "knife"), state={"grapple": ["d"], "jammed": ["light_pistol"],
                                                                       "wound": 8, "ammo": {"light_pistol": 3}})
     e = brawler("e", (5, 1), state={"held_action": "on_move"}, conditions=["dodging"])

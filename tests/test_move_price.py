@@ -118,7 +118,7 @@ def test_cortex_hu_declines_a_run() -> None:
 def test_cybergeneration_declines_a_move_past_a_held_action() -> None:
     """An enemy holding its action for a move shoots at the mover (seed 004, Your Turn): the
     probe dice roll, so no such move is priced."""
-    from test_cybergeneration import brawler, open_map, play, scen, shooter
+    from tests.cybergeneration_setup import brawler, open_map, play, scen, shooter
     b = play(scen(open_map(8), [brawler("a", (0, 1))], [shooter("s", (6, 1), state={"held_action": "on_move"})]))
     rs, s = b.ruleset, b.state
     assert s.actor.id == "a"

@@ -177,7 +177,7 @@ def test_cybergeneration_two_action_rolls_name_the_minus_five_and_a_critical_is_
     """seed 004, Your Turn: "Elect not to move and perform 2 actions (eg. shoot twice), with both
     at -5 to all skill rolls"; Critical success and failure: "you roll a 2nd d10 and either add
     or subtract it" - the second die is a follow-up call of the same roll."""
-    from tests.test_cybergeneration import brawler, open_map, scen
+    from tests.cybergeneration_setup import brawler, open_map, scen
     s = scen(open_map(8), [brawler("a", (0, 1), weapons=("knife",))],
              [brawler("d", (1, 1), armour=("heavy_armour",))])
     # gap 6 + 4 - 5 + 5 = 10 < 15; attack natural 1, then 3 off; defence 2
