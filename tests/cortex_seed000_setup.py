@@ -22,8 +22,6 @@ REPLAYS = Path(__file__).parent / "replays" / "cortex_seed000"
 RS = get_ruleset("cortex")
 
 
-
-
 # ---------------------------------------------------------------------------------------
 # helpers
 

@@ -5,8 +5,8 @@ Each test quotes the seed 003 sentence (/work/shared/seeds/003_*.txt) and plays 
 with `questions: ask`: the figure asked answers in a step of its own, with the dice rolled
 after the question, differently from the default, and the outcome differs. Before #32 the
 engine chose by itself: no question went out and the `choose` steps were refused. Helpers
-and conventions as in tests/test_metalface.py (1 m squares, `initiative: fixed`, strict
-replays).
+(tests/metalface_setup.py) and conventions as in tests/test_metalface_*.py (1 m squares,
+`initiative: fixed`, strict replays).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from rules.actions import Action
 from rules.grid import Grid
 from rules.systems.metalface import paths
 from rules.systems.metalface.geometry import NAMES, STEPS, bearing
-from test_metalface import DATA, RS, act, attack, dummy, econ, evs, fig, move, only, open_map, play, rolls, scen, \
-    shooter, who
+from tests.metalface_setup import (DATA, RS, act, attack, dummy, econ, evs, fig, move, only, open_map, play,
+                                   rolls, scen, shooter, who)
 
 ASSUMPTIONS = {a["key"]: a for a in DATA["assumptions"]}
 BODY = ("seed 003, Body Attacks: 'The defender must also roll to defend. Dodging is done in the same way, "

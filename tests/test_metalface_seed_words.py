@@ -1,8 +1,9 @@
 """metalface (seed 003) held to the seed's words: issue #32's deviations, with forced dice.
 
 Each test quotes the sentence of /work/shared/seeds/003_*.txt it checks and failed on the
-engine before issue #32's fix. Helpers and conventions as in tests/test_metalface.py (1 m
-squares unless a test says otherwise, `initiative: fixed`, strict replays).
+engine before issue #32's fix. Helpers (tests/metalface_setup.py) and conventions as in
+tests/test_metalface_*.py (1 m squares unless a test says otherwise, `initiative: fixed`,
+strict replays).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import pytest
 
 from rules.actions import Action
 from rules.errors import ScenarioError
-from test_metalface import (DATA, RS, attack, can, can_attack, dummy, econ, evs, fig, move, only, open_map, play,
-                            rolls, scen, shooter, who)
+from tests.metalface_setup import (DATA, RS, attack, can, can_attack, dummy, econ, evs, fig, move, only,
+                                   open_map, play, rolls, scen, shooter, who)
 
 ASSUMPTIONS = {a["key"]: a for a in DATA["assumptions"]}
 

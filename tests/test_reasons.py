@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 import test_cortex_rules as C
-import test_metalface as M
 
 from agents import reasons as R
 from agents.base import make_policy
@@ -20,6 +19,7 @@ from agents.tactical import Choice
 from rules.actions import END_TURN, Action
 from rules.dice import Dice
 from rules.scenario import load_scenario, new_battle
+from tests import metalface_setup as M
 
 #: heavy cover (h) at x=6 between a figure at (0, 1) and the gunslinger at (11, 1)
 ROWS = ["." * 12, "." * 6 + "h" + "." * 5, "." * 12]

@@ -164,7 +164,7 @@ def test_metalface_targeting_call_names_the_kept_die_and_the_modifiers():
     """RULES-NOTES metalface: roll as many d6 as the value, keep the single highest, add skill
     levels. seed 003, Targeting: a PER 3 targeting roll with firearms 1, short range +1 and
     both stationary +1 +1, against Difficulty 8."""
-    from tests.test_metalface import dummy, open_map, scen, shooter
+    from tests.metalface_setup import dummy, open_map, scen, shooter
     calls, _, _ = _play(scen(open_map(), [shooter()], [dummy()]),
                         [{"type": "attack", "target": "t", "weapon": "pistol"}], [2, 5, 3])
     call = _only(calls)
