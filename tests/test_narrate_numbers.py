@@ -9,10 +9,9 @@ so a modifier the event carries and the line leaves out fails the test.
 
 from __future__ import annotations
 
-import test_cortex_rules as C
-
 from rules.events import narrate
 from rules.narration import roll_family
+from tests import cortex_rules_setup as C
 from tests import cybergeneration_setup as Y
 from tests import metalface_setup as M
 

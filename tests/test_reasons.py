@@ -4,14 +4,13 @@ tie-break. Suggested moves give the path's real length and say when a move is a 
 the turn." and "Options that cannot succeed (0% to hit) are listed last or hidden, never
 focused first" (`agents.reasons.succeeds`, for the table's ranking).
 
-The scenarios are the cortex rules tests' (tests/test_cortex_rules.py); the numbers are the
+The scenarios are the cortex rules tests' (tests/cortex_rules_setup.py); the numbers are the
 ruleset's own (`attack_odds`), the moves tried on a copy of the state.
 """
 
 from __future__ import annotations
 
 import pytest
-import test_cortex_rules as C
 
 from agents import reasons as R
 from agents.base import make_policy
@@ -19,6 +18,7 @@ from agents.tactical import Choice
 from rules.actions import END_TURN, Action
 from rules.dice import Dice
 from rules.scenario import load_scenario, new_battle
+from tests import cortex_rules_setup as C
 from tests import metalface_setup as M
 
 #: heavy cover (h) at x=6 between a figure at (0, 1) and the gunslinger at (11, 1)

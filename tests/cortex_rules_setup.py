@@ -1,0 +1,130 @@
+"""What the core-combat tests of the `cortex` ruleset (seed 000 on Cortex Classic) share
+(tests/test_cortex_rules_*.py, tests/test_narrate_numbers.py, test_reasons.py): the replay
+folders, stat blocks (`fig`, `dummy`, `gunslinger`), inline scenarios (`scen`, `open_map`),
+replay steps (`step`, `attack`, `end`, `move`, `defend`, `simple`), `play` through
+`rules.replay.run_replay` with forced dice, and event and state lookups (`evs`, `rolls`,
+`who`, `pos`, `legal`, `can_attack`, `can_move`, ...).
+
+Geometry used throughout: cells are 1.5 m (about 5 ft), so walking 15 ft is 3 cells,
+hustling 30 ft is 6 cells and running 45 ft is 9 cells; a diagonal step costs 1.5 cells.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rules.actions import Action
+from rules.replay import run_replay
+
+REPLAYS = Path(__file__).parent / "replays"
+CORTEX_REPLAYS = REPLAYS / "cortex"
+
+
+# ---------------------------------------------------------------------------------------
+# helpers: stat blocks, scenarios, steps, event lookups
+
+def fig(id: str, at: tuple[int, int], agi: str = "d6", str_: str = "d6", vit: str = "d6",
+        ale: str = "d6", int_: str = "d6", wil: str = "d6", skills: dict | None = None,
+        weapons: tuple[str, ...] = (), **extra: Any) -> dict:
+    """A full custom stat block placed at `at`."""
+    return {"id": id, "at": list(at), "name": id,
+            "attributes": {"agility": agi, "strength": str_, "vitality": vit, "alertness": ale,
+                           "intelligence": int_, "willpower": wil},
+            "skills": dict(skills or {}), "weapons": list(weapons), **extra}
+
+
+def dummy(id: str, at: tuple[int, int], **kw: Any) -> dict:
+    """A target that always declines innate defence (Easy 3) and has Life Points to spare."""
+    kw.setdefault("decline_innate", "always")
+    kw.setdefault("life_points", 99)
+    return fig(id, at, **kw)
+
+
+def gunslinger(id: str, at: tuple[int, int], **kw: Any) -> dict:
+    """The bestiary gunslinger: Agility d10, Guns/Pistols d10, a revolver (d8 W, 75 ft)."""
+    return {"id": id, "at": list(at), "template": "gunslinger", **kw}
+
+
+def scen(rows: list[str], a: list[dict], b: list[dict], *, initiative: str = "fixed",
+         round_limit: int = 20, more_teams: list[list[dict]] = ()) -> dict:
+    teams = [{"name": "a", "combatants": a}, {"name": "b", "combatants": b}]
+    teams += [{"name": f"t{i}", "combatants": c} for i, c in enumerate(more_teams)]
+    return {"name": "test/cortex_rules", "ruleset": "cortex", "initiative": initiative,
+            "round_limit": round_limit, "map": {"rows": list(rows)}, "teams": teams}
+
+
+def open_map(w: int = 12, h: int = 3) -> list[str]:
+    return ["." * w] * h
+
+
+def step(actor: str, action: Any, dice: list[int] = ()) -> dict:
+    return {"actor": actor, "action": action, "dice": list(dice)}
+
+
+def attack(actor: str, target: str, weapon: str, dice: list[int] = ()) -> dict:
+    return step(actor, {"type": "attack", "target": target, "weapon": weapon}, dice)
+
+
+def end(actor: str, dice: list[int] = ()) -> dict:
+    return step(actor, "end_turn", dice)
+
+
+def move(actor: str, x: int, y: int, dice: list[int] = ()) -> dict:
+    return step(actor, {"type": "move", "cell": [x, y]}, dice)
+
+
+def defend(actor: str, option: str) -> dict:
+    return step(actor, {"type": "defend", "option": option})
+
+
+def simple(actor: str, kind: str, **kw: Any) -> dict:
+    return step(actor, {"type": kind, **kw})
+
+
+def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), questions: str = "default"):
+    """Run a strict replay: start_dice and every step's dice must be used exactly."""
+    return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps),
+                       "questions": questions})
+
+
+def evs(b, type_: str, **match: Any) -> list[dict]:
+    return [e for e in b.events if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]
+
+
+def rolls(b, purpose: str, actor: str | None = None) -> list[dict]:
+    return [e for e in b.events if e["type"] == "roll" and e["purpose"].startswith(purpose)
+            and (actor is None or e["actor"] == actor)]
+
+
+def sides(roll_event: dict) -> list[int]:
+    return [s for s, _ in roll_event["dice"]]
+
+
+def who(b, id: str):
+    return b.state.by_id[id]
+
+
+def pos(b, id: str) -> tuple[int, int]:
+    return b.state.grid.xy(who(b, id).pos)
+
+
+def cell(b, x: int, y: int) -> int:
+    return b.state.grid.index(x, y)
+
+
+def legal(b) -> list[Action]:
+    return b.legal_actions()
+
+
+def can_attack(b, target: str, weapon: str) -> bool:
+    return Action("attack", target=target, weapon=weapon) in legal(b)
+
+
+def can_move(b, x: int, y: int) -> bool:
+    return Action("move", cell=cell(b, x, y)) in legal(b)
+
+
+def only(items: list) -> Any:
+    assert len(items) == 1, items
+    return items[0]
