@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import Action
-from test_cortex_hu import RS, act, attack, end, evs, fencer, fig, open_map, play, rolls, scen, sides, who
+from tests.cortex_hu_setup import (RS, act, attack, end, evs, fencer, fig, open_map, play, rolls, scen, sides,
+                                   who)
 
 REACT = ("Ha a köröd vége után még felbukkan egyéb támadó is, akkor az ő támadásukat is megpróbálhatod "
          "elhárítani, de akkor a következő kört már a megfelelő számú kockafokozat büntetéssel fogod kezdeni.")

@@ -2,8 +2,8 @@
 
 Seed 002 is /work/shared/seeds/002_b3cd129274de58b9.txt (Hungarian; the English rendering
 is in /work/shared/RULES-NOTES.md, "cortex_hu"). Every test is a strict forced-dice replay
-(see tests/test_cortex_hu.py for the helpers and the data.yaml `roll_order`); each quotes
-the seed sentence it checks, in Hungarian and in English.
+(see tests/cortex_hu_setup.py for the helpers and tests/test_cortex_hu_turns.py for the
+data.yaml `roll_order`); each quotes the seed sentence it checks, in Hungarian and in English.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from rules.actions import Action
 from rules.systems.cortex_common.model import ATTRIBUTES
-from test_cortex_hu import act, attack, dummy, econ, end, evs, fencer, fig, legal, move, open_map, play, \
-    rolls, scen, sides, who
+from tests.cortex_hu_setup import (act, attack, dummy, econ, end, evs, fencer, fig, legal, move, open_map,
+                                   play, rolls, scen, sides, who)
 
 # ---------------------------------------------------------------------------------------
 # seed 002, Célzás (aiming)

@@ -147,7 +147,7 @@ def test_cortex_hu_see_through_the_feint_is_against_the_feint_total():
     """seed 002, Csel: "Dobj Éberség+Közelharc/kézitusa képzettségre; Ellenfél dob
     Intelligencia+Észlelés/Intuícióra; ha a támadóé magasabb ..." - the target's roll is
     called against the feinter's total (6 + 6 = 12), the feint against the target."""
-    from tests.test_cortex_hu import fencer, fig, scen, open_map
+    from tests.cortex_hu_setup import fencer, fig, scen, open_map
     t = fig("t", (1, 1), agi="d6", int_="d6", skills={"perception": "d4", "perception/intuition": "d8"},
             life_points=30, reactions="never")
     s = scen(open_map(), [fencer("f", (0, 1), ale="d8")], [t])

@@ -170,7 +170,7 @@ class CombatHu:
         hypothetical the scripted policies weigh), so it checks what does not depend on the
         option - target, hold, line of sight, reach, rate of fire, ammunition, the range band,
         the skill die - once per target and weapon, and the options by one sum each
-        (offence.py `attack_list`). `can_attack` stays the rule; tests/test_cortex_hu.py
+        (offence.py `attack_list`). `can_attack` stays the rule; tests/test_cortex_hu_scenarios.py
         compares the two on many random positions."""
         return attack_list(self, state, a)
 
