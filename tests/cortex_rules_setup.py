@@ -5,6 +5,17 @@ replay steps (`step`, `attack`, `end`, `move`, `defend`, `simple`), `play` throu
 `rules.replay.run_replay` with forced dice, and event and state lookups (`evs`, `rolls`,
 `who`, `pos`, `legal`, `can_attack`, `can_move`, ...).
 
+Every test drives the engine through `rules.replay.run_replay` with an inline scenario
+(`initiative: fixed` unless the test is about initiative), so each step's `dice` list is
+exactly the rolls that step makes, in the data.yaml `roll_order`: attack dice (attribute
+die, then skill die), the defence roll, the damage die, then any Endurance roll. Replay
+steps are strict: a step that rolls more dice than given, or fewer, is a `DiceError`, so
+the dice lists themselves pin down which rolls happen.
+
+Sources cited in docstrings: "seed 000, <heading>" is /work/shared/seeds/000_*.txt,
+"RULES-NOTES cortex" is the cortex section of RULES-NOTES.md, and "assumption <key>" is
+an entry of the `assumptions` list in rules/systems/cortex/data.yaml.
+
 Geometry used throughout: cells are 1.5 m (about 5 ft), so walking 15 ft is 3 cells,
 hustling 30 ft is 6 cells and running 45 ft is 9 cells; a diagonal step costs 1.5 cells.
 """

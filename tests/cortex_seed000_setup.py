@@ -4,6 +4,24 @@ test_roll_calls.py): stat blocks (`fig`, `dummy`, `brawler`), inline scenarios (
 `open_map`), replay steps (`step`, `atk`, `act`, `end`), `play` through `rules.replay.run_replay`
 with forced dice, and event and state lookups (`evs`, `rolls`, `who`, `pos`, `legal`, ...).
 
+tests/test_cortex_rules_*.py cover core combat (attacks, defences, movement, damage); the
+seed 000 tests cover the rest of seed 000: Called Shots, burst and autofire (with Trigger
+Happy), Cover and Explosions, Getting out of Harm's Way, Improvised Weapons, Tripping, the
+Unarmed specialties and grappling, Plot Points, Second Wind, every trait of the seed (through
+`ruleset.skill_check` where a trait has no battle rule), Vehicles and Spaceships, and what
+`tactica rulesets --json` lists.
+
+Each fight runs through `rules.replay.run_replay` with an inline scenario and
+`initiative: fixed` (no initiative rolls). Replays are strict: each step's `dice` list is
+exactly the rolls that step makes, so the lists pin down which rolls happen and in which
+order (assumption roll_order: attack dice - attribute die, skill die, Plot Point die - then
+the defence roll, the damage die, then any Endurance roll). A step that ends a turn also
+rolls whatever the next turn starts with (called-shot recovery rolls).
+
+Sources cited in docstrings: "seed 000, <heading>" is /work/shared/seeds/000_*.txt,
+"RULES-NOTES" is the cortex section of /work/shared/RULES-NOTES.md and "assumption <key>"
+an entry of the `assumptions` list in rules/systems/cortex/data.yaml.
+
 Geometry: cells are 1.5 m (5 ft) unless a scenario says otherwise.
 """
 

@@ -5,6 +5,19 @@ tests/test_narrate_numbers.py, test_reasons.py, test_roll_calls.py): `RS`, its d
 `end`, `move`, `act`), `play` through `rules.replay.run_replay` with forced dice, and event and
 state lookups (`evs`, `rolls`, `mods`, `n_dice`, `who`, `pos`, `legal`, `can`, `econ`, ...).
 
+Every rule test drives the engine through `rules.replay.run_replay` with an inline scenario
+(`initiative: fixed` unless the test is about turn order). Replay steps are strict: a
+step's `dice` must be exactly the rolls it makes, so the dice lists pin down which rolls
+happen. A roll is as many d6 as the value used (the highest is kept): a PER 3 targeting
+roll takes three dice, a STR 2 body attack two.
+
+Sources cited in docstrings: "seed 003, <heading>" is /work/shared/seeds/003_*.txt (its
+headings: Combat, Combat Actions, Move, Ready Weapons, Body Attacks, Ranged Weapon
+Attacks, Targeting, Targeting Roll, Targeting Modifiers, Damage, Status Levels and
+Effects, Repairing / Healing), "RULES-NOTES metalface" is the metalface section of
+RULES-NOTES.md, and "assumption <key>" is an entry of the `assumptions` list in
+rules/systems/metalface/data.yaml.
+
 Geometry: 1 m squares; an orthogonal step is 1 m and a diagonal 1.5 m (rules/grid.py);
 figures without a `facing` face the nearest enemy when the fight starts.
 """

@@ -2,21 +2,9 @@
 Harcrendszer (the round, initiative, the multiple-action ladder); free actions, walking,
 jogging and running.
 
-The rule tests are split by topic over tests/test_cortex_hu_*.py; the helpers are in
-tests/cortex_hu_setup.py.
-
-Every rule test drives the engine through `rules.replay.run_replay` with an inline scenario
-(`initiative: fixed` unless the test is about initiative). Replays are strict: each step's
-`dice` are exactly the rolls that step makes, in the data.yaml `roll_order` (attack dice -
-attribute die, then skill die - then the defence roll, the damage die, any Endurance roll,
-then a called shot's Vitality + Willpower roll and its d6), and all must be used.
-
-Sources cited: "seed 002, <rule>" is /work/shared/seeds/002_b3cd129274de58b9.txt (English
-in RULES-NOTES.md, "cortex_hu"); "assumption <key>" is an entry of the `assumptions` list
-of rules/systems/cortex_hu/data.yaml (or of the shared rules/systems/cortex_common/base.yaml).
-
-Geometry: cells are 1.5 m unless a test sets `cell_m`, so walking 4.5 m is 3 cells and
-jogging 9 m is 6 cells.
+Strict forced-dice replays through `rules.replay.run_replay`. The helpers, the roll order, the
+sources cited ("seed 002, <rule>", "assumption <key>") and the geometry are in
+tests/cortex_hu_setup.py; the other topics in tests/test_cortex_hu_*.py.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """Rule tests for the `cortex` ruleset (seed 000 on Cortex Classic), with forced dice:
 Extraordinary success in combat, Knocked prone, and Movement.
 
-The core-combat tests are split by topic over tests/test_cortex_rules_*.py (the seed's special
-rules are in tests/test_cortex_seed000_*.py); the helpers are in tests/cortex_rules_setup.py.
-
-Every test drives the engine through `rules.replay.run_replay` with an inline scenario
-(`initiative: fixed` unless the test is about initiative), so each step's `dice` list is
-exactly the rolls that step makes, in the data.yaml `roll_order`: attack dice (attribute
-die, then skill die), the defence roll, the damage die, then any Endurance roll. Replay
-steps are strict: a step that rolls more dice than given, or fewer, is a `DiceError`, so
-the dice lists themselves pin down which rolls happen.
-
-Sources cited in docstrings: "seed 000, <heading>" is /work/shared/seeds/000_*.txt,
-"RULES-NOTES cortex" is the cortex section of RULES-NOTES.md, and "assumption <key>" is
-an entry of the `assumptions` list in rules/systems/cortex/data.yaml.
-
-Geometry used throughout: cells are 1.5 m (about 5 ft), so walking 15 ft is 3 cells,
-hustling 30 ft is 6 cells and running 45 ft is 9 cells; a diagonal step costs 1.5 cells.
+Strict forced-dice replays through `rules.replay.run_replay`. The helpers, the roll order, the
+sources cited ("seed 000, <heading>", "RULES-NOTES cortex", "assumption <key>") and the
+geometry are in tests/cortex_rules_setup.py; the other topics in tests/test_cortex_rules_*.py.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """Forced-dice tests for the seed 000 special rules of the `cortex` ruleset:
 Melee Combat: Improvised Weapons and Tripping.
 
-tests/test_cortex_rules_*.py cover core combat (attacks, defences, movement, damage); the rest
-of seed 000 is split by topic over tests/test_cortex_seed000_*.py, with the helpers in
-tests/cortex_seed000_setup.py.
-
-Each fight runs through `rules.replay.run_replay` with an inline scenario and
-`initiative: fixed` (no initiative rolls). Replays are strict: each step's `dice` list is
-exactly the rolls that step makes, so the lists pin down which rolls happen and in which
-order (assumption roll_order: attack dice - attribute die, skill die, Plot Point die - then
-the defence roll, the damage die, then any Endurance roll). A step that ends a turn also
-rolls whatever the next turn starts with (called-shot recovery rolls).
-
-Sources cited in docstrings: "seed 000, <heading>" is /work/shared/seeds/000_*.txt,
-"RULES-NOTES" is the cortex section of /work/shared/RULES-NOTES.md and "assumption <key>"
-an entry of the `assumptions` list in rules/systems/cortex/data.yaml.
-
-Geometry: cells are 1.5 m (5 ft) unless a scenario says otherwise.
+Strict forced-dice replays through `rules.replay.run_replay`. The helpers, the roll order, the
+sources cited ("seed 000, <heading>", "RULES-NOTES", "assumption <key>") and the geometry are
+in tests/cortex_seed000_setup.py; the other topics in tests/test_cortex_seed000_*.py.
 """
 
 from __future__ import annotations

@@ -2,31 +2,9 @@
 Facedown (initiative) and Your Turn (one move and one action; delaying, and held actions as
 interrupts).
 
-The rule tests are split by topic over tests/test_cybergeneration_*.py; the helpers are in
-tests/cybergeneration_setup.py.
-
-Every test drives the engine through `rules.replay.run_replay` with an inline scenario
-(`initiative: fixed` unless the test is about initiative). Replay steps are strict: each
-step's `dice` are exactly the rolls that step makes, in this order (docs/cybergeneration.md):
-
-- a ranged attack: the attack d10 (a natural 1 rolls its second d10 at once; a natural 10
-  that would miss rolls it after), then per hit the damage d10 (two on a critical that
-  takes two damage dice) and the target's stun save d10;
-- a melee attack: the attacker's d10 (+ its second on a 1), the defender's d10 (+ its
-  second on a 1 or 10), the attacker's second d10 on a 10 that adds it, then damage and
-  the stun save;
-- a step that ends a turn also rolls what the next turn starts with (a suppressed figure's
-  COOL check, a fallen figure's waking or stabilising roll).
-
-Sources cited in docstrings: "seed 004, <heading>" is /work/shared/seeds/004_*.txt (its
-headings as the fan page names them: Your Turn, Facedown, Movement, Actions, Ranged
-Combat, Full Automatic, Suppression, Genius Gun, Bows, Shotguns, Throwing, Called Shots,
-Grenades, Melee, Adults v Kids, Unconscious Targets, Knockdown, Disarm, Grapple, Holds,
-Critical Success and Failure, Damage, Armour, Stun/Shock Saves, Stun Weapons, Wounds,
-Dying, First Aid, Falling, Healing); "assumption <key>" is an entry of the `assumptions`
-list in rules/systems/cybergeneration/data.yaml.
-
-Geometry: cells are 1.5 m; MA 6 walks 4 cells (6 m) and runs 12 cells (18 m).
+Strict forced-dice replays through `rules.replay.run_replay`. The helpers, the order of the
+dice in a step, the sources cited ("seed 004, <heading>", "assumption <key>") and the geometry
+are in tests/cybergeneration_setup.py; the other topics in tests/test_cybergeneration_*.py.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """Rule tests for the `metalface` ruleset (seed 003, METALFACE: RPG), with forced dice:
 Ready Weapons, Body Attacks, Ranged Weapon Attacks, Targeting Roll and Targeting Modifiers.
 
-The rule tests are split by topic over tests/test_metalface_*.py; the helpers are in
-tests/metalface_setup.py.
-
-Every rule test drives the engine through `rules.replay.run_replay` with an inline scenario
-(`initiative: fixed` unless the test is about turn order). Replay steps are strict: a
-step's `dice` must be exactly the rolls it makes, so the dice lists pin down which rolls
-happen. A roll is as many d6 as the value used (the highest is kept): a PER 3 targeting
-roll takes three dice, a STR 2 body attack two.
-
-Sources cited in docstrings: "seed 003, <heading>" is /work/shared/seeds/003_*.txt (its
-headings: Combat, Combat Actions, Move, Ready Weapons, Body Attacks, Ranged Weapon
-Attacks, Targeting, Targeting Roll, Targeting Modifiers, Damage, Status Levels and
-Effects, Repairing / Healing), "RULES-NOTES metalface" is the metalface section of
-RULES-NOTES.md, and "assumption <key>" is an entry of the `assumptions` list in
-rules/systems/metalface/data.yaml.
-
-Geometry: 1 m squares; an orthogonal step is 1 m and a diagonal 1.5 m (rules/grid.py);
-figures without a `facing` face the nearest enemy when the fight starts.
+Strict forced-dice replays through `rules.replay.run_replay`. The helpers, how many dice a
+roll takes, the sources cited ("seed 003, <heading>", "RULES-NOTES metalface", "assumption
+<key>") and the geometry are in tests/metalface_setup.py; the other topics in
+tests/test_metalface_*.py.
 """
 
 from __future__ import annotations
