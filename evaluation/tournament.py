@@ -2,11 +2,20 @@
 
 For every unordered pair of policies (a, b) and every scenario, `episodes` fights are
 played: the first half with a on the scenario's first team and b on every other team, the
-second half with the sides swapped. Fight k of a side is `play_fight(spec, ..., seed, k)`,
-seeded from (seed, k) alone, so results never depend on the number of workers or the
+second half with the sides swapped. Fight k of a side on the s-th scenario is
+`play_fight(spec, ..., seed, s * per_side + k)` (`per_side`: the first side's fights), seeded
+from (seed, that index) alone, so results never depend on the number of workers or the
 order in which fights finish (`evaluation.parallel.FightPool` gathers them in order); the
 swapped fight k is played with the same dice stream (common random numbers), which makes
 the comparison of a and b fairer on few fights.
+
+Every scenario has its own dice (`fight_seeds="scenario"`, the default since 2026-12-03).
+Before, fight k of every scenario was seeded from (seed, k) (`fight_seeds="index"`, kept to
+reproduce older measurements): on 400 maps with one fight a side, all 800 fights of a seed
+rolled the same dice, so the maps' outcomes moved together with the seed (the first rolls,
+initiative among them, were the same on every map) and the per-seed spread was wider than
+the fights' number implies (docs/results.md, "Every player on the same fights"). A run on
+one scenario is the same in both modes.
 
 Several seeds (`seed` a list) play the whole plan once per seed: each pair's rates are pooled
 over every seed (the Wilson interval of the pooled count), and `per_seed` and `spread` (the
@@ -42,8 +51,14 @@ class Fight:
     b: str
     scenario: int          # index into the scenario list
     swapped: bool          # False: a plays the first team; True: b does
-    k: int                 # the fight's index within its side: seeded from (seed, k)
+    k: int                 # the fight's index within its side
     seed: int = 0          # the run's seed this fight belongs to
+    dice: int | None = None  # the fight's index for its seeds, (seed, dice); None: k
+
+
+#: how fights are seeded: `scenario`, each scenario its own dice; `index`, fight k of every
+#: scenario on the same dice (before 2026-12-03)
+FIGHT_SEEDS = ("scenario", "index")
 
 
 @dataclass
@@ -116,10 +131,16 @@ def pairings(policies: Sequence[str], against: str | None = None) -> list[tuple[
 
 
 def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int, seeds: Sequence[int] = (0,),
-                against: str | None = None) -> list[Fight]:
-    """Every fight of a round robin, in a fixed order: seeds x pairs x scenarios x sides x fights."""
-    halves = ((False, (episodes + 1) // 2), (True, episodes // 2))
-    return [Fight(a, b, si, swapped, k, seed)
+                against: str | None = None, fight_seeds: str = "scenario") -> list[Fight]:
+    """Every fight of a round robin, in a fixed order: seeds x pairs x scenarios x sides x fights.
+    A fight's seeds come from (seed, dice): dice = scenario x (the first side's fights) + k
+    (`fight_seeds="scenario"`), or k alone (`"index"`)."""
+    if fight_seeds not in FIGHT_SEEDS:
+        raise TacticaError(f"fight seeds {fight_seeds!r}", field="--fight-seeds", expected=" or ".join(FIGHT_SEEDS))
+    per_side = (episodes + 1) // 2
+    halves = ((False, per_side), (True, episodes // 2))
+    stride = per_side if fight_seeds == "scenario" else 0
+    return [Fight(a, b, si, swapped, k, seed, si * stride + k)
             for seed in seeds
             for a, b in pairings(policies, against)
             for si in range(n_scenarios)
@@ -133,13 +154,14 @@ def _play(payload: tuple, i: int) -> str | None:
     f = fights[i]
     spec, src = scenarios[f.scenario]
     first, other = (f.b, f.a) if f.swapped else (f.a, f.b)
-    return play_fight(spec, team_policies(spec, first, other), f.seed, f.k, src, dice_streams=streams).winner
+    index = f.k if f.dice is None else f.dice
+    return play_fight(spec, team_policies(spec, first, other), f.seed, index, src, dice_streams=streams).winner
 
 
 def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], episodes: int,
                 seed: int | Sequence[int], workers: int = 1, progress: Callable[[int, int], None] | None = None,
                 backend: str = "local", address: str | None = None, dice_streams: str = "shared",
-                against: str | None = None) -> dict[str, Any]:
+                against: str | None = None, fight_seeds: str = "scenario") -> dict[str, Any]:
     """Play every pair of `policies` on every scenario; per-scenario and overall results.
 
     With `against` (one of `policies`, or added to them), only the pairs of each other policy
@@ -148,7 +170,8 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     `scenarios` are (spec, source) pairs; `episodes` fights per pair per scenario, split
     half and half between the sides (the first side gets the odd one), for each seed of
     `seed` (one seed or several); `progress` is called with (fights done, fights in all);
-    `dice_streams` (`shared`, `seat`, `figure`) is passed to `evaluation.simulate.play_fight`."""
+    `dice_streams` (`shared`, `seat`, `figure`) is passed to `evaluation.simulate.play_fight`;
+    `fight_seeds` (`scenario`, `index`) says how fights are seeded (`plan_fights`)."""
     from agents.base import check_policy
 
     policies = list(dict.fromkeys([*policies, *([against] if against is not None else [])]))
@@ -167,7 +190,7 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     if not seeds:
         raise TacticaError("no seed given", field="--seed", expected="one or more seeds")
     stream_keys([], dice_streams)  # an unknown mode fails here, before any fight
-    fights = plan_fights(len(scenarios), policies, episodes, seeds, against)
+    fights = plan_fights(len(scenarios), policies, episodes, seeds, against, fight_seeds)
     payload = (list(scenarios), fights, dice_streams)
     with FightPool(workers, backend, address) as pool:
         winners = pool.map(_play, payload, range(len(fights)),
@@ -175,6 +198,7 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     out = summarise(scenarios, policies, fights, winners, episodes, seeds, against)
     out["dice_streams"] = dice_streams
     out["against"] = against
+    out["fight_seeds"] = fight_seeds
     return out
 
 

@@ -335,13 +335,17 @@ def evaluate(
     generated: int = typer.Option(0, "--generated", min=0, max=MAX_GENERATED, help="Held-out mirrored generated maps to add (seeds from 1,000,000)."),
     episodes: int = typer.Option(40, "--episodes", "-n", min=1, max=MAX_EPISODES, help="Fights per pair per scenario, half on each side."),
     seed: list[int] = typer.Option([], "--seed", min=0, max=MAX_SEED,
-                                             help="Seed: fight k of a side is seeded from (seed, k). Repeat it "
+                                             help="Seed: fight k of a side on the s-th scenario is seeded from (seed, "
+                                             "s x fights a side + k). Repeat it "
                                              "(--seed 0 --seed 1 ...) to play everything once per seed: rates "
                                              "pooled over the seeds, with each seed's rate and their spread. [default: 0]"),
     dice_streams: str = typer.Option("shared", "--dice-streams",
                                      help="shared: one dice stream a fight; seat: one per team; figure: one per "
                                      "figure (the swapped fight gives each seat the same luck even where the "
                                      "players' decisions differ)."),
+    fight_seeds: str = typer.Option("scenario", "--fight-seeds", help="scenario: every scenario its own dice; "
+                                    "index: fight k of every scenario on the same dice, seeded from (seed, k) "
+                                    "(how evaluations before 2026-12-03 were seeded)."),
     workers: int = typer.Option(1, "--workers", "-w", min=1, help=_WORKERS_HELP),
     backend: str = typer.Option("local", "--backend", help="local (processes) or ray (Ray tasks)."),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start a local Ray)."),
@@ -385,7 +389,7 @@ def evaluate(
     t0 = time.perf_counter()
     with progress_bar(err, "evaluating", sys.stderr.isatty()) as update:
         result = round_robin(specs, names, episodes, seeds, workers=workers, backend=backend, address=address,
-                             progress=update, dice_streams=dice_streams, against=against)
+                             progress=update, dice_streams=dice_streams, against=against, fight_seeds=fight_seeds)
     seconds = time.perf_counter() - t0
     written = None
     if report is not None:
@@ -396,6 +400,7 @@ def evaluate(
         argv += ["--ruleset", ruleset, "--generated", str(generated)] if generated else []
         argv += ["--episodes", str(episodes)] + [x for k in seeds for x in ("--seed", str(k))] + ["--workers", str(workers)]
         argv += ["--dice-streams", dice_streams] if dice_streams != "shared" else []
+        argv += ["--fight-seeds", fight_seeds] if fight_seeds != "scenario" else []
         written = write_report(result, report, shell_command(argv), seconds)
     if as_json:
         print(json.dumps(result, indent=2))
@@ -409,7 +414,8 @@ def evaluate(
     out.print(f"round robin: {len(result['scenarios'])} scenario(s), {episodes} fights per pair per scenario "
               f"(half on each side), seed{'s' if several_seeds else ''} {', '.join(map(str, seeds))}"
               + (" (rates pooled over the seeds)" if several_seeds else "")
-              + (f", dice streams per {dice_streams}" if dice_streams != "shared" else ""), highlight=False)
+              + (f", dice streams per {dice_streams}" if dice_streams != "shared" else "")
+              + (", every scenario's fight k on the same dice" if fight_seeds == "index" else ""), highlight=False)
     width = max(len(n) for n in result["scenarios"] + ["all"])
     for a, b in {(p["a"], p["b"]): None for p in result["pairs"]}:
         t = Table(title=f"{safe(a)} (a) vs {safe(b)} (b)", box=box.SIMPLE_HEAD, title_justify="left")
