@@ -71,9 +71,24 @@ class SelectivePolicy(Policy):
             self.last_reason += (f", {gap:.0%} ahead of the next: looked ahead over {len(cands)} candidates, "
                                  + ", ".join(f"{a} {values[a]:+.2f}" for a in cands if a in values)
                                  + (f"; plays {action}" if action != pick else "; keeps it"))
+        self.commit(state, actor, action)
+        return action
+
+    def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
+        """Tell the network's advisor and the rollouts' guide (their turn memories) the action
+        played at this decision: after each `act`, and from a table session for an action the
+        GM chose instead, or after a load."""
         self.net.commit(state, actor, action)
         self.planner.guide.commit(state, actor, action)
-        return action
+
+    def _ensure(self, state: BattleState) -> None:
+        """Load the network (the ruleset's shipped one unless a path was given)."""
+        self.net._ensure(state)
+
+    def check_fits(self, ruleset: str, height: int, width: int, field: str = "policy") -> None:
+        """Refuse a fight the network cannot play (another ruleset's, a larger map): `best`
+        then falls back to `tactical`, as it does for the network alone."""
+        self.net.check_fits(ruleset, height, width, field)
 
 
 def make_selective(name: str, seed=None) -> SelectivePolicy:

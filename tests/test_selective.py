@@ -96,3 +96,39 @@ def test_names_build_a_selective_player_over_a_file_and_refuse_a_missing_one(tmp
     with pytest.raises(TacticaError, match="no such file") as e:
         check_policy(f"selective:{tmp_path / 'none.npz'}", "--policies")
     assert "--policies" in str(e.value)
+
+
+def test_a_map_the_network_cannot_play_is_refused_and_best_falls_back(monkeypatch):
+    """`best` asks its player whether it fits the fight (`check_fits`); a selective player
+    answers for its network: a map larger than the network's 22x16 is refused, and `best`
+    plays `tactical` there, as it does for the network alone."""
+    from agents.best import BEST
+    from envs.generators import generate_scenario
+
+    spec, src = load_scenario(generate_scenario("metalface", 3, width=30, height=20, team_size=1))
+    b = new_battle(spec, Dice(2), src)
+    b.start()
+    s = b.state
+    pol = SelectivePolicy(seed=0)
+    pol._ensure(s)
+    with pytest.raises(TacticaError, match="larger"):
+        pol.check_fits(s.ruleset, s.grid.height, s.grid.width)
+    pol.check_fits("metalface", 16, 22)
+    with pytest.raises(TacticaError, match="cortex"):
+        pol.check_fits("cortex", 16, 22)
+    monkeypatch.setitem(BEST, "metalface", BEST["metalface"]._replace(policy="selective"))
+    best, tac = make_policy("best", 4), make_policy("tactical", 4)
+    assert best.act(s, s.actor) == tac.act(s, s.actor)
+    assert best.player == "tactical" and "selective cannot play this fight" in best.note
+
+
+def test_commit_tells_the_network_and_the_rollouts_guide():
+    """An action the GM played instead (a table session's `commit`) reaches both turn memories."""
+    b = fight()
+    s = b.state
+    pol = SelectivePolicy(seed=0, policy=NET)
+    seen = []
+    pol.net.commit = lambda *a: seen.append("net")
+    pol.planner.guide.commit = lambda *a: seen.append("guide")
+    pol.commit(s, s.actor, b.ruleset.legal_actions(s)[0])
+    assert seen == ["net", "guide"]
