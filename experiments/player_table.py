@@ -1,0 +1,171 @@
+"""Issue 31's table: every player of a ruleset against one reference on the same paired fights.
+
+Reads the JSON that `tactica evaluate --against REF --json` prints (several files may be
+given: the cheap players in one call, a learned or search player in another, as long as they
+were played on the same maps and seeds) and writes one Markdown table: per player, the
+pooled win, loss and draw counts against the reference, the win rate with its Wilson 95%
+interval, each dice seed's rate and their standard deviation (and its ratio to the binomial
+sd one seed's rate would have if its fights were independent), and its difference from the
+top row's rate on the same fights, with a 95% interval from the paired per-(map, seed)
+differences (the rows share maps and dice, so this is tighter than the two intervals).
+
+`--maps N` keeps the first N held-out maps only (`generated/<ruleset>/1000000` on), for a
+player too slow for all 400: the other players' rows are then recounted on the same maps,
+so the rows stay paired. Every row is recounted from the per-map entries, so a file that
+holds more than one ruleset's or seed set's fights is refused with a message.
+
+    python experiments/player_table.py runs/table/metalface-cheap.json --ruleset metalface
+    python experiments/player_table.py a.json b.json --ruleset cortex --maps 100 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evaluation.stats import wilson  # noqa: E402
+
+FIRST_MAP = 1_000_000
+
+
+def map_index(scenario: str, ruleset: str) -> int | None:
+    """The held-out map's index (0 for seed 1,000,000), None for the pooled 'all' row."""
+    prefix = f"generated/{ruleset}/"
+    if not scenario.startswith(prefix):
+        return None
+    return int(scenario[len(prefix):]) - FIRST_MAP
+
+
+def rows(paths: list[Path], ruleset: str, maps: int | None) -> tuple[list[dict], str, list[int], int]:
+    """One row per player (reference excluded), recounted over the kept maps."""
+    ref = None
+    seeds: list[int] | None = None
+    acc: dict[str, dict] = {}
+    n_maps = 0
+    for path in paths:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            sys.exit(f"{path}: cannot read the evaluate JSON ({e})")
+        if not data.get("against"):
+            sys.exit(f"{path}: field 'against' is empty; expected the output of `tactica evaluate --against REF --json`")
+        if ref is not None and data["against"] != ref:
+            sys.exit(f"{path}: field 'against' is {data['against']!r}, the other files' is {ref!r}")
+        if seeds is not None and data["seeds"] != seeds:
+            sys.exit(f"{path}: field 'seeds' is {data['seeds']}, the other files' is {seeds}")
+        ref, seeds = data["against"], data["seeds"]
+        for p in data["pairs"]:
+            idx = map_index(p["scenario"], ruleset)
+            if idx is None:
+                if p["scenario"] != "all":
+                    sys.exit(f"{path}: scenario {p['scenario']!r} is not a held-out {ruleset} map")
+                continue
+            if maps is not None and idx >= maps:
+                continue
+            n_maps = max(n_maps, idx + 1)
+            a, sign = (p["a"], 1) if p["b"] == ref else (p["b"], -1)
+            if a == ref:
+                continue
+            row = acc.setdefault(a, {"player": a, "n": 0, "wins": 0, "losses": 0, "draws": 0,
+                                     "maps": set(), "seed": {s: [0, 0, 0] for s in seeds}, "units": {}})
+            if idx in row["maps"]:
+                sys.exit(f"{path}: {a} on {p['scenario']} appears twice; give each player once")
+            row["maps"].add(idx)
+            a_wins, b_wins = (p["a_wins"], p["b_wins"]) if sign == 1 else (p["b_wins"], p["a_wins"])
+            row["n"] += p["n"]
+            row["wins"] += a_wins
+            row["losses"] += b_wins
+            row["draws"] += p["draws"]
+            for s in p["per_seed"]:
+                w = s["a_wins"] if sign == 1 else s["n"] - s["a_wins"] - s["draws"]
+                cell = row["seed"][s["seed"]]
+                cell[0] += s["n"]
+                cell[1] += w
+                cell[2] += s["draws"]
+                row["units"][(idx, s["seed"])] = w
+    out = []
+    for row in acc.values():
+        if len(row["maps"]) != n_maps:
+            sys.exit(f"{row['player']} has {len(row['maps'])} maps, the others {n_maps}: the rows would not be paired")
+        lo, hi = wilson(row["wins"], row["n"])
+        rates = [c[1] / c[0] for c in row["seed"].values() if c[0]]
+        mean = sum(rates) / len(rates)
+        sd = math.sqrt(sum((r - mean) ** 2 for r in rates) / (len(rates) - 1)) if len(rates) > 1 else 0.0
+        out.append({"player": row["player"], "n": row["n"], "wins": row["wins"], "losses": row["losses"],
+                    "draws": row["draws"], "win_rate": row["wins"] / row["n"], "ci_low": lo, "ci_high": hi,
+                    "per_seed": rates, "sd": sd, "binomial_sd": binomial_sd(row), "units": row["units"]})
+    out.sort(key=lambda r: -r["win_rate"])
+    for r in out:
+        r["diff"], r["diff_low"], r["diff_high"] = paired_difference(r["units"], out[0]["units"], r["n"])
+    for r in out:
+        del r["units"]
+    return out, ref or "", seeds or [], n_maps
+
+
+def binomial_sd(row: dict) -> float:
+    """The standard deviation one seed's rate would have if its fights were independent draws
+    at the pooled rate: the yardstick for the per-seed spread."""
+    p = row["wins"] / row["n"]
+    n_seed = row["n"] / len(row["seed"])
+    return math.sqrt(p * (1 - p) / n_seed)
+
+
+def paired_difference(a: dict, b: dict, n: int) -> tuple[float, float, float]:
+    """A's win rate less B's, on the same fights, with a 95% normal interval from the spread
+    of the per-(map, seed) differences (each unit is one map's fights with one dice seed)."""
+    keys = sorted(a)
+    d = [a[k] - b[k] for k in keys]
+    m = len(d)
+    mean = sum(d) / m
+    var = sum((x - mean) ** 2 for x in d) / (m - 1) if m > 1 else 0.0
+    per_fight = m / n                        # units are `n / m` fights each: rates are per fight
+    half = 1.959963984540054 * math.sqrt(var / m) * per_fight
+    return mean * per_fight, mean * per_fight - half, mean * per_fight + half
+
+
+def markdown(table: list[dict], ref: str, seeds: list[int]) -> str:
+    lines = [f"| player | fights | won | lost | drawn | win rate vs {ref} | Wilson 95% | per seed ({', '.join(map(str, seeds))}) | sd (points) | sd / binomial "
+             f"| vs `{table[0]['player']}`, same fights (95%) |",
+             "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|"]
+    for r in table:
+        per = " / ".join(f"{x:.1%}" for x in r["per_seed"])
+        lines.append(f"| `{r['player']}` | {r['n']:,} | {r['wins']} | {r['losses']} | {r['draws']} | "
+                     f"**{r['win_rate']:.1%}** | {r['ci_low']:.1%}-{r['ci_high']:.1%} | {per} | {100 * r['sd']:.1f} | "
+                     + (f"{r['sd'] / r['binomial_sd']:.1f} | " if r["binomial_sd"] else "- | ")
+                     + (f"{100 * r['diff']:+.1f} ({100 * r['diff_low']:+.1f} to {100 * r['diff_high']:+.1f})"
+                        if r is not table[0] else "") + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="+", type=Path, help="`tactica evaluate --against REF --json` outputs")
+    ap.add_argument("--ruleset", required=True)
+    ap.add_argument("--maps", type=int, default=None, help="keep the first N held-out maps only")
+    ap.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
+    ap.add_argument("--name", action="append", default=[], metavar="POLICY=LABEL",
+                    help="show a player under a shorter name (a path, say); repeatable")
+    args = ap.parse_args(argv)
+    table, ref, seeds, n_maps = rows(args.files, args.ruleset, args.maps)
+    names = {}
+    for item in args.name:
+        policy, sep, label = item.rpartition("=")
+        if not sep or not policy:
+            sys.exit(f"--name {item!r}: expected POLICY=LABEL")
+        names[policy] = label
+    for r in table:
+        r["player"] = names.get(r["player"], r["player"])
+    print(f"{args.ruleset}: {n_maps} held-out maps x {len(seeds)} seeds x 2 sides, against {ref}\n")
+    print(markdown(table, ref, seeds))
+    if args.json:
+        args.json.write_text(json.dumps({"ruleset": args.ruleset, "against": ref, "seeds": seeds,
+                                         "maps": n_maps, "rows": table}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
