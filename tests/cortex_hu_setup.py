@@ -25,6 +25,7 @@ from typing import Any
 from rules.actions import Action
 from rules.replay import run_replay
 from rules.ruleset import get_ruleset
+from tests.replay_helpers import act, end, evs, move, open_map, pos, rolls, step, who  # noqa: F401 - re-exported to the topic modules
 
 RS = get_ruleset("cortex_hu")
 
@@ -61,31 +62,11 @@ def scen(rows: list[str], a: list[dict], b: list[dict], *, initiative: str = "fi
             "teams": [{"name": "a", "combatants": a}, {"name": "b", "combatants": b}]}
 
 
-def open_map(w: int = 12, h: int = 3) -> list[str]:
-    return ["." * w] * h
-
-
-def step(actor: str, action: Any, dice: list[int] = ()) -> dict:
-    return {"actor": actor, "action": action, "dice": list(dice)}
-
-
 def attack(actor: str, target: str, weapon: str, dice: list[int] = (), option: str | None = None) -> dict:
-    act = {"type": "attack", "target": target, "weapon": weapon}
+    act = {"type": "attack", "target": target, "weapon": weapon}  # noqa: F811 - a local name
     if option:
         act["option"] = option
     return step(actor, act, dice)
-
-
-def end(actor: str, dice: list[int] = ()) -> dict:
-    return step(actor, "end_turn", dice)
-
-
-def move(actor: str, x: int, y: int, dice: list[int] = ()) -> dict:
-    return step(actor, {"type": "move", "cell": [x, y]}, dice)
-
-
-def act(actor: str, kind: str, dice: list[int] = (), **kw: Any) -> dict:
-    return step(actor, {"type": kind, **kw}, dice)
 
 
 def play(scenario: dict | str, steps: list[dict] = (), start_dice: list[int] = (), questions: str = "default"):
@@ -96,25 +77,8 @@ def play(scenario: dict | str, steps: list[dict] = (), start_dice: list[int] = (
                        "questions": questions})
 
 
-def evs(b, type_: str, **match: Any) -> list[dict]:
-    return [e for e in b.events if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]
-
-
-def rolls(b, purpose: str, actor: str | None = None) -> list[dict]:
-    return [e for e in b.events if e["type"] == "roll" and e["purpose"].startswith(purpose)
-            and (actor is None or e["actor"] == actor)]
-
-
 def sides(e: dict) -> list[int]:
     return [s for s, _ in e["dice"]]
-
-
-def who(b, id: str):
-    return b.state.by_id[id]
-
-
-def pos(b, id: str) -> tuple[int, int]:
-    return b.state.grid.xy(who(b, id).pos)
 
 
 def legal(b) -> list[Action]:

@@ -27,6 +27,7 @@ from typing import Any
 
 from rules.actions import Action
 from rules.replay import run_replay
+from tests.replay_helpers import cell, end, evs, legal, move, open_map, pos, rolls, sides, step, who  # noqa: F401 - re-exported to the topic modules
 
 REPLAYS = Path(__file__).parent / "replays"
 CORTEX_REPLAYS = REPLAYS / "cortex"
@@ -65,24 +66,8 @@ def scen(rows: list[str], a: list[dict], b: list[dict], *, initiative: str = "fi
             "round_limit": round_limit, "map": {"rows": list(rows)}, "teams": teams}
 
 
-def open_map(w: int = 12, h: int = 3) -> list[str]:
-    return ["." * w] * h
-
-
-def step(actor: str, action: Any, dice: list[int] = ()) -> dict:
-    return {"actor": actor, "action": action, "dice": list(dice)}
-
-
 def attack(actor: str, target: str, weapon: str, dice: list[int] = ()) -> dict:
     return step(actor, {"type": "attack", "target": target, "weapon": weapon}, dice)
-
-
-def end(actor: str, dice: list[int] = ()) -> dict:
-    return step(actor, "end_turn", dice)
-
-
-def move(actor: str, x: int, y: int, dice: list[int] = ()) -> dict:
-    return step(actor, {"type": "move", "cell": [x, y]}, dice)
 
 
 def defend(actor: str, option: str) -> dict:
@@ -97,35 +82,6 @@ def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), que
     """Run a strict replay: start_dice and every step's dice must be used exactly."""
     return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps),
                        "questions": questions})
-
-
-def evs(b, type_: str, **match: Any) -> list[dict]:
-    return [e for e in b.events if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]
-
-
-def rolls(b, purpose: str, actor: str | None = None) -> list[dict]:
-    return [e for e in b.events if e["type"] == "roll" and e["purpose"].startswith(purpose)
-            and (actor is None or e["actor"] == actor)]
-
-
-def sides(roll_event: dict) -> list[int]:
-    return [s for s, _ in roll_event["dice"]]
-
-
-def who(b, id: str):
-    return b.state.by_id[id]
-
-
-def pos(b, id: str) -> tuple[int, int]:
-    return b.state.grid.xy(who(b, id).pos)
-
-
-def cell(b, x: int, y: int) -> int:
-    return b.state.grid.index(x, y)
-
-
-def legal(b) -> list[Action]:
-    return b.legal_actions()
 
 
 def can_attack(b, target: str, weapon: str) -> bool:

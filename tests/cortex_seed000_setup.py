@@ -34,6 +34,7 @@ from rules.actions import Action
 from rules.dice import Dice
 from rules.replay import run_replay
 from rules.ruleset import get_ruleset
+from tests.replay_helpers import act, cell, end, evs, legal, open_map, pos, rolls, sides, step, who  # noqa: F401 - re-exported to the topic modules
 
 REPO = Path(__file__).resolve().parents[1]
 REPLAYS = Path(__file__).parent / "replays" / "cortex_seed000"
@@ -72,27 +73,11 @@ def scen(rows: list[str], a: list[dict], b: list[dict], *, cell_m: float | None 
             "settings": dict(settings or {}), "objects": list(objects)}
 
 
-def open_map(w: int = 12, h: int = 3) -> list[str]:
-    return ["." * w] * h
-
-
-def step(actor: str, action: Any, dice: list[int] = ()) -> dict:
-    return {"actor": actor, "action": action, "dice": list(dice)}
-
-
 def atk(actor: str, target: str, weapon: str, option: str | None = None, dice: list[int] = ()) -> dict:
     a = {"type": "attack", "target": target, "weapon": weapon}
     if option:
         a["option"] = option
     return step(actor, a, dice)
-
-
-def end(actor: str, dice: list[int] = ()) -> dict:
-    return step(actor, "end_turn", dice)
-
-
-def act(actor: str, kind: str, dice: list[int] = (), **kw: Any) -> dict:
-    return step(actor, {"type": kind, **kw}, dice)
 
 
 def play(scenario: dict, steps: list[dict] = (), questions: str = "default"):
@@ -116,35 +101,6 @@ def play_loose(scenario: dict, steps: list[dict], forced: list[int], seed: int =
     for st in steps:
         battle.step(A.from_dict(st["action"], battle.state.grid.width))
     return battle
-
-
-def evs(b, type_: str, **match: Any) -> list[dict]:
-    return [e for e in b.events if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]
-
-
-def rolls(b, purpose: str, actor: str | None = None) -> list[dict]:
-    return [e for e in b.events if e["type"] == "roll" and e["purpose"].startswith(purpose)
-            and (actor is None or e["actor"] == actor)]
-
-
-def sides(roll_event: dict) -> list[int]:
-    return [s for s, _ in roll_event["dice"]]
-
-
-def who(b, id: str):
-    return b.state.by_id[id]
-
-
-def pos(b, id: str) -> tuple[int, int]:
-    return b.state.grid.xy(who(b, id).pos)
-
-
-def cell(b, x: int, y: int) -> int:
-    return b.state.grid.index(x, y)
-
-
-def legal(b) -> list[Action]:
-    return b.legal_actions()
 
 
 def attacks_in(b, target: str | None = None) -> list[Action]:

@@ -35,6 +35,7 @@ from typing import Any
 from rules.actions import Action
 from rules.replay import run_replay
 from rules.ruleset import get_ruleset
+from tests.replay_helpers import act, end, evs, legal, move, open_map, rolls, step, who  # noqa: F401 - re-exported to the topic modules
 
 RS = get_ruleset("cybergeneration")
 DATA = RS.data
@@ -72,31 +73,11 @@ def scen(rows: list[str], a: list[dict], b: list[dict], *, initiative: str = "fi
             "map": {"rows": list(rows)}, "teams": teams, "objects": list(objects)}
 
 
-def open_map(w: int = 12, h: int = 3) -> list[str]:
-    return ["." * w] * h
-
-
-def step(actor: str, action: Any, dice: list[int] = ()) -> dict:
-    return {"actor": actor, "action": action, "dice": list(dice)}
-
-
 def attack(actor: str, target: str, weapon: str, dice: list[int] = (), option: str | None = None) -> dict:
     a = {"type": "attack", "target": target, "weapon": weapon}
     if option:
         a["option"] = option
     return step(actor, a, dice)
-
-
-def end(actor: str, dice: list[int] = ()) -> dict:
-    return step(actor, "end_turn", dice)
-
-
-def move(actor: str, x: int, y: int, dice: list[int] = ()) -> dict:
-    return step(actor, {"type": "move", "cell": [x, y]}, dice)
-
-
-def act(actor: str, kind: str, dice: list[int] = (), **kw: Any) -> dict:
-    return step(actor, {"type": kind, **kw}, dice)
 
 
 def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), questions: str = "default"):
@@ -105,25 +86,8 @@ def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), que
                        "questions": questions})
 
 
-def evs(b, type_: str, **match: Any) -> list[dict]:
-    return [e for e in b.events if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]
-
-
-def rolls(b, purpose: str, actor: str | None = None) -> list[dict]:
-    return [e for e in b.events if e["type"] == "roll" and e["purpose"].startswith(purpose)
-            and (actor is None or e["actor"] == actor)]
-
-
-def who(b, id: str):
-    return b.state.by_id[id]
-
-
 def wounds(b, id: str) -> int:
     return who(b, id).res["wound"]
-
-
-def legal(b) -> list[Action]:
-    return b.legal_actions()
 
 
 def can(b, kind: str, **kw: Any) -> bool:

@@ -33,6 +33,7 @@ from rules.actions import Action
 from rules.replay import run_replay
 from rules.ruleset import get_ruleset
 from rules.scenario import bundled_scenarios
+from tests.replay_helpers import act, end, evs, legal, move, open_map, pos, step, who  # noqa: F401 - re-exported to the topic modules
 
 RS = get_ruleset("metalface")
 DATA = yaml.safe_load((Path(__file__).resolve().parents[1] / "rules/systems/metalface/data.yaml")
@@ -44,7 +45,7 @@ MY_SCENARIOS = [s for s in bundled_scenarios() if s.startswith("metalface/")]
 # ---------------------------------------------------------------------------------------
 # helpers
 
-def fig(id: str, at: tuple[int, int], kind: str = "human", str_: int = 3, agl: int = 3, end: int = 2,
+def fig(id: str, at: tuple[int, int], kind: str = "human", str_: int = 3, agl: int = 3, end: int = 2,  # noqa: F811 - the END stat
         per: int = 3, int_: int = 2, wil: int = 2, skills: dict | None = None, weapons: tuple = (),
         **extra: Any) -> dict:
     """A full stat block (Status 10 + 5 x END = 20 at END 2)."""
@@ -75,28 +76,8 @@ def scen(rows: list[str], a: list[dict], b: list[dict], *, initiative: str = "fi
             "teams": [{"name": "a", "combatants": a}, {"name": "b", "combatants": b}]}
 
 
-def open_map(w: int = 12, h: int = 3) -> list[str]:
-    return ["." * w] * h
-
-
-def step(actor: str, action: Any, dice: list[int] = ()) -> dict:
-    return {"actor": actor, "action": action, "dice": list(dice)}
-
-
 def attack(actor: str, target: str, weapon: str, dice: list[int] = ()) -> dict:
     return step(actor, {"type": "attack", "target": target, "weapon": weapon}, dice)
-
-
-def end(actor: str, dice: list[int] = ()) -> dict:
-    return step(actor, "end_turn", dice)
-
-
-def move(actor: str, x: int, y: int, dice: list[int] = ()) -> dict:
-    return step(actor, {"type": "move", "cell": [x, y]}, dice)
-
-
-def act(actor: str, kind: str, dice: list[int] = (), **kw: Any) -> dict:
-    return step(actor, {"type": kind, **kw}, dice)
 
 
 def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), questions: str = "default"):
@@ -105,10 +86,6 @@ def play(scenario: dict, steps: list[dict] = (), start_dice: list[int] = (), que
     is a step of the figure asked, with the dice rolled after the question)."""
     return run_replay({"scenario": scenario, "start_dice": list(start_dice), "steps": list(steps),
                        "questions": questions})
-
-
-def evs(b, type_: str, **match: Any) -> list[dict]:
-    return [e for e in b.events if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]
 
 
 def rolls(b, purpose: str, actor: str | None = None) -> list[dict]:
@@ -123,18 +100,6 @@ def mods(r: dict) -> dict[str, int]:
 
 def n_dice(r: dict) -> int:
     return len(r["dice"])
-
-
-def who(b, id: str):
-    return b.state.by_id[id]
-
-
-def pos(b, id: str) -> tuple[int, int]:
-    return b.state.grid.xy(who(b, id).pos)
-
-
-def legal(b) -> list[Action]:
-    return b.legal_actions()
 
 
 def can(b, kind: str, **kw: Any) -> bool:
