@@ -11,11 +11,14 @@ differences (the rows share maps and dice, so this is tighter than the two inter
 
 `--maps N` keeps the first N held-out maps only (`generated/<ruleset>/1000000` on), for a
 player too slow for all 400: the other players' rows are then recounted on the same maps,
-so the rows stay paired. Every row is recounted from the per-map entries, so a file that
-holds more than one ruleset's or seed set's fights is refused with a message.
+so the rows stay paired. `--seeds 1,2` likewise keeps those dice seeds only, for a player
+played on fewer seeds than the others. Every row is recounted from the per-map, per-seed
+entries, so a file that holds more than one ruleset's or seed set's fights is refused with a
+message.
 
     python experiments/player_table.py runs/table/metalface-cheap.json --ruleset metalface
     python experiments/player_table.py a.json b.json --ruleset cortex --maps 100 --json out.json
+    python experiments/player_table.py a.json slow.json --ruleset metalface --maps 100 --seeds 1,2
 """
 
 from __future__ import annotations
@@ -41,10 +44,13 @@ def map_index(scenario: str, ruleset: str) -> int | None:
     return int(scenario[len(prefix):]) - FIRST_MAP
 
 
-def rows(paths: list[Path], ruleset: str, maps: int | None) -> tuple[list[dict], str, list[int], int]:
-    """One row per player (reference excluded), recounted over the kept maps."""
+def rows(paths: list[Path], ruleset: str, maps: int | None,
+         keep_seeds: list[int] | None = None) -> tuple[list[dict], str, list[int], int]:
+    """One row per player (reference excluded), recounted over the kept maps and seeds
+    (`keep_seeds`: only these dice seeds, which every file must hold; default: every file's,
+    which must then be the same)."""
     ref = None
-    seeds: list[int] | None = None
+    seeds: list[int] | None = list(keep_seeds) if keep_seeds else None
     acc: dict[str, dict] = {}
     n_maps = 0
     for path in paths:
@@ -56,9 +62,13 @@ def rows(paths: list[Path], ruleset: str, maps: int | None) -> tuple[list[dict],
             sys.exit(f"{path}: field 'against' is empty; expected the output of `tactica evaluate --against REF --json`")
         if ref is not None and data["against"] != ref:
             sys.exit(f"{path}: field 'against' is {data['against']!r}, the other files' is {ref!r}")
-        if seeds is not None and data["seeds"] != seeds:
-            sys.exit(f"{path}: field 'seeds' is {data['seeds']}, the other files' is {seeds}")
-        ref, seeds = data["against"], data["seeds"]
+        if keep_seeds:
+            if missing := [x for x in keep_seeds if x not in data["seeds"]]:
+                sys.exit(f"{path}: field 'seeds' is {data['seeds']}; --seeds asks for {missing} too")
+        elif seeds is not None and data["seeds"] != seeds:
+            sys.exit(f"{path}: field 'seeds' is {data['seeds']}, the other files' is {seeds}; "
+                     "give --seeds to compare the seeds they share")
+        ref, seeds = data["against"], seeds or data["seeds"]
         for p in data["pairs"]:
             idx = map_index(p["scenario"], ruleset)
             if idx is None:
@@ -76,13 +86,14 @@ def rows(paths: list[Path], ruleset: str, maps: int | None) -> tuple[list[dict],
             if idx in row["maps"]:
                 sys.exit(f"{path}: {a} on {p['scenario']} appears twice; give each player once")
             row["maps"].add(idx)
-            a_wins, b_wins = (p["a_wins"], p["b_wins"]) if sign == 1 else (p["b_wins"], p["a_wins"])
-            row["n"] += p["n"]
-            row["wins"] += a_wins
-            row["losses"] += b_wins
-            row["draws"] += p["draws"]
             for s in p["per_seed"]:
+                if s["seed"] not in row["seed"]:
+                    continue
                 w = s["a_wins"] if sign == 1 else s["n"] - s["a_wins"] - s["draws"]
+                row["n"] += s["n"]
+                row["wins"] += w
+                row["losses"] += s["n"] - w - s["draws"]
+                row["draws"] += s["draws"]
                 cell = row["seed"][s["seed"]]
                 cell[0] += s["n"]
                 cell[1] += w
@@ -147,11 +158,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("files", nargs="+", type=Path, help="`tactica evaluate --against REF --json` outputs")
     ap.add_argument("--ruleset", required=True)
     ap.add_argument("--maps", type=int, default=None, help="keep the first N held-out maps only")
+    ap.add_argument("--seeds", default=None, metavar="S,S,...",
+                    help="keep these dice seeds only (every file must hold them): for a player played on fewer seeds")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
     ap.add_argument("--name", action="append", default=[], metavar="POLICY=LABEL",
                     help="show a player under a shorter name (a path, say); repeatable")
     args = ap.parse_args(argv)
-    table, ref, seeds, n_maps = rows(args.files, args.ruleset, args.maps)
+    try:
+        keep = [int(x) for x in args.seeds.split(",")] if args.seeds else None
+    except ValueError:
+        sys.exit(f"--seeds {args.seeds!r}: expected whole numbers separated by commas, e.g. 1,2")
+    table, ref, seeds, n_maps = rows(args.files, args.ruleset, args.maps, keep)
     names = {}
     for item in args.name:
         policy, sep, label = item.rpartition("=")
