@@ -8,6 +8,8 @@ import heapq
 
 import numpy as np
 
+from rules import los_kernel
+
 _BIG = 1 << 30
 #: the path cost of a cell no path reaches
 UNREACHABLE = _BIG
@@ -19,9 +21,18 @@ Steps = list[list[tuple[int, int]]]
 def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray, east: np.ndarray | None = None,
               south: np.ndarray | None = None) -> np.ndarray:
     """Line of sight from each cell in `srcs` to every cell: `Grid._compute_los` run for all
-    pairs at once (the same integer walk and corner rule), a (len(srcs), n) bool array.
+    pairs (the same integer walk and corner rule), a (len(srcs), n) bool array.
 
-    `east`/`south`: the map's blocked cell edges (rules/edges.py), or None for none."""
+    `east`/`south`: the map's blocked cell edges (rules/edges.py), or None for none. Built by
+    the compiled walk of `rules.los_kernel` once a process has built a few tables (the same
+    table), else by `los_table_numpy`."""
+    fast = los_kernel.los_block(opaque, width, srcs, east, south)
+    return los_table_numpy(opaque, width, srcs, east, south) if fast is None else fast
+
+
+def los_table_numpy(opaque: np.ndarray, width: int, srcs: np.ndarray, east: np.ndarray | None = None,
+                    south: np.ndarray | None = None) -> np.ndarray:
+    """`los_table` with numpy: every pair of the block walked at once, one step a loop."""
     n = opaque.size
     w = width
     m = len(srcs)
