@@ -1,4 +1,4 @@
-"""Line of sight on generated maps: numpy's walk against the compiled one (rules/los_kernel.py).
+"""A map's tables on generated maps: numpy against the compiled kernels (rules/kernels.py).
 
     python benchmarks/bench_los.py --steps 3000 --rounds 3
 
@@ -8,7 +8,8 @@ Two measurements, CPU seconds (`time.process_time()`), in one process:
    walk, on a generated map of each ruleset at the training size (16 x 22 cells).
 2. The training env of each ruleset's config (`training/configs/<ruleset>.yaml`: generated
    maps, a new one every fight, its opponents and advice), random masked actions, env steps
-   per CPU second with each way of building the tables. Each round plays the same seeded
+   per CPU second with each way of building the tables (line of sight, cover rows, path
+   costs). Each round plays the same seeded
    fights both ways (the tables are equal, so the play is), with the map caches emptied
    before each, and the order alternates between rounds, so both see the same machine load.
 
@@ -31,21 +32,21 @@ RULESETS = ("cortex", "cortex_hu", "metalface", "cybergeneration")
 
 def use_compiled(on: bool) -> None:
     """Switch this process's tables to the compiled walk (True) or to numpy (False)."""
-    from rules import los_kernel
-    los_kernel._state.update(kernel=los_kernel.compile_kernel() if on else None, tried=True)
+    from rules import kernels
+    kernels._state.update(kernel=kernels.compile_kernel() if on else None, tried=True)
 
 
 def block_times(ruleset: str, reps: int) -> tuple[float, float]:
     """(numpy, compiled) CPU seconds of one 32-row block on a generated map of `ruleset`."""
     from envs.generators import generate_scenario
     from rules.geometry import los_table_numpy
-    from rules.los_kernel import compile_kernel
+    from rules.kernels import compile_kernel
     from rules.scenario import build_state, load_scenario
 
     spec, src = load_scenario(generate_scenario(ruleset, 1, width=22, height=16))
     g = build_state(spec, src).grid
     srcs = np.arange(0, 32, dtype=np.int64)
-    fn = compile_kernel()
+    fn = compile_kernel().los_block
     empty = np.zeros(0, dtype=bool)
     t = time.process_time()
     for _ in range(reps):

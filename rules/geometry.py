@@ -8,7 +8,7 @@ import heapq
 
 import numpy as np
 
-from rules import los_kernel
+from rules import kernels
 
 _BIG = 1 << 30
 #: the path cost of a cell no path reaches
@@ -24,9 +24,9 @@ def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray, east: np.ndarray
     pairs (the same integer walk and corner rule), a (len(srcs), n) bool array.
 
     `east`/`south`: the map's blocked cell edges (rules/edges.py), or None for none. Built by
-    the compiled walk of `rules.los_kernel` once a process has built a few tables (the same
+    the compiled walk of `rules.kernels` once a process has built a few tables (the same
     table), else by `los_table_numpy`."""
-    fast = los_kernel.los_block(opaque, width, srcs, east, south)
+    fast = kernels.los_block(opaque, width, srcs, east, south)
     return los_table_numpy(opaque, width, srcs, east, south) if fast is None else fast
 
 

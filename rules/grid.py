@@ -34,7 +34,8 @@ from rules.actions import Action
 from rules.errors import ScenarioError
 from rules.limits import check_cell_m, check_map_size
 from rules.terrain import COVER_NAMES, DEFAULT_LEGEND, Terrain, legend_from_spec  # noqa: F401 - importable from here as before
-from rules.geometry import free_path_costs, los_table, search_shadow
+from rules import kernels
+from rules.geometry import UNREACHABLE, free_path_costs, los_table, search_shadow
 
 if TYPE_CHECKING:
     from rules.edges import Edges
@@ -91,6 +92,8 @@ class Grid:
         self.cover_level = [t.cover for t in self.terrain]
         self._enter_mult = [2 if t.difficult else 1 for t in self.terrain]
         self._adj: list[list[tuple[int, int]]] = [self._neighbours(i) for i in range(self.n)]
+        #: `_adj` as arrays for the compiled path costs (rules/kernels.py), made when first needed
+        self._adj_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         # steps into each cell: (from, cost)
         self._radj: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
         for i, steps in enumerate(self._adj):
@@ -273,6 +276,13 @@ class Grid:
 
     def _build_cover(self, d: int) -> list[int]:
         """`cover_source(d, a)[0]` for every attacker cell a at once (numpy over a)."""
+        if not any(self.cover_level[j] > 0 for j in self._ring[d]):   # open ground: no cover from anywhere
+            row = self._cover_rows[d] = [0] * self.n
+            return row
+        fast = kernels.cover_row(self.width, self.n, d, self._ring[d], self.cover_level)
+        if fast is not None:
+            self._cover_rows[d] = fast
+            return fast
         w = self.width
         cells = np.arange(self.n, dtype=np.int64)
         ax, ay = cells % w, cells // w
@@ -340,7 +350,13 @@ class Grid:
         return row
 
     def _build_free(self, start: int) -> list[int]:
-        dist = free_path_costs(self._adj, start)
+        dist = None
+        if kernels.on():
+            if self._adj_arrays is None:
+                self._adj_arrays = kernels.adjacency_arrays(self._adj)
+            dist = kernels.path_costs(self._adj_arrays, start, UNREACHABLE)
+        if dist is None:
+            dist = free_path_costs(self._adj, start)
         arr = np.array(dist, dtype=np.int32)
         arr.flags.writeable = False
         self._free[start] = arr

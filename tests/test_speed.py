@@ -143,8 +143,8 @@ def test_generated_map_env_with_the_compiled_line_of_sight() -> None:
     finally:
         env.close()
         bench.use_compiled(False)
-        from rules import los_kernel
-        los_kernel._state.update(kernel=None, tried=False, calls=0)
+        from rules import kernels
+        kernels._state.update(kernel=None, tried=False, calls=0)
     assert cpu[False] / cpu[True] >= FLOORS["los_env"], cpu
 
 

@@ -1,7 +1,12 @@
-"""The compiled walk behind `rules.los_kernel` (imported only there, and only when numba is
-installed): `geometry.los_table`'s integer walk and corner and edge rules, pair by pair."""
+"""The compiled kernels behind `rules.kernels` (imported only there, and only when numba is
+installed): `geometry.los_table`'s integer walk with its corner and edge rules, pair by pair,
+`Grid._build_cover`'s cover row, attacker by attacker, and `geometry.free_path_costs`'s
+cheapest path costs (a heap where numpy's twin uses buckets: path costs are unique, so the
+two give the same numbers)."""
 
 from __future__ import annotations
+
+import heapq
 
 import numpy as np
 from numba import njit
@@ -72,3 +77,58 @@ def los_block(opaque, w, srcs, east, south, edges):
                     out[k, b] = False
                     break
     return out
+
+
+@njit(cache=True, nogil=True)
+def cover_row(w, n, d, ring, levels):
+    """`Grid._build_cover(d)`: for each attacker cell, the best cover level among the cells of
+    `ring` (around d; `levels` theirs) that lie towards the attacker (within 45 degrees) and
+    are not next to it (or its own cell); 0 against d itself."""
+    dx0 = d % w
+    dy0 = d // w
+    best = np.zeros(n, dtype=np.int64)
+    for a in range(n):
+        ax = a % w
+        ay = a // w
+        vx = ax - dx0
+        vy = ay - dy0
+        vv = vx * vx + vy * vy
+        b = 0
+        for k in range(ring.size):
+            c = levels[k]
+            if c <= b:
+                continue
+            j = ring[k]
+            jx = j % w
+            jy = j // w
+            if max(abs(jx - ax), abs(jy - ay)) <= 1:
+                continue
+            nx = jx - dx0
+            ny = jy - dy0
+            dot = nx * vx + ny * vy
+            if dot > 0 and 2 * dot * dot >= (nx * nx + ny * ny) * vv:
+                b = c
+        best[a] = b
+    best[d] = 0
+    return best
+
+
+@njit(cache=True, nogil=True)
+def path_costs(offsets, cells, costs, start, big):
+    """Cheapest path cost from `start` to every cell over the step graph (cell i's steps:
+    `cells`/`costs[offsets[i]:offsets[i + 1]]`), `big` where no path leads: Dijkstra."""
+    n = offsets.size - 1
+    dist = np.full(n, big, dtype=np.int64)
+    dist[start] = 0
+    heap = [(np.int64(0), np.int64(start))]
+    while len(heap) > 0:
+        d, i = heapq.heappop(heap)
+        if d != dist[i]:
+            continue
+        for e in range(offsets[i], offsets[i + 1]):
+            j = cells[e]
+            nd = d + costs[e]
+            if nd < dist[j]:
+                dist[j] = nd
+                heapq.heappush(heap, (nd, j))
+    return dist
