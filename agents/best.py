@@ -40,8 +40,9 @@ BEST: dict[str, BestEntry] = {
         "64.4-67.7%), 2.6 points above ppo's 63.5% on the same fights (paired 95%: 1.5-3.7); ppo 53.0% vs planner",
         0.003, 0.065),
     "cortex": BestEntry(
-        "planner", "56.1% of 408 fights vs tactical (Wilson 51.3-60.9%); planner-bold 56.5% of 200 is "
-        "no better and slower", 0.052, 0.319),
+        "planner", "60.0% of 800 held-out fights (100 maps x 4 dice seeds x 2 sides) vs tactical (Wilson "
+        "56.6-63.3%), 12.4 points above bold on the same fights; planner-bold 56.5% of 200 is no better and slower",
+        0.052, 0.319),
     "cortex_hu": BestEntry(
         "planner-bold", "67.8% of 320 paired development fights vs tactical (Wilson 62.5-72.7%); "
         "65.0% of 80 held-out", 0.116, 0.535),
