@@ -87,6 +87,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rulesets", default=",".join(RULESETS))
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    from rules.kernels import compile_kernel
+    if compile_kernel() is None:
+        sys.exit("bench_los: numba is not installed or cannot compile here (pip install numba); "
+                 "there is nothing to compare numpy with")
     from training.config import load_config
     from training.train import make_env_fn
 

@@ -24,7 +24,7 @@ def los_table(opaque: np.ndarray, width: int, srcs: np.ndarray, east: np.ndarray
     pairs (the same integer walk and corner rule), a (len(srcs), n) bool array.
 
     `east`/`south`: the map's blocked cell edges (rules/edges.py), or None for none. Built by
-    the compiled walk of `rules.kernels` once a process has built a few tables (the same
+    the compiled walk of `rules.kernels` once a process has built many tables (the same
     table), else by `los_table_numpy`."""
     fast = kernels.los_block(opaque, width, srcs, east, south)
     return los_table_numpy(opaque, width, srcs, east, south) if fast is None else fast
