@@ -36,9 +36,11 @@ class BestEntry(NamedTuple):
 #: the player `best` is in each ruleset (docs/baselines.md, "The `best` player")
 BEST: dict[str, BestEntry] = {
     "metalface": BestEntry(
-        "selective", "66.1% of 3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson "
-        "64.4-67.7%), 2.6 points above ppo's 63.5% on the same fights (paired 95%: 1.5-3.7); ppo 53.0% vs planner",
-        0.003, 0.065),
+        "ppo", "the network trained with the advisor's score parts (training/configs/metalface.yaml): 66.8% of "
+        "3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 65.1-68.4%), level with "
+        "selective over the former network (66.1%) and 3.2 points above that network alone (paired 95%: 1.7-4.8); "
+        "selective over it adds nothing (69.8% vs 70.0% of 800); head to head 58.4% of its decided fights vs "
+        "planner-bold (400), 47.3% vs that selective (800, within chance)", 0.006, 0.016),
     "cortex": BestEntry(
         "planner", "60.0% of 800 held-out fights (100 maps x 4 dice seeds x 2 sides) vs tactical (Wilson "
         "56.6-63.3%), 12.4 points above bold on the same fights; planner-bold 56.5% of 200 is no better and slower",

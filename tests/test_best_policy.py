@@ -84,7 +84,7 @@ def test_explain_names_the_player():
     best = make_policy("best", 1)
     a = best.act(s, s.actor)
     why = best.explain(s, s.actor, a)
-    assert why.startswith("best (selective): learned policy: ") and best.last_reason.startswith("best (selective): ")
+    assert why.startswith("best (ppo): learned policy: ") and best.last_reason.startswith("best (ppo): ")
 
 
 def test_a_map_the_learned_player_cannot_play_falls_back_to_tactical():
@@ -96,7 +96,7 @@ def test_a_map_the_learned_player_cannot_play_falls_back_to_tactical():
     best, tac = make_policy("best", 4), make_policy("tactical", 4)
     s = b.state
     assert best.act(s, s.actor) == tac.act(s, s.actor)
-    assert best.player == "tactical" and "selective cannot play this fight" in best.explain(s, s.actor, tac.last_action)
+    assert best.player == "tactical" and "ppo cannot play this fight" in best.explain(s, s.actor, tac.last_action)
 
 
 def test_default_policy_follows_the_time_limits(monkeypatch):
@@ -120,7 +120,7 @@ def test_a_table_session_gives_an_npc_team_the_default(monkeypatch):
 
     s = Session.new("metalface/scrapyard", seed=1)
     assert s.roles["gang"].policy == "best" and s.roles["runners"].policy is None
-    assert isinstance(s.policies["gang"], BestPolicy) and s.policies["gang"].player == "selective"   # chosen at once
+    assert isinstance(s.policies["gang"], BestPolicy) and s.policies["gang"].player == "ppo"   # chosen at once
     assert s.set_role("runners", "npc", None).policy == "best"
     _slow(monkeypatch, "metalface")
     s = Session.new("metalface/scrapyard", seed=1, npc=["runners"])
@@ -168,7 +168,7 @@ def test_best_on_metalface_imports_no_torch():
     code = ("import sys\nfrom agents.base import make_policy\nfrom rules.dice import Dice\n"
             "from rules.scenario import load_scenario, new_battle\n"
             "spec, src = load_scenario('metalface/foundry'); b = new_battle(spec, Dice(1), src); b.start()\n"
-            "p = make_policy('best', 0); p.act(b.state, b.state.actor); assert p.player == 'selective'\n"
+            "p = make_policy('best', 0); p.act(b.state, b.state.actor); assert p.player == 'ppo'\n"
             "print('torch' in sys.modules)")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)

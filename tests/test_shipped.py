@@ -33,6 +33,23 @@ def test_metalface_policy_is_shipped():
     assert "metalface" in SHIPPED
 
 
+def test_the_shipped_metalface_network_comes_from_the_shipped_recipe():
+    """tactica/policies/metalface.npz is the network of training/configs/metalface.yaml (docs/results.md,
+    metalface, Advice parts): the config it carries sets what the recipe sets, advice parts
+    included, and it learned for the recipe's number of steps."""
+    from training.config import load_config
+
+    cfg = load_config(Path(__file__).resolve().parents[1] / "training" / "configs" / "metalface.yaml")
+    pol = NumpyPolicy(shipped_policy_path("metalface"))
+    trained = pol.meta["config"]
+    for key in ("ruleset", "advice", "advice_gain", "advice_only", "advice_parts", "clock", "features", "map_size",
+                "max_enemies", "max_allies", "opponents", "reward", "side", "net_arch", "seed"):
+        assert trained[key] == getattr(cfg, key), key
+    assert trained["ppo"] == vars(cfg.ppo)
+    assert (pol.advice, pol.advice_parts, pol.clock) == ("tactical", True, False)
+    assert pol.meta["steps"] == cfg.total_steps
+
+
 @pytest.mark.parametrize("ruleset", SHIPPED)
 def test_shipped_policy_fits_the_training_env_and_plays_every_bundled_scenario(ruleset):
     pol = NumpyPolicy(shipped_policy_path(ruleset))
@@ -40,8 +57,9 @@ def test_shipped_policy_fits_the_training_env_and_plays_every_bundled_scenario(r
     assert meta["ruleset"] == ruleset
     fp = meta["fingerprint"]
     env = SkirmishEnv(ruleset=ruleset, scenario="generated", map_size=(fp["height"], fp["width"]),
-                      max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=pol.advice, clock=pol.clock)
-    pol.check_env(env.layout, env.advice, env.clock)   # raises when the layout differs
+                      max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=pol.advice, clock=pol.clock,
+                      advice_parts=pol.advice_parts)
+    pol.check_env(env.layout, env.advice, env.clock, env.advice_parts)   # raises when the layout differs
     for name in (n for n in bundled_scenarios() if n.startswith(ruleset + "/")):
         spec = load_scenario(name)[0]
         a, b = (t.name for t in spec.teams)
