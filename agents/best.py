@@ -9,7 +9,7 @@ cannot play (the shipped learned policy refuses a map larger than the one it lea
 The table also holds the evidence for each pick and the player's decision time on this
 machine (`benchmarks/decision_time.py`), which decide whether `best` is a front end's default
 NPC (`agents.base.default_policy`). docs/baselines.md ("The `best` player") has the table
-in words. Nothing here imports torch: the learned player is `ppo`, numpy only.
+in words. Nothing here imports torch: the learned players are `ppo`, numpy only.
 """
 
 from __future__ import annotations
@@ -49,9 +49,10 @@ BEST: dict[str, BestEntry] = {
         "planner-bold", "67.8% of 320 paired development fights vs tactical (Wilson 62.5-72.7%); "
         "65.0% of 80 held-out", 0.116, 0.535),
     "cybergeneration": BestEntry(
-        "bold", "185-137 (78 draws) of 400 held-out fights vs tactical, 46.2% (Wilson 41.4-51.1%); the planner's "
-        "199-137 (64 draws, 49.8%) of 400 and planner-bold's 50-32 of 100 are within noise of it, at 50-100x "
-        "the time", 0.001, 0.005),
+        "ppo", "the network trained with bold's score parts (training/configs/cybergeneration.yaml): 52.2% of "
+        "800 held-out fights (100 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 48.8-55.7%), 5.6 points above "
+        "bold on the same fights (paired 95%: 2.0-9.2); bold 46.6% of 3,200, the planner 49.8% of 400",
+        0.007, 0.017),
 }
 
 #: the player of a ruleset with no entry, or of a fight the entry's player cannot play
