@@ -49,9 +49,9 @@ BEST: dict[str, BestEntry] = {
         "planner-bold", "67.8% of 320 paired development fights vs tactical (Wilson 62.5-72.7%); "
         "65.0% of 80 held-out", 0.116, 0.535),
     "cybergeneration": BestEntry(
-        "ppo", "the network trained with bold's score parts (training/configs/cybergeneration.yaml): 52.2% of "
-        "800 held-out fights (100 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 48.8-55.7%), 5.6 points above "
-        "bold on the same fights (paired 95%: 2.0-9.2); bold 46.6% of 3,200, the planner 49.8% of 400",
+        "ppo", "the network trained with bold's score parts (training/configs/cybergeneration.yaml): 49.7% of "
+        "3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 47.9-51.4%), 3.1 points above "
+        "bold's 46.6% on the same fights (paired 95%: 1.3-4.9); the planner 49.8% of 400 other fights",
         0.007, 0.017),
 }
 
