@@ -4,7 +4,7 @@
 `choose`, `explain`) to the policy the `BEST` table names for that ruleset, built with the
 `best` policy's own seed (so `best` decides exactly as that policy with the same seed). A
 ruleset with no entry plays `tactical` (`FALLBACK`), and so does a fight the named player
-cannot play (the shipped learned policy refuses a map larger than the one it learned on).
+cannot play (a shipped learned policy refuses a map larger than the one it learned on).
 
 The table also holds the evidence for each pick and the player's decision time on this
 machine (`benchmarks/decision_time.py`), which decide whether `best` is a front end's default
