@@ -27,10 +27,12 @@ SHIPPED = [rs for rs in available_rulesets() if shipped_policy_path(rs).exists()
 BENCH = Path(__file__).resolve().parents[1] / "experiments" / "advice_overrules.py"
 
 
-def test_metalface_policy_is_shipped():
-    """metalface's policy beats tactical with confidence (docs/results.md); the package
-    must carry it (package-data in pyproject.toml)."""
-    assert "metalface" in SHIPPED
+@pytest.mark.parametrize("ruleset", ["metalface", "cybergeneration"])
+def test_policy_is_shipped(ruleset):
+    """metalface's policy beats tactical with confidence, cybergeneration's beats `bold`, the best
+    scripted player there, on the same held-out fights (docs/results.md); the package must carry
+    them (package-data in pyproject.toml)."""
+    assert ruleset in SHIPPED
 
 
 @pytest.mark.parametrize("ruleset", SHIPPED)
@@ -50,12 +52,6 @@ def test_the_shipped_network_comes_from_the_shipped_recipe(ruleset):
     assert trained["ppo"] == vars(cfg.ppo)
     assert (pol.advice, pol.advice_parts, pol.clock) == (cfg.advice, True, cfg.clock)
     assert cfg.total_steps - cfg.n_envs * cfg.ppo.n_steps < pol.meta["steps"] <= cfg.total_steps
-
-
-def test_cybergeneration_policy_is_shipped():
-    """cybergeneration's network with the score parts beats `bold`, the best scripted player there, on
-    the same held-out fights (docs/results.md, cybergeneration, Advice parts)."""
-    assert "cybergeneration" in SHIPPED
 
 
 @pytest.mark.parametrize("ruleset", SHIPPED)
