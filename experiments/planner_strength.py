@@ -18,7 +18,8 @@ seeds, same maps), so the variants are compared on the same luck as far as their
 choices allow. With `--paired` fights 2j and 2j+1 share their dice with sides swapped (as
 `tactica evaluate` plays them), so the map's and the dice's favour for one side cancels
 and tactical against itself wins exactly half of the decided fights. Prints wins,
-losses, draws, the win rate with its Wilson 95% interval, and the CPU seconds per fight.
+losses, draws, the win rate with its Wilson 95% interval, and the CPU seconds per fight;
+with `--progress N` also each variant's running tally every N of its fights.
 """
 
 from __future__ import annotations
@@ -134,6 +135,9 @@ def main() -> None:
     ap.add_argument("--fights", type=int, default=6, help="fights per map (sides alternate)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--progress", type=int, default=0, metavar="N",
+                    help="also print a variant's running tally every N of its fights (a slow variant then "
+                         "leaves figures if it is stopped)")
     ap.add_argument("--variant", action="append", default=[], help="NAME=JSON planner keyword arguments")
     ap.add_argument("--paired", action="store_true",
                     help="play each fight's dice twice, sides swapped (tactical against itself then wins exactly "
@@ -178,8 +182,11 @@ def main() -> None:
             t = tally[name]
             t[won] += 1
             t["cpu"] += cpu
-            if t["win"] + t["loss"] + t[None] == per_variant:
+            done = t["win"] + t["loss"] + t[None]
+            if done == per_variant:
                 print(line(name), flush=True)
+            elif args.progress and done % args.progress == 0:
+                print(line(name) + f"  [{done}/{per_variant} fights]", flush=True)
 
 if __name__ == "__main__":
     main()

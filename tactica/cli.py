@@ -356,7 +356,9 @@ def evaluate(
     """Round robin of policies: win rates with Wilson 95% intervals, per scenario and overall,
     and Elo ratings with bootstrap intervals.
 
-    Policies are registry names (see `tactica scenarios`/README) or exported .npz files."""
+    Policies are registry names (see `tactica scenarios`/README) or exported .npz files.
+    Progress goes to stderr: a bar on a terminal, and where stderr is a file (a long run in
+    the background) a line every 30 s with the fights done and the time left."""
     import time
 
     from agents.base import check_policy
@@ -387,7 +389,8 @@ def evaluate(
         specs += [(load_scenario(d)[0], d["name"]) for d in heldout_scenarios(ruleset, generated)]
     seeds = list(dict.fromkeys(seed)) if seed else [0]
     t0 = time.perf_counter()
-    with progress_bar(err, "evaluating", sys.stderr.isatty()) as update:
+    tty = sys.stderr.isatty()
+    with progress_bar(err, "evaluating", tty, log=not tty) as update:
         result = round_robin(specs, names, episodes, seeds, workers=workers, backend=backend, address=address,
                              progress=update, dice_streams=dice_streams, against=against, fight_seeds=fight_seeds)
     seconds = time.perf_counter() - t0

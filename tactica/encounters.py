@@ -13,8 +13,15 @@ from rich.table import Table
 
 
 @contextmanager
-def progress_bar(console: Console, description: str, enabled: bool) -> Iterator[Any]:
-    """A progress bar on `console`; yields `update(done, total, description=None)`."""
+def progress_bar(console: Console, description: str, enabled: bool, *, log: bool = False) -> Iterator[Any]:
+    """A progress bar on `console`; yields `update(done, total, description=None)`.
+
+    `enabled`: a live Rich bar (a terminal). `log` (used when not `enabled`): a plain line at
+    most every `LOG_EVERY_S` seconds instead, with the fights done, the time so far and an
+    estimate of the time left (a stderr that goes to a log file, as in a long evaluation run
+    in the background)."""
+    start = time.monotonic()
+    clock = [start]
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not enabled,
                   transient=True) as prog:
@@ -23,8 +30,30 @@ def progress_bar(console: Console, description: str, enabled: bool) -> Iterator[
         def update(done: int, total: int, text: str | None = None) -> None:
             kw = {"description": escape(text)} if text else {}
             prog.update(task, completed=done, total=total, **kw)
+            now = time.monotonic()
+            if log and not enabled and now - clock[0] >= LOG_EVERY_S and done < total:
+                clock[0] = now
+                console.print(f"{escape(text or description)}: {log_progress(done, total, now - start)}",
+                              highlight=False, soft_wrap=True)
 
         yield update
+
+
+def log_progress(done: int, total: int, seconds: float) -> str:
+    """`120/3200 fights, 4m 10s so far, about 1h 47m left` (the left part once a fight is done)."""
+    text = f"{done}/{total} fights, {_duration(seconds)} so far"
+    if 0 < done < total:
+        text += f", about {_duration(seconds * (total - done) / done)} left"
+    return text
+
+
+def _duration(seconds: float) -> str:
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s // 3600}h {s % 3600 // 60:02d}m"
 
 
 #: on a stderr that is not a terminal (a log), a progress line at most this often (seconds)

@@ -166,3 +166,29 @@ def test_report_into_a_file_is_a_clear_error(tmp_path) -> None:
 def test_missing_npz_policy_is_a_clear_error(tmp_path) -> None:
     r = run("evaluate", "--policies", f"random,{tmp_path / 'none.npz'}", "--episodes", "2")
     assert r.exit_code == 2 and "none.npz" in r.stderr and "export-policy" in r.stderr
+
+
+def test_a_long_evaluation_in_a_log_says_how_far_it_is(monkeypatch) -> None:
+    """Where stderr is a file (an evaluation run in the background), progress comes as plain
+    lines: fights done of all, time so far and time left; --json's stdout is unchanged."""
+    import tactica.encounters as enc
+
+    quiet = run_json("evaluate", "--policies", "aggressive,cautious", "--scenarios", "cortex/duel",
+                     "--episodes", "4", "--workers", "1")
+    monkeypatch.setattr(enc, "LOG_EVERY_S", 0.0)     # a line at every fight but the last
+    r = run("evaluate", "--policies", "aggressive,cautious", "--scenarios", "cortex/duel",
+            "--episodes", "4", "--workers", "1", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout) == quiet
+    lines = r.stderr.splitlines()
+    assert [ln.split(",")[0] for ln in lines] == ["evaluating: 1/4 fights", "evaluating: 2/4 fights",
+                                                  "evaluating: 3/4 fights"]
+    assert all(" so far, about " in ln and ln.endswith(" left") for ln in lines)
+
+
+def test_the_progress_line_reads_as_a_person_would_write_it() -> None:
+    from tactica.encounters import log_progress
+
+    assert log_progress(0, 3200, 5.2) == "0/3200 fights, 5s so far"
+    assert log_progress(120, 3200, 250) == "120/3200 fights, 4m 10s so far, about 1h 46m left"
+    assert log_progress(3200, 3200, 4000) == "3200/3200 fights, 1h 06m so far"
