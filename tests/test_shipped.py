@@ -27,18 +27,18 @@ SHIPPED = [rs for rs in available_rulesets() if shipped_policy_path(rs).exists()
 BENCH = Path(__file__).resolve().parents[1] / "experiments" / "advice_overrules.py"
 
 
-@pytest.mark.parametrize("ruleset", ["metalface", "cybergeneration"])
+@pytest.mark.parametrize("ruleset", ["metalface", "cybergeneration", "cortex_hu"])
 def test_policy_is_shipped(ruleset):
-    """metalface's policy beats tactical with confidence, cybergeneration's beats `bold`, the best
-    scripted player there, on the same held-out fights (docs/results.md); the package must carry
-    them (package-data in pyproject.toml)."""
+    """metalface's policy beats tactical with confidence; cybergeneration's and cortex_hu's beat `bold`,
+    the best scripted player there, on the same held-out fights (docs/results.md); the package must
+    carry them (package-data in pyproject.toml)."""
     assert ruleset in SHIPPED
 
 
 @pytest.mark.parametrize("ruleset", SHIPPED)
 def test_the_shipped_network_comes_from_the_shipped_recipe(ruleset):
-    """tactica/policies/R.npz is the network of training/configs/R.yaml (docs/results.md, metalface and
-    cybergeneration, Advice parts): the config it carries sets what the recipe sets, advice parts
+    """tactica/policies/R.npz is the network of training/configs/R.yaml (docs/results.md, metalface,
+    cybergeneration and cortex_hu, Advice parts): the config it carries sets what the recipe sets, advice parts
     included, and it learned for the recipe's steps (the last rollout of 4 x 256 at most short:
     cybergeneration's run stopped at its time limit)."""
     from training.config import load_config
