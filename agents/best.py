@@ -47,7 +47,8 @@ BEST: dict[str, BestEntry] = {
         0.052, 0.319),
     "cortex_hu": BestEntry(
         "planner-bold", "67.8% of 320 paired development fights vs tactical (Wilson 62.5-72.7%); "
-        "65.0% of 80 held-out", 0.116, 0.535),
+        "65.0% of 80 held-out; head to head 113-87 vs the shipped network (ppo, 57.7% of 3,200 held-out vs tactical)",
+        0.116, 0.535),
     "cybergeneration": BestEntry(
         "ppo", "the network trained with bold's score parts (training/configs/cybergeneration.yaml): 49.7% of "
         "3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 47.9-51.4%), 3.1 points above "
