@@ -30,17 +30,15 @@ def progress_bar(console: Console, description: str, enabled: bool, *, log: bool
         def update(done: int, total: int, text: str | None = None) -> None:
             kw = {"description": escape(text)} if text else {}
             prog.update(task, completed=done, total=total, **kw)
-            now = time.monotonic()
-            if log and not enabled and now - clock[0] >= LOG_EVERY_S and done < total:
-                clock[0] = now
-                console.print(f"{escape(text or description)}: {log_progress(done, total, now - start)}",
+            if log and not enabled and done < total and _log_due(clock):
+                console.print(f"{escape(text or description)}: {log_progress(done, total, clock[0] - start)}",
                               highlight=False, soft_wrap=True)
 
         yield update
 
 
 def log_progress(done: int, total: int, seconds: float) -> str:
-    """`120/3200 fights, 4m 10s so far, about 1h 47m left` (the left part once a fight is done)."""
+    """`120/3200 fights, 4m 10s so far, about 1h 46m left` (the left part once a fight is done)."""
     text = f"{done}/{total} fights, {_duration(seconds)} so far"
     if 0 < done < total:
         text += f", about {_duration(seconds * (total - done) / done)} left"
@@ -58,6 +56,16 @@ def _duration(seconds: float) -> str:
 
 #: on a stderr that is not a terminal (a log), a progress line at most this often (seconds)
 LOG_EVERY_S = 30.0
+
+
+def _log_due(clock: list[float], now_anyway: bool = False) -> bool:
+    """Whether a log line is due: `LOG_EVERY_S` since the last one (`clock[0]`, then set to
+    now) or `now_anyway`."""
+    now = time.monotonic()
+    if now_anyway or now - clock[0] >= LOG_EVERY_S:
+        clock[0] = now
+        return True
+    return False
 
 
 def estimate_text(est: Any) -> str:
@@ -83,9 +91,7 @@ def estimate_bar(console: Console, description: str, *, live: bool, log: bool = 
         def update(est: Any, text: str | None = None) -> None:
             kw = {"description": escape(text)} if text else {}
             prog.update(task, completed=est.done, total=est.total, estimate=estimate_text(est), **kw)
-            now = time.monotonic()
-            if log and not live and ((log_ends and est.done >= est.total) or now - clock[0] >= LOG_EVERY_S):
-                clock[0] = now
+            if log and not live and _log_due(clock, log_ends and est.done >= est.total):
                 console.print(f"{escape(text or description)}: {est.done}/{est.total} fights, {estimate_text(est)}",
                               highlight=False, soft_wrap=True)
 
