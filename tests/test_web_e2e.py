@@ -141,12 +141,17 @@ def test_undo_by_key_and_reload_finds_the_same_fight(live, page):
     page.click("button.act.end")
     wait_decision(page, 1)
     assert state(c, fid) not in (s0, s2)
+    # the log marks the last decision's events (`li.now`) after an action and after a full redraw
+    evs = c.get(f"/fights/{fid}/events", params={"since": 0}).json()["events"]
+    last = [str(i) for i, e in enumerate(evs) if e["step"] == evs[-1]["step"]]
+    marked = "[...document.querySelectorAll('#log li.now')].map(li => li.dataset.i)"
     before = (tokens(page), page.inner_text("#round"), page.locator("#log li").count(),
-              page.evaluate("document.body.dataset.actor"), page.inner_text("#action-panel"))
+              page.evaluate("document.body.dataset.actor"), page.inner_text("#action-panel"), page.evaluate(marked))
+    assert before[-1] == last
     page.reload()
     page.wait_for_selector("body[data-state='fight'][data-busy='0']")
     after = (tokens(page), page.inner_text("#round"), page.locator("#log li").count(),
-             page.evaluate("document.body.dataset.actor"), page.inner_text("#action-panel"))
+             page.evaluate("document.body.dataset.actor"), page.inner_text("#action-panel"), page.evaluate(marked))
     assert after == before and f"fight={fid}" in page.url
     assert tokens(page) == board_cells(view(c, fid))
     shot(page, "06-after-reload.png")

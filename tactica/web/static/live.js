@@ -8,7 +8,7 @@ import { GmPanel, cancelPick } from "./gm.js";
 import { FightStream } from "./stream.js";
 import { DiceSteps, actionBody } from "./dice.js";
 import {
-  $, h, say, clearError, renderOrder, renderLog, appendLog, openMenu, tooltip, cellLines, errorText, scrollLog,
+  $, h, say, clearError, renderOrder, renderLog, appendLog, lastStep, openMenu, tooltip, cellLines, errorText, scrollLog,
 } from "./ui.js";
 
 const SELF_KINDS_ORDER = ["end_turn", "defend", "aim", "reload", "ready", "drop_prone", "stand", "use", "delay",
@@ -143,7 +143,7 @@ export class LiveMode {
     this.map.setMap(v.map, b.map_rows);
     this.map.setBoard(b);
     renderOrder(b, (t) => this.map.colour(t));
-    if (fresh) renderLog(this.log);
+    if (fresh) renderLog(this.log, { current: lastStep(this.log) });  // a full redraw marks the last decision too
     else appendLog(newEntries);
     this.map.setMarks(this.lastStepEvents());
     $("#fight-title").textContent = `${v.summary.scenario} (${v.summary.ruleset})`;

@@ -138,8 +138,19 @@ export function scrollLog() {
   requestAnimationFrame(() => (wrap.scrollTop = wrap.scrollHeight));
 }
 
+/** The [first, end) entry indices of the newest decision's events (those sharing the last
+ * entry's step), for `renderLog`'s `current`; null for an empty log. */
+export function lastStep(entries) {
+  if (!entries.length) return null;
+  const step = entries[entries.length - 1].event.step;
+  let k = entries.length - 1;
+  while (k > 0 && entries[k - 1].event.step === step) k--;
+  return [entries[k].i, entries[entries.length - 1].i + 1];
+}
+
 export function appendLog(entries) {
   const ol = $("#log");
+  if (!entries.length) return scrollLog();  // nothing new: the last decision's marks stay
   for (const old of ol.querySelectorAll("li.now")) old.classList.remove("now");
   for (const entry of entries) {
     const li = logItem(entry);
