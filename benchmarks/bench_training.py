@@ -42,7 +42,9 @@ def main() -> None:
     ap.add_argument("--ruleset", default="cortex")
     ap.add_argument("--steps", type=int, default=8192, help="env steps per measured run")
     ap.add_argument("--features", default="cnn,mlp",
-                    help="comma-separated: cnn, mlp, spatial, spatial+advice (with tactical's advice)")
+                    help="comma-separated: cnn, mlp, spatial, spatial+advice (with tactical's advice: its "
+                         "ranking, over all legal actions, as issue 30 measured), spatial+parts (tactical's "
+                         "advice with the parts of its scores, the config's advice_only and gain)")
     ap.add_argument("--n-envs", type=int, default=4)
     ap.add_argument("--vec-env", default="subproc", choices=("subproc", "dummy"))
     ap.add_argument("--minigrid", action="store_true",
@@ -61,7 +63,14 @@ def main() -> None:
     try:
         for feat in [f.strip() for f in args.features.split(",") if f.strip()]:
             mode, _, adv = feat.partition("+")   # "spatial+advice": with tactical's advice (envs/advice.py)
-            cfg = load_config({**base.to_dict(), "features": mode, "advice": "tactical" if adv else None,
+            if adv not in ("", "advice", "parts"):
+                sys.exit(f"--features: {feat!r} (expected cnn, mlp, spatial, spatial+advice or spatial+parts)")
+            # "+advice" is the measurement of issue 30's tables whatever the config ships now: no score
+            # parts and every legal action open; "+parts" keeps the config's own advice settings
+            advice = {"advice": "tactical" if adv else None, "advice_parts": adv == "parts"}
+            if adv != "parts":
+                advice["advice_only"] = False
+            cfg = load_config({**base.to_dict(), "features": mode, **advice,
                                "n_envs": args.n_envs, "vec_env": args.vec_env, "pretrain": {"samples": 0},
                                "total_steps": args.steps, "curriculum": [], "eval_interval": 0,
                                "checkpoint_interval": 0, "out_dir": str(tmp), "run_name": f"bench-{feat}",
