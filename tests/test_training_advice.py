@@ -365,3 +365,32 @@ def test_soft_targets_pull_the_policy_towards_the_teachers_values(tmp_path):
     assert weighed.max() >= 2 and set(weighed) <= {0} | set(range(2, 10))
     took = np.isfinite(p.values[np.arange(len(p)), p.actions])
     assert took[weighed > 0].all()                # the action played is one of those weighed
+
+
+def test_a_run_starts_from_an_exported_policy(advice_run, tmp_path):
+    """`init_from`: a new run's network starts as the file's actor, so with no learning its own
+    export has the file's weights exactly and plays as it does."""
+    src = advice_run / "policy.npz"
+    run = train(cfg(tmp_path, run_name="init", features="spatial", advice="tactical", total_steps=0, eval_interval=0,
+                    init_from=str(src)), progress=False)
+    a, b = np.load(src), np.load(run / "policy.npz")
+    assert sorted(a.files) == sorted(b.files)
+    for k in a.files:
+        if k != "__meta__":
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    # a fresh run (no init_from) has other weights: the check above can fail
+    fresh = train(cfg(tmp_path, run_name="fresh", features="spatial", advice="tactical", total_steps=0,
+                      eval_interval=0), progress=False)
+    assert not np.array_equal(np.load(fresh / "policy.npz")["action.0.w"], a["action.0.w"])
+
+
+@pytest.mark.parametrize("change,says", [({"advice": "bold"}, "another ruleset or observation layout"),
+                                         ({"net_arch": [16, 16]}, "architecture differs"),
+                                         ({"init_from": "nowhere.npz"}, "cannot read the policy file")])
+def test_init_from_a_policy_that_does_not_fit_names_the_file_and_field(advice_run, tmp_path, change, says):
+    c = cfg(tmp_path, **{"run_name": "bad", "features": "spatial", "advice": "tactical", "total_steps": 0,
+                         "eval_interval": 0, "init_from": str(advice_run / "policy.npz"), **change})
+    with pytest.raises(TacticaError) as e:
+        train(c, progress=False)
+    assert says in str(e.value) and "init_from" in str(e.value)
+    assert not (tmp_path / "bad" / "checkpoints" / "latest.zip").exists()

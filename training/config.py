@@ -124,6 +124,11 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     expert: ExpertConfig = field(default_factory=ExpertConfig)
+    #: a policy `.npz` exported by `tactica train` (its path, from where `tactica train` runs) that a
+    #: new run starts from instead of fresh weights: its actor is loaded, the value head starts fresh.
+    #: It must have this config's ruleset, map size, slots, advice and architecture. For rollout
+    #: policy iteration over a shipped network (`expert`), or PPO that goes on from one ("": none)
+    init_from: str = ""
     #: "cnn" (convolutions over grid + MLP), "mlp" (everything flattened) or "spatial" (per-cell
     #: convolutional features; the move actions are scored by a convolutional head over them)
     features: str = "cnn"

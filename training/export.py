@@ -106,3 +106,74 @@ def export_model(model, path: str | Path, layout_fp: dict[str, Any], env_id: str
     # whole or not at all; a policy file is for sharing (a full disk: one line naming it)
     atomic_write(path, buf.getvalue(), mode=umask_mode(), field="--out")
     return path
+
+
+def _unstack(seq: nn.Module, prefix: str, arrays, used: set[str]) -> None:
+    """Set the weights of `seq` from `arrays`, named as `_stack` names them."""
+    import torch
+    mods = list(seq) if isinstance(seq, nn.Sequential) else [seq]
+    for i, m in enumerate(mods):
+        name = f"{prefix}.{i}"
+        if isinstance(m, (nn.Conv2d, nn.Linear)):
+            for part, p in (("w", m.weight), ("b", m.bias)):
+                key = f"{name}.{part}"
+                if key not in arrays.files or tuple(arrays[key].shape) != tuple(p.shape):
+                    got = "missing" if key not in arrays.files else f"shape {tuple(arrays[key].shape)}"
+                    raise ValueError(f"{key}: {got}, the network has {tuple(p.shape)}")
+                with torch.no_grad():
+                    p.copy_(torch.as_tensor(arrays[key]))
+                used.add(key)
+        elif isinstance(m, nn.Sequential):
+            _unstack(m, name, arrays, used)
+
+
+def import_actor(model, path: str | Path, fp_hash: str, field: str = "init_from") -> None:
+    """Start `model` (a fresh MaskablePPO built as `export_model` expects) from the actor of an
+    exported policy `.npz`: every weight `export_model` writes is set from the file, so the model
+    then plays as the file does; the value head keeps its fresh weights (the file has none).
+    The file must have this run's observation and action layout (`fp_hash`) and architecture;
+    otherwise a `TacticaError` names the file, `field` and what was expected."""
+    from rules.errors import TacticaError
+
+    path = Path(path)
+    try:
+        arrays = np.load(path, allow_pickle=False)
+        meta = json.loads(str(arrays["__meta__"]))
+    except (OSError, ValueError, KeyError) as e:
+        raise TacticaError(f"cannot read the policy file ({e.__class__.__name__})", source=str(path), field=field,
+                           expected="a policy .npz exported by `tactica train`") from None
+    if meta.get("format") != FORMAT:
+        raise TacticaError("not a Tactica policy file", source=str(path), field=field,
+                           expected=f"a {FORMAT} .npz")
+    if meta.get("fingerprint_hash") != fp_hash:
+        raise TacticaError("the policy was trained for another ruleset or observation layout", source=str(path),
+                           field=field, expected="a policy of this config's ruleset, map size, slots and advice")
+    pol = model.policy
+    fx = pol.pi_features_extractor if hasattr(pol, "pi_features_extractor") else pol.features_extractor
+    parts = [(fx.grid_net, "grid"), (fx.grid_fc, "grid_fc"), (fx.vec_net, "vec"),
+             (pol.mlp_extractor.policy_net, "pi"), (pol.action_net, "action")]
+    if getattr(fx, "cells_net", None) is not None:
+        parts += [(fx.cells_net, "cells"), (pol.to_cells, "to_cells"), (pol.move_head, "move_head")]
+    used: set[str] = set()
+    try:
+        for seq, prefix in parts:
+            _unstack(seq, prefix, arrays, used)
+        gain = getattr(pol, "advice_gain", None)
+        if gain is not None or "advice.gain" in arrays.files:
+            if gain is None or "advice.gain" not in arrays.files or tuple(arrays["advice.gain"].shape) != tuple(gain.shape):
+                raise ValueError("advice.gain: the file and the network differ in their advice rows")
+            import torch
+            with torch.no_grad():
+                gain.copy_(torch.as_tensor(arrays["advice.gain"]))
+            used.add("advice.gain")
+            only = bool(meta.get("architecture", {}).get("advice", {}).get("only", False))
+            if only != bool(getattr(pol, "advice_only", False)):
+                raise ValueError(f"advice_only: the file has {only}")
+    except ValueError as e:
+        raise TacticaError(f"the policy's architecture differs ({e})", source=str(path), field=field,
+                           expected="a policy with this config's features, net_arch and advice settings") from None
+    left = set(arrays.files) - used - {"__meta__"}
+    if left:
+        raise TacticaError(f"the policy has weights this network lacks: {', '.join(sorted(left)[:4])}",
+                           source=str(path), field=field,
+                           expected="a policy with this config's features, net_arch and advice settings")

@@ -30,7 +30,7 @@ from rules.errors import TacticaError
 from rules.atomic import atomic_write, umask_mode
 from training.config import TrainConfig
 from training.env_rngs import restore_rngs, rng_states
-from training.export import export_model, fingerprint_hash
+from training.export import export_model, fingerprint_hash, import_actor
 
 
 class SelfPlayOpponent(Policy):
@@ -229,6 +229,12 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
                            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
                            **({"advice_gain": list(cfg.advice_gain), "advice_only": cfg.advice_only}
                               if cfg.advice else {})})
+        if cfg.init_from:
+            try:
+                import_actor(model, cfg.init_from, fp_hash)
+            except TacticaError:
+                venv.close()
+                raise
     #: wall-clock seconds spent learning before this session (from the checkpoint on --resume)
     clock = {"before": float(meta.get("elapsed_s", 0.0)) if resume else 0.0, "start": time.perf_counter()}
 
