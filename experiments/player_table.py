@@ -45,10 +45,11 @@ def map_index(scenario: str, ruleset: str) -> int | None:
 
 
 def rows(paths: list[Path], ruleset: str, maps: int | None,
-         keep_seeds: list[int] | None = None) -> tuple[list[dict], str, list[int], int]:
+         keep_seeds: list[int] | None = None, vs: str | None = None) -> tuple[list[dict], str, list[int], int]:
     """One row per player (reference excluded), recounted over the kept maps and seeds
     (`keep_seeds`: only these dice seeds, which every file must hold; default: every file's,
-    which must then be the same)."""
+    which must then be the same). Rows go by win rate; each has its paired difference from the
+    first, or, with `vs`, from that player's row, which then comes first."""
     ref = None
     seeds: list[int] | None = list(keep_seeds) if keep_seeds else None
     acc: dict[str, dict] = {}
@@ -111,6 +112,11 @@ def rows(paths: list[Path], ruleset: str, maps: int | None,
                     "draws": row["draws"], "win_rate": row["wins"] / row["n"], "ci_low": lo, "ci_high": hi,
                     "per_seed": rates, "sd": sd, "binomial_sd": binomial_sd(row), "units": row["units"]})
     out.sort(key=lambda r: -r["win_rate"])
+    if vs is not None:
+        first = [r for r in out if r["player"] == vs]
+        if not first:
+            sys.exit(f"--vs {vs!r}: no such player; expected one of {', '.join(r['player'] for r in out)}")
+        out = first + [r for r in out if r is not first[0]]
     for r in out:
         r["diff"], r["diff_low"], r["diff_high"] = paired_difference(r["units"], out[0]["units"], r["n"])
     for r in out:
@@ -161,6 +167,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seeds", default=None, metavar="S,S,...",
                     help="keep these dice seeds only (every file must hold them): for a player played on fewer seeds")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
+    ap.add_argument("--vs", default=None, metavar="POLICY",
+                    help="the row the differences are taken from, shown first (default: the top row)")
     ap.add_argument("--name", action="append", default=[], metavar="POLICY=LABEL",
                     help="show a player under a shorter name (a path, say); repeatable")
     args = ap.parse_args(argv)
@@ -168,13 +176,14 @@ def main(argv: list[str] | None = None) -> None:
         keep = [int(x) for x in args.seeds.split(",")] if args.seeds else None
     except ValueError:
         sys.exit(f"--seeds {args.seeds!r}: expected whole numbers separated by commas, e.g. 1,2")
-    table, ref, seeds, n_maps = rows(args.files, args.ruleset, args.maps, keep)
     names = {}
     for item in args.name:
         policy, sep, label = item.rpartition("=")
         if not sep or not policy:
             sys.exit(f"--name {item!r}: expected POLICY=LABEL")
         names[policy] = label
+    vs = {v: k for k, v in names.items()}.get(args.vs, args.vs)   # a label or the policy itself
+    table, ref, seeds, n_maps = rows(args.files, args.ruleset, args.maps, keep, vs)
     for r in table:
         r["player"] = names.get(r["player"], r["player"])
     print(f"{args.ruleset}: {n_maps} held-out maps x {len(seeds)} seeds x 2 sides, against {ref}\n")

@@ -86,3 +86,15 @@ def test_the_command_prints_the_table(files: list[Path], capsys: pytest.CaptureF
     assert "| `B` | 8 | 3 | 3 | 2 | **37.5%** |" in out and "-12.5 (" in out
     with pytest.raises(SystemExit, match="expected whole numbers"):
         pt.main([str(files[0]), "--ruleset", "metalface", "--seeds", "one"])
+
+
+def test_vs_takes_the_differences_from_the_named_row(files: list[Path], capsys: pytest.CaptureFixture) -> None:
+    table, *_ = pt.rows(files, "metalface", None, vs="B")
+    assert [r["player"] for r in table] == ["B", "A"]
+    assert table[1]["diff"] == pytest.approx(0.125)   # A less B: the sign turns
+    # by its label too, and an unknown one names the choices
+    pt.main([str(f) for f in files] + ["--ruleset", "metalface", "--name", "B=bee", "--vs", "bee"])
+    out = capsys.readouterr().out
+    assert "vs `bee`, same fights" in out and "+12.5 (" in out
+    with pytest.raises(SystemExit, match="--vs 'C': no such player; expected one of A, B"):
+        pt.rows(files, "metalface", None, vs="C")
