@@ -44,7 +44,8 @@ BEST: dict[str, BestEntry] = {
     "cortex": BestEntry(
         "planner", "60.0% of 800 held-out fights (100 maps x 4 dice seeds x 2 sides) vs tactical (Wilson "
         "56.6-63.3%), 12.4 points above bold on the same fights; planner-bold 56.5% of 200 is no better and slower; "
-        "head to head 118-80 (2 drawn, of 200) vs the shipped network (ppo, 52.0% of 3,200 held-out vs tactical)",
+        "head to head 111-88 (1 drawn, of 200) vs the shipped network (ppo: PPO then rollout policy iteration, "
+        "54.0% of 3,200 held-out vs tactical)",
         0.052, 0.319),
     "cortex_hu": BestEntry(
         "planner-bold", "67.8% of 320 paired development fights vs tactical (Wilson 62.5-72.7%); "

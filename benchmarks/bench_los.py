@@ -92,9 +92,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("bench_los: numba is not installed or cannot compile here (pip install numba); "
                  "there is nothing to compare numpy with")
     from training.config import load_config
+    from training.recipes import ppo_config
     from training.train import make_env_fn
 
-    repo = Path(__file__).resolve().parents[1]
     rulesets = [r for r in args.rulesets.split(",") if r]
     print("| ruleset | one 32-row block, numpy (ms) | compiled (ms) | ratio |")
     print("|---|---:|---:|---:|")
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     print("| ruleset (training config, random masked actions) | numpy: steps/CPU s | compiled: steps/CPU s | ratio | fights |")
     print("|---|---:|---:|---:|---:|")
     for rs in rulesets:
-        cfg = load_config(str(repo / "training" / "configs" / f"{rs}.yaml"))
+        cfg = load_config(ppo_config(rs))   # the env PPO trains in (training/recipes.py)
         env = make_env_fn(cfg, Path("."), list(cfg.opponents), seed=args.seed + 1)()
         tot = {False: [0, 0.0, 0], True: [0, 0.0, 0]}
         for k in range(args.rounds):

@@ -1,6 +1,7 @@
 """Training throughput: env steps per second while MaskablePPO learns (rollouts + updates).
 
-Runs short training runs of one ruleset's committed config, one per features extractor
+Runs short training runs of the PPO stage of one ruleset's shipped recipe (training/recipes.py:
+`training/configs/<ruleset>.yaml`, or for cortex its first stage), one per features extractor
 (and vec-env kind) asked for, in the same process one after the other, and prints the
 steps per second of each and their ratio. The opponents are the config's last stage
 (mostly `tactical`), so the figure includes the scripted opponents' turns.
@@ -55,9 +56,10 @@ def main() -> None:
     args = ap.parse_args()
 
     from training.config import load_config
+    from training.recipes import ppo_config
     from training.train import train
 
-    base = load_config(Path(__file__).resolve().parents[1] / "training" / "configs" / f"{args.ruleset}.yaml")
+    base = load_config(ppo_config(args.ruleset))   # the shipped recipe's PPO stage (training/recipes.py)
     tmp = Path(tempfile.mkdtemp(prefix="tactica-bench-train-"))
     rows = []
     try:
