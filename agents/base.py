@@ -44,10 +44,14 @@ class Policy:
     #: decision however they are shared
     shared_memos: tuple[str, ...] = ()
 
+    #: True when the subclass's own `act` answers an open question (`state.pending`); others'
+    #: `act` is wrapped to answer it with `choose`
+    answers_in_act = False
+
     def __init_subclass__(cls, **kw) -> None:
         super().__init_subclass__(**kw)
         f = cls.__dict__.get("act")
-        if f is not None and not getattr(f, "__wrapped__", None):
+        if f is not None and not getattr(f, "__wrapped__", None) and not cls.__dict__.get("answers_in_act"):
             cls.act = _answering(f)
         cls.answers_by_default = cls.choose is Policy.choose
 
@@ -55,6 +59,12 @@ class Policy:
         """The answer to a question the rules ask one of this policy's figures. The default
         answer is the engine's own choice before #32; scripted policies keep it."""
         return question.default
+
+    def asks(self, state: BattleState) -> bool:
+        """True when the policy answers the rules' questions as decisions of its own (its `act`
+        at a state with `pending`), not with `choose` mid-action: a fight it plays then asks
+        them (`ASK`, rules/choices.py `decider_for`). Scripted policies answer at once."""
+        return False
 
     def __init__(self, seed: int | np.random.SeedSequence | None = None) -> None:
         self.rng = np.random.default_rng(seed)

@@ -73,6 +73,9 @@ def leader(state: BattleState, actor: Combatant, b: Behaviour) -> Combatant | No
 class BehavedPolicy(Policy):
     """Any policy with the behaviour a GM set per team or figure."""
 
+    #: an open question goes to the wrapped policy (whose own `act` answers it)
+    answers_in_act = True
+
     def __init__(self, inner: Policy, book: BehaviourBook | Behaviour | dict | None) -> None:
         super().__init__(0)
         self.inner = inner
@@ -90,7 +93,14 @@ class BehavedPolicy(Policy):
     def choose(self, state: BattleState, question) -> str:
         return self.inner.choose(state, question)
 
+    def asks(self, state: BattleState) -> bool:
+        return self.inner.asks(state)
+
     def act(self, state: BattleState, actor: Combatant) -> Action:
+        if state.pending is not None:   # a question the rules ask: the wrapped policy answers it
+            a = self.inner.act(state, actor)
+            self.last_action, self.last_reason, self.note = a, getattr(self.inner, "last_reason", ""), ""
+            return a
         b = self.book.resolve(actor.team, actor.id)
         self.note = ""
         if b.is_default:

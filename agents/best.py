@@ -74,6 +74,8 @@ class BestPolicy(Policy):
     (the `BEST` table in agents/best.py)."""
 
     name = "best"
+    #: an open question goes to the player it plays as (whose own `act` answers it)
+    answers_in_act = True
 
     def __init__(self, seed=None) -> None:
         super().__init__(seed)
@@ -100,6 +102,9 @@ class BestPolicy(Policy):
 
     def choose(self, state: BattleState, question) -> str:
         return self.resolve(state).choose(state, question)
+
+    def asks(self, state: BattleState) -> bool:
+        return self.resolve(state).asks(state)
 
     def act(self, state: BattleState, actor: Combatant) -> Action:
         p = self.resolve(state)

@@ -107,6 +107,8 @@ class NumpyPolicy(Policy):
     """An exported actor network, run with numpy."""
 
     name = "ppo"
+    #: its `act` answers an open question through the answer block (`asks`)
+    answers_in_act = True
     #: shared by a snapshot's copy (Policy.shared_memos): what `load` read, never changed after
     shared_memos = ("meta", "w", "layout")
 
@@ -367,7 +369,18 @@ class NumpyPolicy(Policy):
         if self._advisor is not None:
             self._advisor.commit(state, actor, action)
 
+    def asks(self, state: BattleState) -> bool:
+        """A network with an answer block answers the rules' questions through it, as it learned
+        to in the env (where its team's questions go out as decisions); one without takes the
+        defaults."""
+        self._ensure(state)
+        return self.layout.with_answers
+
     def act(self, state: BattleState, actor: Combatant) -> Action:
+        if state.pending is not None and not self.asks(state):   # no answer block: the default
+            q = state.pending.question
+            self.last_reason = f"{q.key}: {q.default}"
+            return Action("choose", option=q.default)
         lmap, p = self.scores(state, actor)
         if self.deterministic:
             i = int(np.argmax(p))

@@ -36,6 +36,8 @@ class SelectivePolicy(Policy):
     """A learned network that looks ahead with paired rollouts only where its top two actions are close."""
 
     name = "selective"
+    #: an open question is the network's to answer (`NumpyPolicy.asks`): no search over answers
+    answers_in_act = True
 
     def __init__(self, seed=None, *, policy: str | Path | None = None, margin: float = 0.2, top_k: int = 3,
                  budget: int = 16, horizon: int = 1, confidence: float = 1.5, guide: str = "bold") -> None:
@@ -53,7 +55,14 @@ class SelectivePolicy(Policy):
         self.searched = 0
         self.decisions = 0
 
+    def asks(self, state: BattleState) -> bool:
+        return self.net.asks(state)
+
     def act(self, state: BattleState, actor: Combatant) -> Action:
+        if state.pending is not None:
+            action = self.net.act(state, actor)
+            self.last_reason = self.net.last_reason
+            return action
         lmap, p = self.net.scores(state, actor)
         order = [int(i) for i in np.argsort(-p, kind="stable") if p[i] > 0 and int(i) in lmap]
         pick = lmap.get(order[0], END_TURN) if order else END_TURN

@@ -49,7 +49,7 @@ from envs.flat import flat_order, flat_space, flatten_observation
 from envs.options import GENERATED, RANDOM_SIDE, ScenarioPool, reward_config, shaping, slot_counts, team_health
 from rules.actions import Action
 from rules.battle import Battle
-from rules.choices import ASK
+from rules.choices import ASK, decider_for
 from rules.dice import Dice
 from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
@@ -129,8 +129,10 @@ class MultiFight:
                 team = spec.teams[int(rng.integers(0, len(spec.teams)))].name
             self.learning = [team]
             opponent = opp if isinstance(opp, Policy) else make_policy(opp, pseed)
-        # the agents answer their figures' choices as decisions; an opponent answers at once
-        b.deciders = {t: ASK if t in self.learning else opponent for t in b.state.teams}
+        # the agents answer their figures' choices as decisions; an opponent answers at once,
+        # or as its next decision when it is a network with an answer block (decider_for)
+        opp_decider = decider_for(opponent, b.state) or opponent if opponent is not None else None
+        b.deciders = {t: ASK if t in self.learning else opp_decider for t in b.state.teams}
         b.start()
         self.opponent = opponent
         self._advance_opponents()

@@ -13,7 +13,7 @@ from envs.encoding import GRID_CHANNELS, Layout, layout_for
 from envs.snapshot import EnvSnapshot
 from rules.actions import END_TURN, Action
 from rules.battle import Battle
-from rules.choices import ASK
+from rules.choices import ASK, decider_for
 from rules.dice import Dice
 from rules.errors import TacticaError
 from rules.ruleset import get_ruleset
@@ -261,8 +261,10 @@ class SkirmishEnv(gym.Env):
         else:
             self._opponent = make_policy(opp, pseed)
         # the agent answers its figures' choices as decisions (the answer block); the
-        # opponent answers its own at once (rules/choices.py)
-        self.battle.deciders = {t.name: ASK if t.name == self.agent_team else self._opponent for t in spec.teams}
+        # opponent answers its own at once, or as its next decision when it is a network
+        # that answers through its own answer block (rules/choices.py, decider_for)
+        opp_decider = decider_for(self._opponent, self.battle.state) or self._opponent
+        self.battle.deciders = {t.name: ASK if t.name == self.agent_team else opp_decider for t in spec.teams}
         self.battle.start()
         self._advance_opponents()
         s = self.battle.state

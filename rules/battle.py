@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable
 
 from rules.actions import Action
-from rules.choices import ASK, Asker, NeedChoice, Pending, Question
+from rules.choices import ASK, Asker, NeedChoice, Pending, Question, decider_for
 from rules.dice import Dice
 from rules.errors import IllegalActionError
 from rules.events import Event, event
@@ -270,9 +270,12 @@ class Battle:
         if self.state.round == 0 and not self.state.over:
             self.start()
         # a policy that answers every question with its default need not be asked: the rules
-        # take the default without it (rules/choices.py)
-        self.deciders.update({t: p for t, p in policies.items()
-                              if hasattr(p, "choose") and not getattr(p, "answers_by_default", False)})
+        # take the default without it; one that answers as its own decision is asked (ASK), and
+        # the figure asked acts next (rules/choices.py)
+        for t, p in policies.items():
+            d = decider_for(p, self.state)
+            if d is not None:
+                self.deciders[t] = d
         n = 0
         while not self.state.over and n < max_actions:
             s = self.state

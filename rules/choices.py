@@ -105,6 +105,19 @@ class Asker:
         return a
 
 
+def decider_for(policy: Any, state: Any) -> Any:
+    """The `Battle.deciders` entry for a team `policy` plays: `ASK` when it answers the rules'
+    questions as decisions of its own (`policy.asks(state)`: a learned network answers through its
+    answer actions, as it learned to in the env), the policy itself when its `choose` answers at
+    once, None when it takes every default (the rules then need not ask it)."""
+    asks = getattr(policy, "asks", None)
+    if asks is not None and asks(state):
+        return ASK
+    if hasattr(policy, "choose") and not getattr(policy, "answers_by_default", False):
+        return policy
+    return None
+
+
 def decide(state: Any, figure: Any, key: str, options: list[str] | tuple[str, ...], default: str,
            text: str = "") -> str:
     """The figure's answer to a choice the rules give it (see the module docstring).

@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 
 from rules.actions import Action
 from rules.battle import Battle
-from rules.choices import ASK
+from rules.choices import ASK, decider_for
 from rules.errors import IllegalActionError, TacticaError
 from rules.events import Event
 from rules.serialize import battle_from_dict, battle_to_dict
@@ -65,8 +65,13 @@ class Session(BuildingMixin):
         self._set_deciders()
 
     def _set_deciders(self) -> None:
-        """Who answers the choices the rules give a figure (rules/choices.py)."""
-        self.battle.deciders = {t: ASK for t, r in self.roles.items() if self.ask_all or r.policy is None}
+        """Who answers the choices the rules give a figure (rules/choices.py): the API's client
+        or the GM as a decision; an NPC's policy as its next decision where it answers through
+        its own decisions (a learned network), or else with its default."""
+        pols = self.policies
+        self.battle.deciders = {t: ASK for t, r in self.roles.items()
+                                if self.ask_all or r.policy is None
+                                or (t in pols and decider_for(pols[t], self.state) == ASK)}
 
     # -- building (new, resume, from_dict: building.py) ---------------------------------
     def policy_seed(self, i: int) -> int:
