@@ -96,7 +96,10 @@ def test_mutated_states_never_give_a_500(api):
     c, states = api
     seen: dict[int, int] = {}
 
-    @settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    # derandomized: the same 60 states every run (a random draw met fewer than 5 accepted states
+    # in 5 of 78 seeds, failing the check below by chance)
+    @settings(max_examples=60, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
     @given(doc=mutated(states))
     def check(doc):
         r = c.post("/fights", content=json.dumps({"state": doc}), headers={"content-type": "application/json"})
