@@ -3,7 +3,7 @@
 Runs short training runs of the PPO stage of one ruleset's shipped recipe (training/recipes.py:
 `training/configs/<ruleset>.yaml`, or for cortex its first stage), one per features extractor
 (and vec-env kind) asked for, in the same process one after the other, and prints the
-steps per second of each and their ratio. The opponents are the config's last stage
+steps per second of each and their ratio. The opponents are the config's last curriculum stage
 (mostly `tactical`), so the figure includes the scripted opponents' turns.
 
     python benchmarks/bench_training.py --ruleset cortex --steps 8192 --features cnn,mlp
