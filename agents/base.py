@@ -18,12 +18,9 @@ def _answering(act: Callable) -> Callable:
     """`act` for a state with no open question; with one, `Action("choose", ...)` with the
     policy's `choose` (rules/choices.py)."""
     def wrapped(self, state, actor, *a, **k):
-        p = state.pending
-        if p is None:
+        if state.pending is None:
             return act(self, state, actor, *a, **k)
-        option = self.choose(state, p.question)
-        self.last_reason = f"{p.question.key}: {option}"
-        return Action("choose", option=option)
+        return self.answer(state)
     wrapped.__name__, wrapped.__doc__, wrapped.__wrapped__ = act.__name__, act.__doc__, act
     return wrapped
 
@@ -59,6 +56,13 @@ class Policy:
         """The answer to a question the rules ask one of this policy's figures. The default
         answer is the engine's own choice before #32; scripted policies keep it."""
         return question.default
+
+    def answer(self, state: BattleState) -> Action:
+        """The `choose` action answering the open question (`state.pending`) with `choose`."""
+        q = state.pending.question
+        option = self.choose(state, q)
+        self.last_reason = f"{q.key}: {option}"
+        return Action("choose", option=option)
 
     def asks(self, state: BattleState) -> bool:
         """True when the policy answers the rules' questions as decisions of its own (its `act`

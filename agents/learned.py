@@ -378,9 +378,7 @@ class NumpyPolicy(Policy):
 
     def act(self, state: BattleState, actor: Combatant) -> Action:
         if state.pending is not None and not self.asks(state):   # no answer block: the default
-            q = state.pending.question
-            self.last_reason = f"{q.key}: {q.default}"
-            return Action("choose", option=q.default)
+            return self.answer(state)
         lmap, p = self.scores(state, actor)
         if self.deterministic:
             i = int(np.argmax(p))

@@ -131,7 +131,7 @@ class MultiFight:
             opponent = opp if isinstance(opp, Policy) else make_policy(opp, pseed)
         # the agents answer their figures' choices as decisions; an opponent answers at once,
         # or as its next decision when it is a network with an answer block (decider_for)
-        opp_decider = decider_for(opponent, b.state) or opponent if opponent is not None else None
+        opp_decider = (decider_for(opponent, b.state) or opponent) if opponent is not None else None
         b.deciders = {t: ASK if t in self.learning else opp_decider for t in b.state.teams}
         b.start()
         self.opponent = opponent
