@@ -71,6 +71,41 @@ def test_rollouts_are_paired_and_leave_the_decision_as_it_was(run):
     assert r1 == r2 and all(np.array_equal(o1[k], o2[k]) for k in o1)
 
 
+
+def test_a_rollout_can_be_scored_by_the_rewards_training_pays(run):
+    """`reward_weight`: the env's rewards summed from the candidate's step to the rollout's end
+    (here damage shaping and the fight's result), added to `position_weight` x the planner's
+    estimate; the defaults score by the estimate alone."""
+    from envs.skirmish import SkirmishEnv
+
+    from agents.planner import TurnDice, evaluate
+
+    env = SkirmishEnv(scenario="cortex/duel", opponent="aggressive", map_size=(12, 16), max_enemies=1, max_allies=0,
+                      reward={"damage_dealt": 0.5, "damage_taken": 0.25, "draw": -1.0})
+    net = NumpyPolicy(run / "policy.npz")
+    obs, info = env.reset(seed=3)
+    legal = [int(i) for i in np.flatnonzero(info["action_mask"])]
+    cands = [legal[0], legal[-1]]
+    snap = env.clone_state()
+    pos = expert.rollout_values(env, net, cands, 3, (9, 2), horizon=3)
+    rew = expert.rollout_values(env, net, cands, 3, (9, 2), horizon=3, position_weight=0.0, reward_weight=1.0)
+    both = expert.rollout_values(env, net, cands, 3, (9, 2), horizon=3, position_weight=0.5, reward_weight=2.0)
+    assert np.allclose(both, 0.5 * pos + 2.0 * rew)
+    assert not np.allclose(rew, pos) and np.any(rew != 0)
+    # the same rollout replayed by hand: rewards summed, and the estimate at its end
+    s0 = env.battle.state
+    stop = (s0.round + 3, s0.turn_index)
+    for i, c in enumerate(cands):
+        env.restore_state(snap)
+        env.battle.dice = TurnDice(env.battle.state, (9, 2, 1))
+        obs, total, term, trunc, info = env.step(c)
+        while not (term or trunc) and (env.battle.state.round, env.battle.state.turn_index) < stop:
+            p = net.action_probs({k: v[None] for k, v in obs.items()}, info["action_mask"][None])[0]
+            obs, r, term, trunc, info = env.step(int(np.argmax(p)))
+            total += r
+        assert rew[i, 1] == pytest.approx(total)
+        assert pos[i, 1] == pytest.approx(evaluate(env.battle.ruleset, env.battle.state, env.agent_team))
+
 def test_labels_keep_only_significant_decisions_with_their_values(run, monkeypatch):
     c = tiny(run.parent / "lab", expert={"states": 4, "rollouts": 4, "horizon": 2})
     monkeypatch.setattr(expert, "CHUNK", 2)

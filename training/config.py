@@ -68,6 +68,12 @@ class ExpertConfig:
     top_k: int = 4              #: candidates: the network's most likely actions at a decision
     rollouts: int = 12          #: paired rollouts of every candidate (the same dice seeds for each)
     horizon: int = 1            #: rounds a rollout plays on after the candidate before it is scored
+    #: a rollout's score: `position_weight` x the planner's estimate of where it ends
+    #: (`agents.planner.evaluate`: health and figures standing, both sides alike, +-0.5 for a fight
+    #: decided) plus `reward_weight` x the env's rewards summed over it (the run's `reward`: damage
+    #: shaping, a win, a loss, a draw at the round limit), so the labels can weigh what training pays for
+    position_weight: float = 1.0
+    reward_weight: float = 0.0
     #: a decision is kept when its best candidate beats another by more than `z` standard errors of
     #: their paired differences (the labels the dice cannot explain)
     z: float = 2.0
@@ -189,6 +195,7 @@ _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagge
            (PretrainConfig, "dagger_epochs"): (0, None), (TrainConfig, "torch_threads"): (1, 64),
            (ExpertConfig, "iterations"): (0, None), (ExpertConfig, "states"): (1, None),
            (ExpertConfig, "top_k"): (2, 16), (ExpertConfig, "rollouts"): (2, 256), (ExpertConfig, "horizon"): (1, 50),
+           (ExpertConfig, "position_weight"): (0.0, None), (ExpertConfig, "reward_weight"): (0.0, None),
            (ExpertConfig, "z"): (0.0, None), (ExpertConfig, "value_weight"): (0.0, None),
            (ExpertConfig, "temperature"): (1e-4, None), (ExpertConfig, "epochs"): (1, None),
            (ExpertConfig, "batch_size"): (1, None), (ExpertConfig, "learning_rate"): (0.0, None),

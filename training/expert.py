@@ -11,7 +11,9 @@ training config, after the warm start) does instead:
    Each is played on a restored copy of the decision (`env.restore_state`) and the fight
    goes on for `horizon` rounds with the network playing its side (the env's opponent plays
    the other) before the copy is scored by `agents.planner.evaluate` (health and figures
-   standing, +-0.5 for a fight won or lost). Rollout j gives every candidate the same dice
+   standing, +-0.5 for a fight won or lost), and, with `reward_weight`, by the env's rewards
+   over the rollout as well (what training pays for: where a draw at the round limit is
+   scored as a loss, the planner's estimate alone does not see it). Rollout j gives every candidate the same dice
    (`TurnDice`, keyed by the turn, seeded by (round seed, decision, j)): the candidates are
    compared on the same luck. When the first two rollouts score every candidate alike, the
    choice makes no difference within the horizon and the decision is dropped.
@@ -79,10 +81,12 @@ def judge(samples: np.ndarray, z: float) -> tuple[bool, int, np.ndarray]:
     return differs, int(np.argmax(values)), values
 
 
-def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, ...], horizon: int) -> np.ndarray | None:
+def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, ...], horizon: int,
+                   position_weight: float = 1.0, reward_weight: float = 0.0) -> np.ndarray | None:
     """(candidates, rollouts) scores of each candidate action index on paired dice, from the
     env's current decision (which is left as it was); None when the first two rollouts score
-    every candidate alike."""
+    every candidate alike. A rollout's score: `position_weight` x `evaluate` of its last state
+    plus `reward_weight` x the env's rewards summed from the candidate's step on."""
     snap = env.clone_state()
     team = env.agent_team
     s0 = env.battle.state
@@ -93,15 +97,16 @@ def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, .
         for i, c in enumerate(cands):
             env.restore_state(snap)
             env.battle.dice = TurnDice(env.battle.state, (*seed, j))
-            obs, _, term, trunc, info = env.step(c)
+            obs, got, term, trunc, info = env.step(c)
             s = env.battle.state
             steps = 0
             while not (term or trunc) and (s.round, s.turn_index) < stop and steps < 200:
                 p = net.action_probs({k: v[None] for k, v in obs.items()}, info["action_mask"][None])[0]
-                obs, _, term, trunc, info = env.step(int(np.argmax(p)))
+                obs, r, term, trunc, info = env.step(int(np.argmax(p)))
+                got += r
                 s = env.battle.state
                 steps += 1
-            out[i, j] = evaluate(rs, s, team)
+            out[i, j] = (position_weight * evaluate(rs, s, team) if position_weight else 0.0) + reward_weight * float(got)
         if j == 1 and np.all(out[:, :2] == out[0, :2]):
             env.restore_state(snap)
             return None
@@ -146,7 +151,8 @@ def label_chunk(args: tuple) -> dict[str, Any]:
                          if mask[i] and (i == pick or env._legal[int(i)].kind != "end_turn")][:ex["top_k"]]
                 if len(cands) >= 2:
                     counts["examined"] += 1
-                    sv = rollout_values(env, net, cands, ex["rollouts"], (seed, counts["examined"]), ex["horizon"])
+                    sv = rollout_values(env, net, cands, ex["rollouts"], (seed, counts["examined"]), ex["horizon"],
+                                        ex["position_weight"], ex["reward_weight"])
                     counts["rollouts"] += len(cands) * (2 if sv is None else ex["rollouts"])
                     if sv is None:
                         counts["equal"] += 1
