@@ -170,3 +170,65 @@ def test_anchor_refits_on_the_warm_starts_demonstrations_too(tmp_path, monkeypat
     assert len(kept) >= 1
     # the warm start's fit, then the round's refit on both sets, overrules weighted
     assert sizes[-1] == (len(warm) + len(kept), 3.0)
+
+
+def test_a_soft_anchor_pulls_towards_the_networks_own_distribution_not_its_picks(tmp_path, monkeypatch):
+    """`anchor_soft`: the warm start's decisions are fitted towards the network's probabilities as
+    they were before the first refit (kept in expert-anchor.npz), with no cross-entropy on its
+    picks. Fitting a network on such rows alone leaves it where it is (its gradient is zero
+    there); fitting it on its own picks (the hard anchor) sharpens it and moves it."""
+    import training.pretrain as pretrain
+    from training.pretrain import Demos, fit, probabilities
+
+    calls = []
+    real_fit = pretrain.fit
+
+    def recording_fit(model, demos, **kw):
+        calls.append((len(demos), kw.get("soft_only")))
+        return real_fit(model, demos, **kw)
+
+    monkeypatch.setattr(pretrain, "fit", recording_fit)
+    c = tiny(tmp_path, pretrain={"samples": 30, "teacher": "aggressive", "epochs": 0, "workers": 1},
+             expert={"states": 12, "rollouts": 4, "horizon": 2, "anchor": True, "anchor_soft": True,
+                     "temperature": 0.1})
+    run = train(c, progress=False)
+    warm, anchor = Demos.load(run / "demos.npz"), Demos.load(run / "expert-anchor.npz")
+    kept = Demos.load(run / "expert-demos.npz")
+    assert len(anchor) == len(warm) and np.array_equal(anchor.actions, warm.actions)
+    # the refit: the anchor rows first, flagged soft only; the kept decisions keep their picks
+    n, soft_only = calls[-1]
+    assert n == len(warm) + len(kept)
+    assert soft_only.sum() == len(warm) and soft_only[:len(warm)].all() and not soft_only[len(warm):].any()
+
+    # the anchor's soft targets are the start network's probabilities: with `epochs: 0` that is
+    # the run's first network, which the model rebuilt from the checkpoint is not (it was refitted),
+    # so rebuild the start: a fresh run of the same config with no expert rounds
+    c0 = tiny(tmp_path / "start", pretrain={"samples": 30, "teacher": "aggressive", "epochs": 0, "workers": 1},
+              expert={"iterations": 0})
+    from sb3_contrib import MaskablePPO
+    start = train(c0, progress=False)
+    model = MaskablePPO.load(start / "checkpoints" / "latest.zip", device="cpu")
+    p = probabilities(model, anchor)
+    target = np.where(np.isfinite(anchor.values), np.exp(anchor.values / 0.1), 0.0)
+    assert np.allclose(target, np.where(np.isfinite(anchor.values), p, 0.0), atol=1e-4)
+    assert np.all(np.isnan(anchor.values[~anchor.masks]))
+
+    # soft-only rows whose targets are the network's own distribution leave it unmoved; the
+    # same rows fitted on their picks move it
+    # (plain gradient steps here: Adam would scale even a float-rounding gradient up to a step of
+    # the learning rate)
+    import copy
+
+    import torch
+    monkeypatch.setattr(torch.optim, "Adam", torch.optim.SGD)
+
+    from training.expert import soft_anchor
+    own = soft_anchor(model, warm, 0.1)
+    before = probabilities(model, own)
+    hard = copy.deepcopy(model)
+    fit(model, own, epochs=2, batch_size=16, learning_rate=0.1, vf_coef=0.0, value_weight=1.0,
+        value_temperature=0.1, soft_only=np.ones(len(own), dtype=bool))
+    fit(hard, own, epochs=2, batch_size=16, learning_rate=0.1, vf_coef=0.0)
+    moved_soft = np.abs(probabilities(model, own) - before).max()
+    moved_hard = np.abs(probabilities(hard, own) - before).max()
+    assert moved_soft < 1e-4 < 1e-2 < moved_hard

@@ -89,6 +89,12 @@ class ExpertConfig:
     #: keeps its teacher's play where the rollouts have no say (a refit on the few kept decisions
     #: alone moves it everywhere)
     anchor: bool = False
+    #: with `anchor`: fit the warm start's decisions towards the network's whole distribution there as
+    #: it was before the first refit (its probabilities as soft targets, weighed `value_weight`), not
+    #: towards its picks. A one-hot target sharpens the network and flips its close calls: a refit
+    #: anchored on picks kept 78% of cybergeneration's network's departures from its advisor
+    #: (docs/results.md, cybergeneration, The anchor that moved the network)
+    anchor_soft: bool = False
     #: weight of a kept decision that overrules the env's advisor, against 1 for the others (as
     #: `pretrain.overrule_weight`): with `anchor`, the overrules are a few among many
     overrule_weight: float = 1.0

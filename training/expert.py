@@ -31,7 +31,10 @@ training config, after the warm start) does instead:
    (`training.pretrain.fit`'s soft targets); the next round plays and rolls out with it.
    With `anchor`, the warm start's demonstrations are fitted too (their teacher's picks,
    the kept overrules weighted `overrule_weight` times): a refit on a few hundred decisions
-   alone moves the network on every state, not only on those.
+   alone moves the network on every state, not only on those. With `anchor_soft` the warm
+   start's decisions are fitted towards the network's whole distribution as it was before the
+   first refit (`expert-anchor.npz`), not towards its picks: fitting a network to its own picks
+   sharpens it and flips its close calls.
 
 The run folder gets `expert.csv` (one row a round: decisions examined, kept, overruled, the
 network's fights won while playing, the win rate against each evaluation opponent on
@@ -229,6 +232,20 @@ def label(cfg: TrainConfig, student: str, round_: int, on_chunk=None) -> tuple[D
     return demos, counts
 
 
+def soft_anchor(model, demos: Demos, temperature: float) -> Demos:
+    """`demos` with the policy's own distribution as their soft targets: `values` =
+    `temperature` x log p, so that `fit`'s softmax(values / temperature) is p itself (NaN where
+    p is 0: a masked action)."""
+    import dataclasses
+
+    from training.pretrain import probabilities
+
+    p = probabilities(model, demos).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        values = np.where(p > 0, float(temperature) * np.log(np.where(p > 0, p, 1.0)), np.nan)
+    return dataclasses.replace(demos, values=values.astype(np.float32))
+
+
 def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progress: bool = True) -> None:
     """Rounds `start` .. `cfg.expert.iterations - 1` on `model` (a MaskablePPO): label, merge
     with the earlier rounds' kept decisions, refit, then `save(round_done)` (the run's
@@ -251,6 +268,17 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
         csv_path.write_text("round,examined,equal,kept,overruled,fights,won,rollouts,decisions,"
                             + "".join(f"win_rate_vs_{o}," for o in opps) + "seconds\n")
     layout = make_env_fn(cfg, run_dir, ["random"])().layout if ex.mirror else None
+    anchor = None
+    if ex.anchor and (run_dir / "demos.npz").exists():
+        anchor = Demos.load(run_dir / "demos.npz")
+        if ex.anchor_soft:
+            kept = run_dir / "expert-anchor.npz"
+            if kept.exists():   # a resumed run: the distribution before its first refit
+                anchor = Demos.load(kept)
+            else:
+                anchor = soft_anchor(model, anchor, ex.temperature)
+                anchor.save(run_dir / "expert-anchor.tmp.npz")
+                (run_dir / "expert-anchor.tmp.npz").replace(kept)
     for k in range(start, ex.iterations):
         t0 = time.perf_counter()
         student = export(run_dir / "expert-student.npz")
@@ -281,14 +309,17 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
             buf = run_dir / "expert-demos.tmp.npz"
             demos.save(buf)
             buf.replace(store)
-            fit_set = demos
-            if ex.anchor and (run_dir / "demos.npz").exists():
-                fit_set = merge(Demos.load(run_dir / "demos.npz"), demos)
+            fit_set, soft_only = demos, None
+            if anchor is not None:
+                fit_set = merge(anchor, demos)
+                if ex.anchor_soft:
+                    soft_only = np.r_[np.ones(len(anchor), dtype=bool), np.zeros(len(demos), dtype=bool)]
+                    soft_only = np.tile(soft_only, 4) if ex.mirror else soft_only   # mirrored: 4 images in order
             torch.set_num_threads(cfg.torch_threads)
             stats = fit(model, mirrored(fit_set, layout) if ex.mirror else fit_set, epochs=ex.epochs,
                         batch_size=ex.batch_size, learning_rate=ex.learning_rate, vf_coef=cfg.ppo.vf_coef,
                         seed=cfg.seed * 1000 + k, value_weight=ex.value_weight, value_temperature=ex.temperature,
-                        overrule_weight=ex.overrule_weight)
+                        overrule_weight=ex.overrule_weight, soft_only=soft_only)
             torch.set_num_threads(1)
             say(f"expert: round {k + 1}: refitted on {len(fit_set)} decisions ({len(demos)} kept by the rollouts); "
                 f"agrees with the labels on {stats[-1]['accuracy']:.1%}", flush=True)

@@ -292,7 +292,7 @@ def overrules(demos: Demos) -> np.ndarray:
 def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_rate: float = 1e-3,
         vf_coef: float = 0.5, seed: int = 0, on_epoch: Callable[[int, float, float], None] | None = None,
         overrule_weight: float = 1.0, held_out: Demos | None = None, value_weight: float = 0.0,
-        value_temperature: float = 0.05) -> list[dict[str, float]]:
+        value_temperature: float = 0.05, soft_only: np.ndarray | None = None) -> list[dict[str, float]]:
     """Cross-entropy on the teacher's actions (+ value regression); returns per-epoch stats
     (loss, accuracy of the policy's most likely action on the demonstrations, and on the
     overrules alone: the decisions where the teacher departed from the advisor's pick).
@@ -308,13 +308,19 @@ def fit(model, demos: Demos, epochs: int = 4, batch_size: int = 256, learning_ra
     `value_weight`: where the teacher weighed several actions (`Demos.values`, a planner's
     rollout means) and found them unequal, the policy's distribution over those actions is also pulled towards
     softmax(values / `value_temperature`) (cross-entropy, that many times the pick's): soft
-    targets that say how close each call was, not only which action won it."""
+    targets that say how close each call was, not only which action won it.
+
+    `soft_only`: (n,) bool, rows fitted by their soft targets alone, without the pick's
+    cross-entropy (`anchor_soft` in training/expert.py: a network's own distribution, which
+    a one-hot target would sharpen and so move)."""
     import torch
     import torch.nn.functional as F
 
     policy = model.policy
     over = overrules(demos)
     weights = np.where(over, float(overrule_weight), 1.0).astype(np.float32)
+    if soft_only is not None:
+        weights[np.asarray(soft_only, dtype=bool)] = 0.0
     # a teacher's action the policy can never choose (with `advice_only`, one the env's advisor
     # did not rank) has log-probability ~-1e8: it cannot be learnt and its gradient, clipped,
     # would drown every other one, so it is left out (and counted)
@@ -419,6 +425,19 @@ def predict(model, demos: Demos, batch_size: int = 512) -> np.ndarray:
             dist = model.policy.get_distribution(obs, action_masks=demos.masks[sl])
             out.append(dist.distribution.probs.argmax(dim=1).numpy())
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def probabilities(model, demos: Demos, batch_size: int = 512) -> np.ndarray:
+    """(n, n_actions): the policy's probability of each action at each demonstration."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(demos), batch_size):
+            sl = slice(start, start + batch_size)
+            obs = {k: torch.as_tensor(v[sl]) for k, v in demos.obs.items()}
+            out.append(model.policy.get_distribution(obs, action_masks=demos.masks[sl]).distribution.probs.numpy())
+    return np.concatenate(out) if out else np.zeros((0, demos.masks.shape[1]), dtype=np.float32)
 
 
 def agreement(model, demos: Demos, batch_size: int = 512) -> float:
