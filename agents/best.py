@@ -52,11 +52,12 @@ BEST: dict[str, BestEntry] = {
         "65.0% of 80 held-out; head to head 113-87 vs the shipped network (ppo, 57.7% of 3,200 held-out vs tactical)",
         0.116, 0.535),
     "cybergeneration": BestEntry(
-        "ppo", "the network trained with bold's score parts (training/configs/cybergeneration.yaml): 49.7% of "
-        "3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 47.9-51.4%), 3.1 points above "
-        "bold's 46.6% on the same fights (paired 95%: 1.3-4.9); the planner 49.8% of 400 other fights; head to head "
-        "51.1% of its decided fights vs planner-bold (91-87, 22 drawn, of 200)",
-        0.007, 0.017),
+        "ppo", "the network of training/configs/cybergeneration.yaml (PPO with bold's score parts, then one round of "
+        "rollout policy iteration): 53.9% of 3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical "
+        "(Wilson 52.2-55.7%), 7.3 points above bold's 46.6% on the same fights and 4.3 above the PPO stage (paired "
+        "95%: 2.4-6.1); head to head 51.6% of its decided fights vs planner-bold (98-92, 10 drawn, of 200), and "
+        "59.0% vs tactical on those fights, as planner-bold",
+        0.002, 0.008),
 }
 
 #: the player of a ruleset with no entry, or of a fight the entry's player cannot play
