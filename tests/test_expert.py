@@ -151,6 +151,19 @@ def test_bad_expert_settings_name_the_field(tmp_path, key, value):
     assert f"expert.{key}" in str(e.value)
 
 
+@pytest.mark.parametrize("settings,field", [({"anchor_soft": True}, "anchor_soft"),
+                                            ({"anchor": True, "anchor_soft": True, "value_weight": 0.0}, "anchor_soft"),
+                                            ({"position_weight": 0.0}, "position_weight"),
+                                            ({"reward_weight": -1.0}, "reward_weight")])
+def test_settings_that_would_do_nothing_are_refused(tmp_path, settings, field):
+    """A soft anchor without the anchor, or without the soft targets' weight, would fit nothing on
+    the anchor's decisions; rollouts scored with both weights 0 would all tie."""
+    with pytest.raises(TacticaError) as e:
+        tiny(tmp_path, expert=settings)
+    assert f"expert.{field}" in str(e.value)
+    tiny(tmp_path, expert={"anchor": True, "anchor_soft": True, "position_weight": 0.0, "reward_weight": 1.0})
+
+
 def test_anchor_refits_on_the_warm_starts_demonstrations_too(tmp_path, monkeypatch):
     import training.pretrain as pretrain
     from training.pretrain import Demos

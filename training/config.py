@@ -268,6 +268,13 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
     if cls is TrainConfig and kwargs.get("advice") is not None and kwargs.get("features", "cnn") != "spatial":
         raise ScenarioError(f"advice {kwargs['advice']!r} with {kwargs.get('features', 'cnn')} features",
                             source=source, field="features", expected="spatial (the policy that weighs the advice)")
+    if cls is ExpertConfig and kwargs.get("anchor_soft") and not (kwargs.get("anchor") and kwargs.get("value_weight", 1.0) > 0):
+        raise ScenarioError("anchor_soft without the anchor or its weight", source=source, field=f"{prefix}.anchor_soft",
+                            expected="anchor: true and value_weight above 0 with it (the soft targets' weight), "
+                            "or anchor_soft: false")
+    if cls is ExpertConfig and kwargs.get("position_weight", 1.0) == 0 and kwargs.get("reward_weight", 0.0) == 0:
+        raise ScenarioError("every rollout would score 0", source=source, field=f"{prefix}.position_weight",
+                            expected="position_weight or reward_weight above 0")
     return cls(**kwargs)
 
 
