@@ -31,6 +31,7 @@ class Stage:
 #: the stages before the last, per ruleset: (config, the start file its network is kept as)
 EARLIER: dict[str, list[tuple[str, str]]] = {
     "cortex": [("training/configs/stages/cortex-advice-parts.yaml", "training/init/cortex-advice-parts.npz")],
+    "cortex_hu": [("training/configs/stages/cortex_hu-advice-parts.yaml", "training/init/cortex_hu-advice-parts.npz")],
     "cybergeneration": [("training/configs/stages/cybergeneration-advice-parts.yaml",
                          "training/init/cybergeneration-advice-parts.npz")],
 }
