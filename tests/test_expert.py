@@ -164,18 +164,25 @@ def test_settings_that_would_do_nothing_are_refused(tmp_path, settings, field):
     tiny(tmp_path, expert={"anchor": True, "anchor_soft": True, "position_weight": 0.0, "reward_weight": 1.0})
 
 
-def test_anchor_refits_on_the_warm_starts_demonstrations_too(tmp_path, monkeypatch):
+def record_fits(monkeypatch, key: str) -> list[tuple]:
+    """Every `training.pretrain.fit` call from here on, as (demonstrations, the keyword `key`)."""
     import training.pretrain as pretrain
-    from training.pretrain import Demos
 
-    sizes = []
+    calls = []
     real_fit = pretrain.fit
 
     def recording_fit(model, demos, **kw):
-        sizes.append((len(demos), kw.get("overrule_weight")))
+        calls.append((len(demos), kw.get(key)))
         return real_fit(model, demos, **kw)
 
     monkeypatch.setattr(pretrain, "fit", recording_fit)
+    return calls
+
+
+def test_anchor_refits_on_the_warm_starts_demonstrations_too(tmp_path, monkeypatch):
+    from training.pretrain import Demos
+
+    sizes = record_fits(monkeypatch, "overrule_weight")
     c = tiny(tmp_path, pretrain={"samples": 30, "teacher": "aggressive", "epochs": 1, "workers": 1},
              expert={"states": 12, "rollouts": 4, "horizon": 2, "anchor": True, "overrule_weight": 3.0})
     run = train(c, progress=False)
@@ -190,17 +197,9 @@ def test_a_soft_anchor_pulls_towards_the_networks_own_distribution_not_its_picks
     they were before the first refit (kept in expert-anchor.npz), with no cross-entropy on its
     picks. Fitting a network on such rows alone leaves it where it is (its gradient is zero
     there); fitting it on its own picks (the hard anchor) sharpens it and moves it."""
-    import training.pretrain as pretrain
     from training.pretrain import Demos, fit, probabilities
 
-    calls = []
-    real_fit = pretrain.fit
-
-    def recording_fit(model, demos, **kw):
-        calls.append((len(demos), kw.get("soft_only")))
-        return real_fit(model, demos, **kw)
-
-    monkeypatch.setattr(pretrain, "fit", recording_fit)
+    calls = record_fits(monkeypatch, "soft_only")
     c = tiny(tmp_path, pretrain={"samples": 30, "teacher": "aggressive", "epochs": 0, "workers": 1},
              expert={"states": 12, "rollouts": 4, "horizon": 2, "anchor": True, "anchor_soft": True,
                      "temperature": 0.1})

@@ -415,16 +415,7 @@ def merge(a: Demos, b: Demos) -> Demos:
 
 def predict(model, demos: Demos, batch_size: int = 512) -> np.ndarray:
     """The policy's most likely action for each demonstration."""
-    import torch
-
-    out = []
-    with torch.no_grad():
-        for start in range(0, len(demos), batch_size):
-            sl = slice(start, start + batch_size)
-            obs = {k: torch.as_tensor(v[sl]) for k, v in demos.obs.items()}
-            dist = model.policy.get_distribution(obs, action_masks=demos.masks[sl])
-            out.append(dist.distribution.probs.argmax(dim=1).numpy())
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+    return probabilities(model, demos, batch_size).argmax(axis=1).astype(np.int64)
 
 
 def probabilities(model, demos: Demos, batch_size: int = 512) -> np.ndarray:
