@@ -73,13 +73,14 @@ def test_the_shipped_network_comes_from_the_shipped_recipe(ruleset):
 
 
 def test_a_recipe_stage_is_found_for_the_ppo_benchmark():
-    """benchmarks/bench_training.py measures PPO on the recipe's PPO stage: cortex's and
-    cybergeneration's last stage has no PPO steps (rollout policy iteration), their first has them;
-    the other rulesets' one stage does."""
+    """benchmarks/bench_training.py measures PPO on the recipe's PPO stage: cortex's,
+    cortex_hu's and cybergeneration's last stage has no PPO steps (rollout policy iteration), their
+    first has them; metalface's one stage does."""
     from training.recipes import ppo_config
 
     assert ppo_config("cortex").name == "cortex-advice-parts.yaml"
     assert ppo_config("cybergeneration").name == "cybergeneration-advice-parts.yaml"
+    assert ppo_config("cortex_hu").name == "cortex_hu-advice-parts.yaml"
     assert ppo_config("metalface").name == "metalface.yaml"
 
 
