@@ -49,7 +49,8 @@ BEST: dict[str, BestEntry] = {
         0.052, 0.319),
     "cortex_hu": BestEntry(
         "planner-bold", "67.8% of 320 paired development fights vs tactical (Wilson 62.5-72.7%); "
-        "65.0% of 80 held-out; head to head 113-87 vs the PPO network shipped before (57.7% of 3,200 held-out vs tactical); the network shipped 2026-12-05 (ppo, one round of rollout policy iteration over it: 60.7% of 3,200) not yet played head to head",
+        "65.0% of 80 held-out; head to head 210-189 (1 drawn) of 400 held-out fights vs the shipped network (ppo: PPO, "
+        "then one round of rollout policy iteration; 60.7% of 3,200 held-out vs tactical), 113-87 of 200 vs its PPO stage",
         0.116, 0.535),
     "cybergeneration": BestEntry(
         "ppo", "the network of training/configs/cybergeneration.yaml (PPO with bold's score parts, then one round of "
