@@ -70,15 +70,25 @@ def _conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: tuple[int, int]
     The windows are copied into columns (C x kh x kw, H' x W') and multiplied by the
     weights: one matrix product per image. For one image it gives the same numbers, bit for
     bit, as the einsum it replaced, in about half the time (a 32-channel 3x3 layer on a
-    16 x 22 map: 0.25 ms against 0.6-1.5 ms, one BLAS thread)."""
+    16 x 22 map: 0.25 ms against 0.6-1.5 ms, one BLAS thread). The padding is a zeroed array
+    with x written into it and the windows one strided view (`as_strided`): the same columns
+    as `np.pad` and `sliding_window_view` gave, bit for bit, without their Python overhead
+    (a shipped network's forward pass 1.37x cheaper; tests/test_learned_conv.py)."""
+    n, c, h, wd = x.shape
     if pad[0] or pad[1]:
-        x = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
-    o, c, kh, kw = w.shape
-    eh, ew = (kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1   # the dilated kernel's extent
-    win = np.lib.stride_tricks.sliding_window_view(x, (eh, ew), axis=(2, 3))  # N C H' W' eh ew
-    win = win[:, :, ::stride[0], ::stride[1], ::dilation[0], ::dilation[1]]
-    n, _, ho, wo = win.shape[:4]
-    cols = np.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, ho * wo)
+        xp = np.zeros((n, c, h + 2 * pad[0], wd + 2 * pad[1]), dtype=x.dtype)
+        xp[:, :, pad[0]:pad[0] + h, pad[1]:pad[1] + wd] = x
+        x = xp
+    o, _, kh, kw = w.shape
+    sh, sw = stride
+    dh, dw = dilation
+    ho = (x.shape[2] - (kh - 1) * dh - 1) // sh + 1
+    wo = (x.shape[3] - (kw - 1) * dw - 1) // sw + 1
+    s0, s1, s2, s3 = x.strides
+    # N C kh kw H' W': window (i, j) of output cell (y, x) reads x[..., y*sh + i*dh, x*sw + j*dw]
+    win = np.lib.stride_tricks.as_strided(x, (n, c, kh, kw, ho, wo), (s0, s1, s2 * dh, s3 * dw, s2 * sh, s3 * sw),
+                                          writeable=False)
+    cols = np.ascontiguousarray(win).reshape(n, c * kh * kw, ho * wo)
     out = np.matmul(w.reshape(o, -1), cols).reshape(n, o, ho, wo)
     return out + b[None, :, None, None]
 
