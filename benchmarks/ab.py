@@ -16,6 +16,10 @@ Workloads (`--what`, comma separated):
   the other side `random` (3,000 steps) or `tactical` (300 steps) (targets 1 and 2);
 - `planner`: 16 `planner` decisions on every 4th state of a tactical-vs-tactical
   `cortex/warehouse` fights (target 5: median and 95th percentile);
+- `network`: the shipped cortex_hu network's forward pass (`NumpyPolicy.action_probs`, one
+  observation at a time, one BLAS thread) on the observations of 200 steps of random masked
+  play in its own training env, 5 passes (what `ppo`, `selective` and every rollout policy
+  iteration decision pay);
 - `suggest`: `tactica suggest STATE --policy planner` on a mid-fight `metalface/scrapyard`
   state (tactical against tactical, seed 5, the 30th decision), CPU seconds of the whole
   command (target 5: under 2 CPU s);
@@ -121,9 +125,40 @@ print(json.dumps({"cpu": time.process_time() - t, "n": len(states), "unit": "dec
                   "median": times[len(times) // 2], "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
                   "check": h.hexdigest()[:12]}))
 """,
+    "network": """
+import numpy as np
+from agents.learned import NumpyPolicy, shipped_policy_path, _one_blas_thread
+from envs.skirmish import SkirmishEnv
+pol = NumpyPolicy(shipped_policy_path("cortex_hu"))
+fp = pol.meta["fingerprint"]
+env = SkirmishEnv(ruleset="cortex_hu", scenario="generated", map_size=(fp["height"], fp["width"]),
+                  max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=pol.advice, clock=pol.clock,
+                  advice_parts=pol.advice_parts)
+rng = np.random.default_rng(0)
+obs, _ = env.reset(seed=1)
+batch = []
+for _ in range(200):
+    mask = env.action_masks()
+    batch.append(({k: v[None] for k, v in obs.items()}, mask[None]))
+    obs, r, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+    if term or trunc:
+        obs, _ = env.reset(seed=int(rng.integers(1 << 31)))
+h = hashlib.sha256()
+with _one_blas_thread():
+    for o, m in batch[:20]:
+        pol.action_probs(o, m)
+    t = time.process_time()
+    for _ in range(N):
+        for o, m in batch:
+            p = pol.action_probs(o, m)
+    cpu = time.process_time() - t
+    for o, m in batch:
+        h.update(pol.action_probs(o, m).tobytes())
+print(json.dumps({"cpu": cpu, "n": N * len(batch), "unit": "forwards", "check": h.hexdigest()[:12]}))
+""",
 }
 
-SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "planner": 16}
+SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "planner": 16, "network": 5}
 
 
 _SUGGEST_STATE = """
@@ -201,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", required=True, help="the other checkout (e.g. a git worktree of the base commit)")
     ap.add_argument("--new", default=str(HERE), help="this checkout by default")
-    ap.add_argument("--what", default="tactical,engine,env-random,env-tactical,planner,suggest,startup")
+    ap.add_argument("--what", default="tactical,engine,env-random,env-tactical,planner,network,suggest,startup")
     ap.add_argument("--rounds", type=int, default=3, help="alternations (old, new) per workload")
     ap.add_argument("--scale", type=float, default=1.0, help="x the default amount of work")
     ap.add_argument("--json", action="store_true")
