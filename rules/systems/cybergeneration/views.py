@@ -3,7 +3,8 @@
 `economy()` gives the acting figure's turn as the named numbers of `economy_features`
 (docs/cybergeneration.md, For policies and environments); `reach_m` the longest distance it
 can attack at; `ammo_frac` its main gun's magazine; `describe` a GM's one-line summary;
-`move_price` what a move costs the turn (policies price many moves with it).
+`move_price` what a move costs the turn (policies price many moves with it); `move_touches`
+which figures a move changes (policies try moves on copies of those alone).
 """
 
 from __future__ import annotations
@@ -85,6 +86,19 @@ class ViewsMixin:
         ran = e["move_units"] + cost > walk
         actions = e["max_actions"] if ran and not e["ran"] else e["actions"]
         return float(max(0, e["max_actions"] - actions)), bool(e.get("turn_over"))
+
+    def move_touches(self, state: BattleState, action: Action) -> set[str] | None:
+        """{the mover} where `do_move` changes only the economy and the mover's cell: no
+        question open or being answered, and nothing `may_ask` looks for (drops, a held
+        action, a suppression zone; as `move_price`), so no trigger fires, nobody falls and
+        no line is crossed, and no die rolls. None otherwise, and for a cell `do_move` would
+        refuse (tests/test_offence_query.py tries every such move both ways)."""
+        a = state.actor
+        if a is None or action.kind != "move" or state.asking is not None or state.pending is not None:
+            return None
+        if self.may_ask(state, action) or self.move_cost(state, a, action.cell) is None:
+            return None
+        return {a.id}
 
     def reach_m(self, c: Combatant) -> float:
         """The longest distance the figure can attack at (drawing a weapon first counts)."""

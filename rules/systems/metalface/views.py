@@ -1,5 +1,6 @@
 """What an observation reads of many figures at once (issue 30): their reach and ammunition;
-and what a move costs the turn, for policies pricing many moves (`move_price`).
+what a move costs the turn, for policies pricing many moves (`move_price`); and which figures
+a move changes, for policies trying moves on copies (`move_touches`).
 
 `unit_numbers` answers `reach_m` and `ammo_frac` (ruleset.py) for each figure from one look
 at its weapons, with the long range's factor read once. tests/test_env_shortcuts.py checks
@@ -64,3 +65,14 @@ class MovePriceMixin:
         move_m = round(e["move_m"] + got[0], 6)            # `_spend_move`
         used = int(e["halves"]) + self.move_halves(a, move_m)  # `halves_used`
         return float(max(0, 2 - used)), bool(e.get("turn_over"))
+
+    def move_touches(self, state: BattleState, action: Action) -> set[str] | None:
+        """{the mover}: `_move` changes the economy (`move_m`, `acted`, `flew`) and the mover
+        alone (its cell, `facing` and `moved`), rolls no die, and asks its one question
+        (end_facing) only of an asker. None while an action is being answered (`asking`) or a
+        question is open, and for anything but a move of the acting figure
+        (tests/test_offence_query.py tries every such move both ways)."""
+        a = state.actor
+        if a is None or action.kind != "move" or state.asking is not None or state.pending is not None:
+            return None
+        return {a.id}
