@@ -50,6 +50,24 @@ def test_only_a_paired_gap_beyond_z_standard_errors_overrules_the_networks_pick(
     assert not expert.judge(np.zeros((3, 5)), z=0.0)[0]
 
 
+def test_candidates_are_the_networks_top_k_and_with_the_option_its_advisors_pick():
+    """The network's `top_k` legal actions by probability, its pick first, never ending the turn
+    but for the pick; `advisor_candidate` adds the advisor's pick where it is not among them,
+    is legal and does not end the turn."""
+    p = np.array([0.05, 0.5, 0.3, 0.1, 0.05])
+    mask = np.array([True, True, True, True, False])
+    ends = lambda i: i == 0   # noqa: E731 - action 0 ends the turn
+    one_hot = lambda i: np.eye(5)[i]   # noqa: E731 - the advice's row 0
+    assert expert.candidates(p, mask, 1, ends, 2) == [1, 2]
+    assert expert.candidates(p, mask, 1, ends, 2, one_hot(3)) == [1, 2, 3]
+    assert expert.candidates(p, mask, 1, ends, 2, one_hot(2)) == [1, 2]         # already a candidate
+    assert expert.candidates(p, mask, 1, ends, 2, one_hot(0)) == [1, 2]         # it would end the turn
+    assert expert.candidates(p, mask, 1, ends, 2, one_hot(4)) == [1, 2]         # not legal
+    assert expert.candidates(p, mask, 1, ends, 2, np.zeros(5)) == [1, 2]        # no advice at this decision
+    assert expert.candidates(p, mask, 1, ends, 3) == [1, 2, 3]                  # end turn is not an alternative
+    assert expert.candidates(np.array([0.6, 0.3, 0.1, 0.0, 0.0]), mask, 0, ends, 2) == [0, 1]   # but the pick may end it
+
+
 def test_rollouts_are_paired_and_leave_the_decision_as_it_was(run):
     env = duel_env()
     net = NumpyPolicy(run / "policy.npz")
@@ -154,10 +172,12 @@ def test_bad_expert_settings_name_the_field(tmp_path, key, value):
 @pytest.mark.parametrize("settings,field", [({"anchor_soft": True}, "anchor_soft"),
                                             ({"anchor": True, "anchor_soft": True, "value_weight": 0.0}, "anchor_soft"),
                                             ({"position_weight": 0.0}, "position_weight"),
-                                            ({"reward_weight": -1.0}, "reward_weight")])
+                                            ({"reward_weight": -1.0}, "reward_weight"),
+                                            ({"advisor_candidate": True}, "advisor_candidate")])
 def test_settings_that_would_do_nothing_are_refused(tmp_path, settings, field):
     """A soft anchor without the anchor, or without the soft targets' weight, would fit nothing on
-    the anchor's decisions; rollouts scored with both weights 0 would all tie."""
+    the anchor's decisions; rollouts scored with both weights 0 would all tie; the advisor's pick
+    as a candidate needs an advisor (this env has none)."""
     with pytest.raises(TacticaError) as e:
         tiny(tmp_path, expert=settings)
     assert f"expert.{field}" in str(e.value)

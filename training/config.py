@@ -85,6 +85,12 @@ class ExpertConfig:
     workers: int = 2            #: processes labelling decisions
     mirror: bool = True         #: fit the three mirror images of each kept decision too
     explore: float = 0.0        #: chance the network plays a sampled action, not its most likely one
+    #: also roll out the env's advisor's pick where it is not among the network's `top_k` (and does
+    #: not end the turn), so each of the network's departures from its advisor meets the advisor's
+    #: choice on paired dice. In cortex the planner keeps tactical's pick where the network departs
+    #: from it, and 12% of the time that pick is outside the network's top 3
+    #: (experiments/planner_agreement.py; docs/results.md)
+    advisor_candidate: bool = False
     #: also fit the warm start's demonstrations (the run's demos.npz) in every refit, so the network
     #: keeps its teacher's play where the rollouts have no say (a refit on the few kept decisions
     #: alone moves it everywhere)
@@ -265,6 +271,12 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
     if cls is TrainConfig and kwargs.get("advice_parts") and kwargs.get("advice") is None:
         raise ScenarioError("advice_parts without an advisor", source=source, field="advice_parts",
                             expected="advice: tactical or bold with it (or advice_parts: false)")
+    if cls is TrainConfig and kwargs.get("advice") is None:
+        ex = kwargs.get("expert")
+        if (ex.get("advisor_candidate") if isinstance(ex, dict) else getattr(ex, "advisor_candidate", False)):
+            raise ScenarioError("expert.advisor_candidate without an advisor", source=source,
+                                field="expert.advisor_candidate",
+                                expected="advice: tactical or bold with it (or advisor_candidate: false)")
     if cls is TrainConfig and kwargs.get("advice") is not None and kwargs.get("features", "cnn") != "spatial":
         raise ScenarioError(f"advice {kwargs['advice']!r} with {kwargs.get('features', 'cnn')} features",
                             source=source, field="features", expected="spatial (the policy that weighs the advice)")

@@ -117,6 +117,25 @@ def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, .
     return out
 
 
+def candidates(p: np.ndarray, mask: np.ndarray, pick: int, ends_turn, top_k: int,
+               advised: np.ndarray | None = None) -> list[int]:
+    """The actions a decision's rollouts compare: the network's `top_k` most likely legal ones,
+    its pick first. As the planner's candidates, ending the turn is never an alternative to
+    acting (a one-round horizon does not see what acting sets up), only the pick itself
+    (`ends_turn(i)`: whether action i ends the turn).
+
+    `advised` (the advice's row 0, 1 at the advisor's pick; `expert.advisor_candidate`): the
+    advisor's pick is compared too where it is not among them, so every decision where the
+    network departs from its advisor is tried against the advisor's choice on paired dice."""
+    cands = [int(i) for i in np.argsort(-p, kind="stable")[:top_k + 1]
+             if mask[i] and (i == pick or not ends_turn(int(i)))][:top_k]
+    if advised is not None and advised.max() > 0:
+        a = int(np.argmax(advised))
+        if a not in cands and mask[a] and not ends_turn(a):
+            cands.append(a)
+    return cands
+
+
 def label_chunk(args: tuple) -> dict[str, Any]:
     """One job: the network plays fights until it has examined `n` decisions; returns the kept
     ones with their values and the counts."""
@@ -148,10 +167,8 @@ def label_chunk(args: tuple) -> dict[str, Any]:
             pick = int(np.argmax(p))
             play = pick
             if counts["examined"] < n and env.battle.state.actor is not None:
-                # as the planner's candidates: ending the turn is never an alternative to acting
-                # (a one-round horizon does not see what acting sets up), only the pick itself
-                cands = [int(i) for i in np.argsort(-p, kind="stable")[:ex["top_k"] + 1]
-                         if mask[i] and (i == pick or env._legal[int(i)].kind != "end_turn")][:ex["top_k"]]
+                cands = candidates(p, mask, pick, lambda i: env._legal[i].kind == "end_turn", ex["top_k"],
+                                   obs["advice"][0] if ex["advisor_candidate"] and "advice" in obs else None)
                 if len(cands) >= 2:
                     counts["examined"] += 1
                     sv = rollout_values(env, net, cands, ex["rollouts"], (seed, counts["examined"]), ex["horizon"],
