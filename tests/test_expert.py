@@ -52,8 +52,8 @@ def test_only_a_paired_gap_beyond_z_standard_errors_overrules_the_networks_pick(
 
 def test_candidates_are_the_networks_top_k_and_with_the_option_its_advisors_pick():
     """The network's `top_k` legal actions by probability, its pick first, never ending the turn
-    but for the pick; `advisor_candidate` adds the advisor's pick where it is not among them,
-    is legal and does not end the turn."""
+    but for the pick; `advisor_candidate` adds the advisor's pick where it is not among them and
+    is legal, ending the turn included (as the planner weighs its guide's pick)."""
     p = np.array([0.05, 0.5, 0.3, 0.1, 0.05])
     mask = np.array([True, True, True, True, False])
     ends = lambda i: i == 0   # noqa: E731 - action 0 ends the turn
@@ -61,7 +61,7 @@ def test_candidates_are_the_networks_top_k_and_with_the_option_its_advisors_pick
     assert expert.candidates(p, mask, 1, ends, 2) == [1, 2]
     assert expert.candidates(p, mask, 1, ends, 2, one_hot(3)) == [1, 2, 3]
     assert expert.candidates(p, mask, 1, ends, 2, one_hot(2)) == [1, 2]         # already a candidate
-    assert expert.candidates(p, mask, 1, ends, 2, one_hot(0)) == [1, 2]         # it would end the turn
+    assert expert.candidates(p, mask, 1, ends, 2, one_hot(0)) == [1, 2, 0]      # the advisor would end the turn
     assert expert.candidates(p, mask, 1, ends, 2, one_hot(4)) == [1, 2]         # not legal
     assert expert.candidates(p, mask, 1, ends, 2, np.zeros(5)) == [1, 2]        # no advice at this decision
     assert expert.candidates(p, mask, 1, ends, 3) == [1, 2, 3]                  # end turn is not an alternative

@@ -85,11 +85,11 @@ class ExpertConfig:
     workers: int = 2            #: processes labelling decisions
     mirror: bool = True         #: fit the three mirror images of each kept decision too
     explore: float = 0.0        #: chance the network plays a sampled action, not its most likely one
-    #: also roll out the env's advisor's pick where it is not among the network's `top_k` (and does
-    #: not end the turn), so each of the network's departures from its advisor meets the advisor's
-    #: choice on paired dice. In cortex the planner keeps tactical's pick where the network departs
-    #: from it, and 12% of the time that pick is outside the network's top 3
-    #: (experiments/planner_agreement.py; docs/results.md)
+    #: also roll out the env's advisor's pick where it is not among the network's `top_k` (ending the
+    #: turn included), so each of the network's departures from its advisor meets the advisor's
+    #: choice on paired dice, as the planner weighs its guide's pick. In cortex the advisor's pick is
+    #: no candidate at 20% of the network's decisions, nearly always to end the turn where the
+    #: network acts (training/expert.py `candidates`; docs/results.md)
     advisor_candidate: bool = False
     #: also fit the warm start's demonstrations (the run's demos.npz) in every refit, so the network
     #: keeps its teacher's play where the rollouts have no say (a refit on the few kept decisions
