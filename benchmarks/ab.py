@@ -131,6 +131,7 @@ from agents.learned import NumpyPolicy, shipped_policy_path, _one_blas_thread
 from envs.skirmish import SkirmishEnv
 pol = NumpyPolicy(shipped_policy_path("cortex_hu"))
 fp = pol.meta["fingerprint"]
+# spelled out, not SkirmishEnv.for_policy: the workload also runs in checkouts older than that helper
 env = SkirmishEnv(ruleset="cortex_hu", scenario="generated", map_size=(fp["height"], fp["width"]),
                   max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=pol.advice, clock=pol.clock,
                   advice_parts=pol.advice_parts)

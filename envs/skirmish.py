@@ -162,6 +162,16 @@ class SkirmishEnv(gym.Env):
         #: the current decision's advice keys (`advice`, `advice_parts`: copies)
         self._advice_rows: dict[str, np.ndarray] | None = None
 
+    @classmethod
+    def for_policy(cls, policy, **kwargs) -> "SkirmishEnv":
+        """The env an exported policy (`agents.learned.NumpyPolicy`) was trained on: its ruleset on
+        generated maps of its size and slot counts, with its advisor, clock and score parts
+        (`kwargs`, e.g. `opponent`, go to the env as well)."""
+        fp = policy.meta["fingerprint"]
+        return cls(ruleset=fp["ruleset"], scenario="generated", map_size=(fp["height"], fp["width"]),
+                   max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=policy.advice, clock=policy.clock,
+                   advice_parts=policy.advice_parts, **kwargs)
+
     # -- helpers --------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
         """What a policy trained on this env must match (the layout's, with the advisor)."""

@@ -86,9 +86,7 @@ def test_a_shipped_network_gives_the_same_probabilities():
 
     pol = NumpyPolicy(shipped_policy_path("cortex"))
     fp = pol.meta["fingerprint"]
-    env = SkirmishEnv(ruleset="cortex", scenario="generated", map_size=(fp["height"], fp["width"]),
-                      max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=pol.advice, clock=pol.clock,
-                      advice_parts=pol.advice_parts)
+    env = SkirmishEnv.for_policy(pol)
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=4)
     batch, masks = [], []

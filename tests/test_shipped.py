@@ -89,10 +89,7 @@ def test_shipped_policy_fits_the_training_env_and_plays_every_bundled_scenario(r
     pol = NumpyPolicy(shipped_policy_path(ruleset))
     meta = pol.meta
     assert meta["ruleset"] == ruleset
-    fp = meta["fingerprint"]
-    env = SkirmishEnv(ruleset=ruleset, scenario="generated", map_size=(fp["height"], fp["width"]),
-                      max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=pol.advice, clock=pol.clock,
-                      advice_parts=pol.advice_parts)
+    env = SkirmishEnv.for_policy(pol)
     pol.check_env(env.layout, env.advice, env.clock, env.advice_parts)   # raises when the layout differs
     for name in (n for n in bundled_scenarios() if n.startswith(ruleset + "/")):
         spec = load_scenario(name)[0]
