@@ -144,6 +144,59 @@ def test_labels_keep_only_significant_decisions_with_their_values(run, monkeypat
     assert np.array_equal(demos.values, demos2.values, equal_nan=True)
 
 
+def test_an_overrule_is_confirmed_only_by_the_same_winner_on_fresh_dice(monkeypatch):
+    """`expert.confirm`: the overrule's candidate must beat the pick by more than `z` standard
+    errors again on `confirm` fresh rollouts (seeded apart from the first test's); its values are
+    then those rollouts' means."""
+    again = {"samples": None}
+    seen = []
+
+    def fake(env, net, cands, rollouts, seed, horizon, *a):
+        seen.append((rollouts, seed))
+        return again["samples"]
+
+    monkeypatch.setattr(expert, "rollout_values", fake)
+    ex = {"confirm": 5, "horizon": 1, "position_weight": 1.0, "reward_weight": 0.0, "z": 2.0}
+    pick, worse, better = [0.0, 0.1, 0.0, 0.1, 0.0], [-0.5, -0.4, -0.5, -0.4, -0.5], [0.3, 0.4, 0.3, 0.4, 0.3]
+    again["samples"] = np.array([pick, worse, better])
+    values, played = expert.confirmed(None, None, [7, 8, 9], 2, ex, (11, 3, 1))
+    assert seen == [(5, (11, 3, 1))] and played == 15
+    assert values is not None and values[2] == pytest.approx(0.34) and values[0] == pytest.approx(0.04)
+    # another candidate wins the second test, or none beats the pick beyond noise: not confirmed
+    assert expert.confirmed(None, None, [7, 8, 9], 1, ex, (11, 3, 1))[0] is None
+    again["samples"] = np.array([pick, worse, [0.5, -0.3, 0.4, -0.2, 0.1]])
+    assert expert.confirmed(None, None, [7, 8, 9], 2, ex, (11, 3, 1))[0] is None
+    # the first two rollouts alike for every candidate: not confirmed, 2 rollouts each played
+    again["samples"] = None
+    assert expert.confirmed(None, None, [7, 8, 9], 2, ex, (11, 3, 1)) == (None, 6)
+
+
+def test_labels_drop_the_overrules_fresh_dice_do_not_confirm(run, monkeypatch):
+    """With `expert.confirm`, a decision whose first test overrules the pick is kept only when
+    the second agrees; decisions where the pick wins are kept without one. Rollouts are faked: the
+    first test (a 2-part seed) says the second candidate beats the pick, and the second test (a
+    3-part seed) says so at even decisions only."""
+    def fake(env, net, cands, rollouts, seed, horizon, *a):
+        k = len(cands)
+        base = np.tile(np.linspace(0.0, 0.1, rollouts), (k, 1))
+        if len(seed) == 2 or seed[1] % 2 == 0:
+            base[1] += 0.5
+        return base
+
+    monkeypatch.setattr(expert, "rollout_values", fake)
+    c = tiny(run.parent / "conf0", expert={"states": 6, "rollouts": 4})
+    demos0, counts0 = expert.label(c, str(run / "policy.npz"), 0)
+    assert counts0["kept"] == counts0["overruled"] == 6 and counts0["unconfirmed"] == 0
+    c = tiny(run.parent / "conf1", expert={"states": 6, "rollouts": 4, "confirm": 3})
+    demos, counts = expert.label(c, str(run / "policy.npz"), 0)
+    assert counts["examined"] == 6 and counts["kept"] == counts["overruled"] == 3 and counts["unconfirmed"] == 3
+    assert len(demos) == 3
+    assert counts["rollouts"] == counts0["rollouts"] + sum(3 * int((demos0.masks[i] & np.isfinite(demos0.values[i])).sum())
+                                                           for i in range(6))
+    for i, act in enumerate(demos.actions):
+        assert demos.values[i, act] == pytest.approx(0.55)   # the second test's mean (3 rollouts: 0.5 + 0.05)
+
+
 def test_a_round_writes_its_row_and_checkpoint_and_resume_goes_on(run):
     rows = list(csv.DictReader(open(run / "expert.csv")))
     assert [r["round"] for r in rows] == ["1"]
@@ -162,7 +215,7 @@ def test_a_round_writes_its_row_and_checkpoint_and_resume_goes_on(run):
     assert json.loads((run / "checkpoints" / "latest.json").read_text())["expert_iteration"] == 2
 
 
-@pytest.mark.parametrize("key,value", [("top_k", 1), ("rollouts", 1), ("explore", 1.5), ("z", -1.0)])
+@pytest.mark.parametrize("key,value", [("top_k", 1), ("rollouts", 1), ("explore", 1.5), ("z", -1.0), ("confirm", -1)])
 def test_bad_expert_settings_name_the_field(tmp_path, key, value):
     with pytest.raises(TacticaError) as e:
         tiny(tmp_path, expert={key: value})

@@ -117,6 +117,19 @@ def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, .
     return out
 
 
+def confirmed(env, net, cands: list[int], li: int, ex: dict, seed: tuple[int, ...]) -> tuple[np.ndarray | None, int]:
+    """`expert.confirm`: candidate `li`'s overrule of the pick (candidate 0) tested again on
+    `ex["confirm"]` fresh paired rollouts (dice seeded by `seed`, which the first test never uses).
+    (The candidates' values on these rollouts (`judge`'s) where the same candidate is best again and
+    beats the pick by more than `ex["z"]` standard errors, else None; the rollouts played.)"""
+    sv = rollout_values(env, net, cands, ex["confirm"], seed, ex["horizon"], ex["position_weight"],
+                        ex["reward_weight"])
+    if sv is None:
+        return None, 2 * len(cands)
+    differs, best, values = judge(sv, ex["z"])
+    return (values if differs and best == li else None), len(cands) * ex["confirm"]
+
+
 def candidates(p: np.ndarray, mask: np.ndarray, pick: int, ends_turn, top_k: int,
                advised: np.ndarray | None = None) -> list[int]:
     """The actions a decision's rollouts compare: the network's `top_k` most likely legal ones,
@@ -156,7 +169,8 @@ def label_chunk(args: tuple) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     obs_l: dict[str, list] = {}
     masks, acts, rets, eps, vals = [], [], [], [], []
-    counts = {"examined": 0, "equal": 0, "kept": 0, "overruled": 0, "fights": 0, "won": 0, "rollouts": 0}
+    counts = {"examined": 0, "equal": 0, "kept": 0, "overruled": 0, "unconfirmed": 0, "fights": 0, "won": 0,
+              "rollouts": 0}
     gamma = cfg.ppo.gamma
     while counts["examined"] < n:
         obs, info = env.reset(seed=int(rng.integers(0, 2**31 - 1)))
@@ -173,6 +187,7 @@ def label_chunk(args: tuple) -> dict[str, Any]:
                 cands = candidates(p, mask, pick, lambda i: env._legal[i].kind == "end_turn", ex["top_k"],
                                    obs["advice"][0] if ex["advisor_candidate"] and "advice" in obs else None)
                 if len(cands) >= 2:
+                    best = None
                     counts["examined"] += 1
                     sv = rollout_values(env, net, cands, ex["rollouts"], (seed, counts["examined"]), ex["horizon"],
                                         ex["position_weight"], ex["reward_weight"])
@@ -182,6 +197,15 @@ def label_chunk(args: tuple) -> dict[str, Any]:
                     elif (verdict := judge(sv, ex["z"]))[0]:
                         _, li, means = verdict
                         best = cands[li]
+                        if best != pick and ex["confirm"]:
+                            again, played = confirmed(env, net, cands, li, ex, (seed, counts["examined"], 1))
+                            counts["rollouts"] += played
+                            if again is None:
+                                counts["unconfirmed"] += 1
+                                best = None
+                            else:
+                                means = again
+                    if best is not None:
                         counts["kept"] += 1
                         counts["overruled"] += int(best != pick)
                         for k, v in obs.items():
@@ -285,8 +309,10 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
     csv_path = run_dir / "expert.csv"
     opps = list(cfg.eval_opponents) if ex.eval_episodes else []
     if not csv_path.exists():
-        csv_path.write_text("round,examined,equal,kept,overruled,fights,won,rollouts,decisions,"
+        csv_path.write_text("round,examined,equal,kept,overruled,unconfirmed,fights,won,rollouts,decisions,"
                             + "".join(f"win_rate_vs_{o}," for o in opps) + "seconds\n")
+    # a run resumed from before `expert.confirm` keeps its file's columns
+    with_unconfirmed = "unconfirmed" in csv_path.read_text().split("\n", 1)[0].split(",")
     layout = make_env_fn(cfg, run_dir, ["random"])().layout if ex.mirror else None
     anchor = None
     if ex.anchor and (run_dir / "demos.npz").exists():
@@ -320,7 +346,8 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
         Path(student).unlink(missing_ok=True)
         say(f"expert: round {k + 1}: {c['examined']} decisions examined in {c['fights']} fights "
             f"(the network won {c['won']}); {c['equal']} made no difference, {c['kept']} kept, "
-            f"{c['overruled']} of them overrule the network", flush=True)
+            f"{c['overruled']} of them overrule the network"
+            + (f" ({c['unconfirmed']} more overrules not confirmed on fresh dice)" if ex.confirm else ""), flush=True)
         demos = new
         if store.exists():
             old = Demos.load(store)
@@ -348,6 +375,7 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
                  for o in opps]
         for o, wr in zip(opps, rates):
             say(f"expert: round {k + 1}: wins {wr:.1%} of {ex.eval_episodes} held-out fights against {o}", flush=True)
-        row = [k + 1, c["examined"], c["equal"], c["kept"], c["overruled"], c["fights"], c["won"], c["rollouts"],
+        row = [k + 1, c["examined"], c["equal"], c["kept"], c["overruled"],
+               *([c["unconfirmed"]] if with_unconfirmed else []), c["fights"], c["won"], c["rollouts"],
                0 if demos is None else len(demos), *(f"{r:.4f}" for r in rates), round(time.perf_counter() - t0, 1)]
         _atomic_write(csv_path, (csv_path.read_text() + ",".join(str(x) for x in row) + "\n").encode())
