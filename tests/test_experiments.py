@@ -174,3 +174,31 @@ def test_afterstate_value_explorer_and_lookahead_reduce_to_bold() -> None:
     finally:
         agents.base._REGISTRY.clear()
         agents.base._REGISTRY.update(saved)
+
+
+def test_refit_strength_counts_the_overrules_by_the_label_not_by_ties():
+    """experiments/refit_strength.py `movement`: a departure is a decision whose label (the
+    rollouts' winner; the pick on a tie) is not the start network's pick, by more than `gap` in
+    rollout value; `learnt` is the share of those the refit now plays."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("refit_strength", EXP / "refit_strength.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    nan = np.nan
+    demos = SimpleNamespace(
+        masks=np.ones((3, 3), dtype=bool),
+        values=np.array([[0.2, 0.5, nan],     # overrule by 0.3: the label is action 1
+                         [0.4, 0.4, 0.1],     # a tie kept as the pick (action 0): not a departure
+                         [0.1, 0.15, nan]]),  # overrule by 0.05
+        actions=np.array([1, 0, 1]))
+    before = np.array([[0.7, 0.3, 0.0], [0.7, 0.2, 0.1], [0.6, 0.4, 0.0]])
+    after = np.array([[0.4, 0.6, 0.0], [0.6, 0.3, 0.1], [0.6, 0.4, 0.0]])
+    m = mod.movement(before, after, demos, gap=0.0)
+    assert m["departures"] == 2 and m["learnt"] == 0.5 and m["tied_rows"] == 1
+    assert m["still_pick"] == 2 / 3
+    m = mod.movement(before, after, demos, gap=0.1)
+    assert m["departures"] == 1 and m["learnt"] == 1.0
+    assert m["p_best_before"] == 0.3 and m["p_best_after"] == 0.6

@@ -1,0 +1,144 @@
+"""How far a rollout policy iteration refit moves the network (issue 31), and refits of other strengths.
+
+A round of rollout policy iteration (training/expert.py) labels decisions with rollouts and then
+refits the network on the kept ones, together with the anchor. This script does the refit alone,
+offline, from a finished run's files, so that the fit's strength can be varied on the very same labels:
+
+- the start network (`--start`: the file the run began from, its `init_from`);
+- the run folder (`--run`): `expert-anchor.npz` (the soft anchor: the start network's own
+  distribution on its 3,000 recorded decisions) and `expert-demos.npz` (every round's kept decisions;
+  `--rows N` keeps the first N, round 1's);
+- the run's config (`--config`): the architecture and the fit's batch size, temperature and weights.
+
+For each `--fit EPOCHS:LR` it refits a fresh copy of the start network and reports, on the kept
+decisions whose best rollout value beats the start network's pick by more than `--gap`:
+how often the refit's most likely action is now the rollouts' best, and the median probability of
+that action before and after; and on the anchor's decisions, how often the refit still picks what the
+start network picked (1.0 = the anchor holds). `--out DIR` writes each refit as `DIR/E-LR.npz`, to
+evaluate with `tactica evaluate --policies DIR/E-LR.npz,...`.
+
+    python experiments/refit_strength.py --config training/configs/cortex_hu.yaml \
+        --start training/init/cortex_hu-advice-parts.npz --run RUN_DIR --rows 250 \
+        --fit 2:1e-4 --fit 8:3e-4 --out /tmp/refits
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from training.config import load_config  # noqa: E402
+
+
+def build_model(cfg, start: str):
+    """A MaskablePPO of the config's architecture with the actor of `start` (as `init_from`)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.export import fingerprint_hash, import_actor
+    from training.features import SkirmishExtractor, SpatialMaskablePolicy
+    from training.train import make_env_fn
+
+    torch.manual_seed(cfg.seed)
+    run_dir = Path("/tmp/refit-strength-scratch")
+    run_dir.mkdir(exist_ok=True)
+    fn = make_env_fn(cfg, run_dir, ["random"])
+    venv = DummyVecEnv([fn])
+    layout_fp = fn().fingerprint()
+    p = cfg.ppo
+    policy = SpatialMaskablePolicy if cfg.features == "spatial" else "MultiInputPolicy"
+    model = MaskablePPO(policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+                        n_epochs=p.n_epochs, vf_coef=p.vf_coef, seed=cfg.seed, device="cpu",
+                        policy_kwargs={"features_extractor_class": SkirmishExtractor,
+                                       "features_extractor_kwargs": {"mode": cfg.features},
+                                       "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+                                       **({"advice_gain": list(cfg.advice_gain), "advice_only": cfg.advice_only}
+                                          if cfg.advice else {})})
+    import_actor(model, start, fingerprint_hash(layout_fp))
+    return model, layout_fp
+
+
+def movement(probs0: np.ndarray, probs1: np.ndarray, demos, gap: float) -> dict:
+    """How the refit moved the network on the kept decisions (`probs0`: before, `probs1`: after).
+
+    A departure: a decision whose label (`actions`: the best candidate on the rollouts, the
+    network's pick where none beats it by more than the run's `z` standard errors) is not the
+    start network's pick, by more than `gap` in rollout value."""
+    v = np.where(demos.masks & np.isfinite(demos.values), demos.values, -np.inf)
+    best = demos.actions
+    pick0 = probs0.argmax(axis=1)
+    rows = np.arange(len(best))
+    g = v[rows, best] - np.where(np.isfinite(v[rows, pick0]), v[rows, pick0], np.nan)
+    sel = (best != pick0) & (g > gap)
+    ties = (v == v.max(axis=1, keepdims=True)).sum(axis=1) > 1
+    return {"kept": int(len(best)), "departures": int(sel.sum()), "tied_rows": int(ties.sum()),
+            "learnt": float((probs1[sel].argmax(axis=1) == best[sel]).mean()) if sel.any() else float("nan"),
+            "p_best_before": float(np.median(probs0[sel, best[sel]])) if sel.any() else float("nan"),
+            "p_best_after": float(np.median(probs1[sel, best[sel]])) if sel.any() else float("nan"),
+            "still_pick": float((probs1.argmax(axis=1) == pick0).mean())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--start", required=True)
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--rows", type=int, default=0, help="the first N kept decisions (0: all)")
+    ap.add_argument("--fit", action="append", default=[], help="EPOCHS:LR (repeatable)")
+    ap.add_argument("--gap", type=float, default=0.0)
+    ap.add_argument("--value-weight", type=float, default=None,
+                    help="the soft targets' weight in the fit (default: the config's expert.value_weight)")
+    ap.add_argument("--out", default="")
+    ap.add_argument("--json", default="")
+    a = ap.parse_args(argv)
+
+    import torch
+
+    from training.export import export_model
+    from training.pretrain import Demos, fit, merge, probabilities
+
+    cfg = load_config(a.config)
+    ex = cfg.expert
+    run = Path(a.run)
+    anchor = Demos.load(run / "expert-anchor.npz")
+    demos = Demos.load(run / "expert-demos.npz")
+    if a.rows:
+        demos = demos.subset(np.arange(min(a.rows, len(demos))))
+    fits = [(int(e), float(lr)) for e, lr in (f.split(":") for f in (a.fit or [f"{ex.epochs}:{ex.learning_rate}"]))]
+    vw = ex.value_weight if a.value_weight is None else a.value_weight
+    torch.set_num_threads(cfg.torch_threads)
+    out = []
+    for epochs, lr in fits:
+        model, layout_fp = build_model(cfg, a.start)
+        p0, a0 = probabilities(model, demos), probabilities(model, anchor)
+        fit_set = merge(anchor, demos)
+        soft_only = np.r_[np.ones(len(anchor), dtype=bool), np.zeros(len(demos), dtype=bool)] if ex.anchor_soft else None
+        stats = fit(model, fit_set, epochs=epochs, batch_size=ex.batch_size, learning_rate=lr, vf_coef=cfg.ppo.vf_coef,
+                    seed=cfg.seed * 1000, value_weight=vw, value_temperature=ex.temperature,
+                    overrule_weight=ex.overrule_weight, soft_only=soft_only)
+        p1, a1 = probabilities(model, demos), probabilities(model, anchor)
+        row = {"epochs": epochs, "lr": lr, "value_weight": vw, **movement(p0, p1, demos, a.gap),
+               "anchor_still_pick": float((a1.argmax(axis=1) == a0.argmax(axis=1)).mean()),
+               "fit_accuracy": stats[-1]["accuracy"]}
+        if a.out:
+            Path(a.out).mkdir(parents=True, exist_ok=True)
+            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}.npz"
+            export_model(model, path, layout_fp, f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
+                         {"refit": {"start": a.start, "run": str(run), "rows": len(demos), "epochs": epochs, "lr": lr}})
+            row["file"] = str(path)
+        out.append(row)
+        print(json.dumps(row), flush=True)
+    if a.json:
+        Path(a.json).write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
