@@ -222,7 +222,7 @@ def test_bad_expert_settings_name_the_field(tmp_path, key, value):
     assert f"expert.{key}" in str(e.value)
 
 
-@pytest.mark.parametrize("settings,field", [({"anchor_soft": True}, "anchor_soft"),
+@pytest.mark.parametrize("settings,field", [({"anchor_soft": True}, "anchor_soft"), ({"confirm": 1}, "confirm"),
                                             ({"anchor": True, "anchor_soft": True, "value_weight": 0.0}, "anchor_soft"),
                                             ({"position_weight": 0.0}, "position_weight"),
                                             ({"reward_weight": -1.0}, "reward_weight"),
@@ -230,7 +230,7 @@ def test_bad_expert_settings_name_the_field(tmp_path, key, value):
 def test_settings_that_would_do_nothing_are_refused(tmp_path, settings, field):
     """A soft anchor without the anchor, or without the soft targets' weight, would fit nothing on
     the anchor's decisions; rollouts scored with both weights 0 would all tie; the advisor's pick
-    as a candidate needs an advisor (this env has none)."""
+    as a candidate needs an advisor (this env has none); one rollout cannot confirm an overrule."""
     with pytest.raises(TacticaError) as e:
         tiny(tmp_path, expert=settings)
     assert f"expert.{field}" in str(e.value)

@@ -293,6 +293,9 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
         raise ScenarioError("anchor_soft without the anchor or its weight", source=source, field=f"{prefix}.anchor_soft",
                             expected="anchor: true and value_weight above 0 with it (the soft targets' weight), "
                             "or anchor_soft: false")
+    if cls is ExpertConfig and kwargs.get("confirm") == 1:
+        raise ScenarioError("confirm 1: one rollout cannot confirm an overrule", source=source,
+                            field=f"{prefix}.confirm", expected="0 (no second test) or 2 or more rollouts")
     if cls is ExpertConfig and kwargs.get("position_weight", 1.0) == 0 and kwargs.get("reward_weight", 0.0) == 0:
         raise ScenarioError("every rollout would score 0", source=source, field=f"{prefix}.position_weight",
                             expected="position_weight or reward_weight above 0")
