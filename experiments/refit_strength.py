@@ -25,6 +25,7 @@ evaluate with `tactica evaluate --policies DIR/E-LR.npz,...`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -95,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gap", type=float, default=0.0)
     ap.add_argument("--value-weight", type=float, default=None,
                     help="the soft targets' weight in the fit (default: the config's expert.value_weight)")
+    ap.add_argument("--labels", choices=("rollouts", "pick"), default="rollouts",
+                    help="`pick`: a control, every kept decision labelled with the start network's own pick "
+                         "(no soft targets), so the refit has the round's states but none of its verdicts")
     ap.add_argument("--out", default="")
     ap.add_argument("--json", default="")
     a = ap.parse_args(argv)
@@ -118,18 +122,22 @@ def main(argv: list[str] | None = None) -> int:
     for epochs, lr in fits:
         model, layout_fp = build_model(cfg, a.start)
         p0, a0 = probabilities(model, demos), probabilities(model, anchor)
-        fit_set = merge(anchor, demos)
+        kept = demos
+        if a.labels == "pick":
+            kept = dataclasses.replace(demos, actions=p0.argmax(axis=1).astype(demos.actions.dtype),
+                                       values=np.full_like(demos.values, np.nan))
+        fit_set = merge(anchor, kept)
         soft_only = np.r_[np.ones(len(anchor), dtype=bool), np.zeros(len(demos), dtype=bool)] if ex.anchor_soft else None
         stats = fit(model, fit_set, epochs=epochs, batch_size=ex.batch_size, learning_rate=lr, vf_coef=cfg.ppo.vf_coef,
                     seed=cfg.seed * 1000, value_weight=vw, value_temperature=ex.temperature,
                     overrule_weight=ex.overrule_weight, soft_only=soft_only)
         p1, a1 = probabilities(model, demos), probabilities(model, anchor)
-        row = {"epochs": epochs, "lr": lr, "value_weight": vw, **movement(p0, p1, demos, a.gap),
+        row = {"epochs": epochs, "lr": lr, "value_weight": vw, "labels": a.labels, **movement(p0, p1, demos, a.gap),
                "anchor_still_pick": float((a1.argmax(axis=1) == a0.argmax(axis=1)).mean()),
                "fit_accuracy": stats[-1]["accuracy"]}
         if a.out:
             Path(a.out).mkdir(parents=True, exist_ok=True)
-            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}.npz"
+            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{'-pick' if a.labels == 'pick' else ''}.npz"
             export_model(model, path, layout_fp, f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
                          {"refit": {"start": a.start, "run": str(run), "rows": len(demos), "epochs": epochs, "lr": lr}})
             row["file"] = str(path)
