@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gap", type=float, default=0.0)
     ap.add_argument("--value-weight", type=float, default=None,
                     help="the soft targets' weight in the fit (default: the config's expert.value_weight)")
-    ap.add_argument("--labels", choices=("rollouts", "pick"), default="rollouts",
-                    help="`pick`: a control, every kept decision labelled with the start network's own pick "
+    ap.add_argument("--labels", choices=("rollouts", "hard", "pick"), default="rollouts",
+                    help="`hard`: the rollouts' winners without their soft targets (the anchor keeps its own); "
+                         "`pick`: a control, every kept decision labelled with the start network's own pick "
                          "(no soft targets), so the refit has the round's states but none of its verdicts")
     ap.add_argument("--out", default="")
     ap.add_argument("--json", default="")
@@ -123,9 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         model, layout_fp = build_model(cfg, a.start)
         p0, a0 = probabilities(model, demos), probabilities(model, anchor)
         kept = demos
+        if a.labels != "rollouts":
+            kept = dataclasses.replace(demos, values=np.full_like(demos.values, np.nan))
         if a.labels == "pick":
-            kept = dataclasses.replace(demos, actions=p0.argmax(axis=1).astype(demos.actions.dtype),
-                                       values=np.full_like(demos.values, np.nan))
+            kept = dataclasses.replace(kept, actions=p0.argmax(axis=1).astype(demos.actions.dtype))
         fit_set = merge(anchor, kept)
         soft_only = np.r_[np.ones(len(anchor), dtype=bool), np.zeros(len(demos), dtype=bool)] if ex.anchor_soft else None
         stats = fit(model, fit_set, epochs=epochs, batch_size=ex.batch_size, learning_rate=lr, vf_coef=cfg.ppo.vf_coef,
@@ -137,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                "fit_accuracy": stats[-1]["accuracy"]}
         if a.out:
             Path(a.out).mkdir(parents=True, exist_ok=True)
-            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{'-pick' if a.labels == 'pick' else ''}.npz"
+            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{'' if a.labels == 'rollouts' else '-' + a.labels}.npz"
             export_model(model, path, layout_fp, f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
                          {"refit": {"start": a.start, "run": str(run), "rows": len(demos), "epochs": epochs, "lr": lr}})
             row["file"] = str(path)
