@@ -38,30 +38,19 @@ from training.config import load_config  # noqa: E402
 
 
 def build_model(cfg, start: str):
-    """A MaskablePPO of the config's architecture with the actor of `start` (as `init_from`)."""
+    """A MaskablePPO of the config's architecture with the actor of `start` (as `init_from` gives it)."""
+    import tempfile
+
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.export import fingerprint_hash, import_actor
-    from training.features import SkirmishExtractor, SpatialMaskablePolicy
-    from training.train import make_env_fn
+    from training.train import make_env_fn, new_model
 
     torch.manual_seed(cfg.seed)
-    run_dir = Path("/tmp/refit-strength-scratch")
-    run_dir.mkdir(exist_ok=True)
-    fn = make_env_fn(cfg, run_dir, ["random"])
-    venv = DummyVecEnv([fn])
+    fn = make_env_fn(cfg, Path(tempfile.mkdtemp(prefix="refit-strength-")), ["random"])
     layout_fp = fn().fingerprint()
-    p = cfg.ppo
-    policy = SpatialMaskablePolicy if cfg.features == "spatial" else "MultiInputPolicy"
-    model = MaskablePPO(policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
-                        n_epochs=p.n_epochs, vf_coef=p.vf_coef, seed=cfg.seed, device="cpu",
-                        policy_kwargs={"features_extractor_class": SkirmishExtractor,
-                                       "features_extractor_kwargs": {"mode": cfg.features},
-                                       "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-                                       **({"advice_gain": list(cfg.advice_gain), "advice_only": cfg.advice_only}
-                                          if cfg.advice else {})})
+    model = new_model(cfg, DummyVecEnv([fn]))
     import_actor(model, start, fingerprint_hash(layout_fp))
     return model, layout_fp
 

@@ -280,12 +280,10 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
     if cls is TrainConfig and kwargs.get("advice_parts") and kwargs.get("advice") is None:
         raise ScenarioError("advice_parts without an advisor", source=source, field="advice_parts",
                             expected="advice: tactical or bold with it (or advice_parts: false)")
-    if cls is TrainConfig and kwargs.get("advice") is None:
-        ex = kwargs.get("expert")
-        if (ex.get("advisor_candidate") if isinstance(ex, dict) else getattr(ex, "advisor_candidate", False)):
-            raise ScenarioError("expert.advisor_candidate without an advisor", source=source,
-                                field="expert.advisor_candidate",
-                                expected="advice: tactical or bold with it (or advisor_candidate: false)")
+    if cls is TrainConfig and kwargs.get("advice") is None and getattr(kwargs.get("expert"), "advisor_candidate", False):
+        raise ScenarioError("expert.advisor_candidate without an advisor", source=source,
+                            field="expert.advisor_candidate",
+                            expected="advice: tactical or bold with it (or advisor_candidate: false)")
     if cls is TrainConfig and kwargs.get("advice") is not None and kwargs.get("features", "cnn") != "spatial":
         raise ScenarioError(f"advice {kwargs['advice']!r} with {kwargs.get('features', 'cnn')} features",
                             source=source, field="features", expected="spatial (the policy that weighs the advice)")

@@ -149,6 +149,28 @@ def _plot(run_dir: Path) -> None:
     plt.close(fig)
 
 
+def new_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
+    """A fresh MaskablePPO of the config's architecture and PPO settings on `venv` (its actor
+    untrained: `import_actor` puts a start file's in)."""
+    from sb3_contrib import MaskablePPO
+
+    from training.features import SkirmishExtractor, SpatialMaskablePolicy
+
+    p = cfg.ppo
+    # `spatial`: the move actions get a convolutional head over the per-cell features
+    policy = SpatialMaskablePolicy if cfg.features == "spatial" else "MultiInputPolicy"
+    return MaskablePPO(
+        policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
+        tensorboard_log=tensorboard_log,
+        policy_kwargs={"features_extractor_class": SkirmishExtractor,
+                       "features_extractor_kwargs": {"mode": cfg.features},
+                       "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+                       **({"advice_gain": list(cfg.advice_gain), "advice_only": cfg.advice_only}
+                          if cfg.advice else {})})
+
+
 def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
           on_eval: Callable[[int, str, float], None] | None = None) -> Path:
     """Train (or resume) a run; return its folder."""
@@ -156,8 +178,6 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
-
-    from training.features import SkirmishExtractor, SpatialMaskablePolicy
 
     run_dir = run_dir_for(cfg)
     ckpt_dir = run_dir / "checkpoints"
@@ -216,19 +236,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             raise TacticaError(f"the checkpoint has {mode} features", source=str(latest), field="features",
                                expected=f"the checkpoint's features ({mode}), or a new run for {cfg.features}")
     else:
-        p = cfg.ppo
-        # `spatial`: the move actions get a convolutional head over the per-cell features
-        policy = SpatialMaskablePolicy if cfg.features == "spatial" else "MultiInputPolicy"
-        model = MaskablePPO(
-            policy, venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
-            n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
-            ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
-            tensorboard_log=str(run_dir / "tb"),
-            policy_kwargs={"features_extractor_class": SkirmishExtractor,
-                           "features_extractor_kwargs": {"mode": cfg.features},
-                           "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-                           **({"advice_gain": list(cfg.advice_gain), "advice_only": cfg.advice_only}
-                              if cfg.advice else {})})
+        model = new_model(cfg, venv, tensorboard_log=str(run_dir / "tb"))
         if cfg.init_from:
             try:
                 import_actor(model, cfg.init_from, fp_hash)
