@@ -202,14 +202,14 @@ def incoming(rs: Ruleset, state: BattleState, enemy: Combatant, victim_id: str, 
         if hit is not None and hit[0] is state:
             return hit[1]
         rolls = _rolls(dice)
-    if keyed is not None and state.pending is None:
+    if keyed is not None and state.pending is None and not state.over:
         e0 = state.by_id[enemy.id]
         if not rs.start_turn_rolls(state, e0):
             if not price:
                 return 0.0  # starting the turn would roll nothing: the dice draw as without it
             damage = keyed.profile(rs, state, e0, dice)
-            if damage is not None:
-                best = damage(state.by_id[victim_id])
+            best = None if damage is None else damage(state.by_id[victim_id])
+            if best is not None:  # (None: the profile does not answer for this victim)
                 if memo is not None:
                     memo[(id(state), enemy.id, victim_id)] = (state, best)
                 return best
@@ -239,18 +239,21 @@ def best_threat(rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice, m
     `memo` as for `incoming`, which it fills for every figure the enemy could attack; `keyed`
     as for `incoming`."""
     rolls = _rolls(dice)
-    if keyed is not None and state.pending is None:
+    if keyed is not None and state.pending is None and not state.over:
         e0 = state.by_id[enemy.id]
         damage = keyed.profile(rs, state, e0, dice) if not rs.start_turn_rolls(state, e0) else None
         if damage is not None:
             best = 0.0
             for c in state.combatants:
                 x = damage(c)
+                if x is None:
+                    break  # the profile does not answer for this victim: the long way, below
                 if x:  # as below: max(ed / hp) over one target's attacks is max(ed) / hp
                     best = max(best, x / hp_left(rs, c))
                 if memo is not None:
                     memo[(id(state), enemy.id, c.id)] = (state, x)
-            return best
+            else:
+                return best
     s2 = acting_view(rs, state, enemy.id, dice)
     if s2 is None:
         return 0.0

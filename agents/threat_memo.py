@@ -10,7 +10,8 @@ starting its turn, its weapons, their options and pools. Where the ruleset split
 nothing else of the state but the attacker, its fresh turn economy and the map), the memo
 keeps that function per enemy *version*: a number given to each distinct figure seen (all of
 it: position, conditions, resources, the stat block, weapons, armour and traits its copies
-share), found by comparing with a deep copy of the figures already seen.
+share), found by comparing with a deep copy of the figures already seen; and per round too
+where the ruleset's turn start depends on the round (`Ruleset.threat_profile_by_round`).
 
 Exact: the profile is made on the enemy's turn started on a copy of the state as
 `incoming` starts it, and an equal enemy figure starts an equal turn, so the function gives
@@ -69,11 +70,11 @@ class ThreatMemo:
         self.rs: Ruleset | None = None
         self.grid: Any = None
         self.seen: dict[str, list[_Seen]] = {}
-        self.profiles: dict[int, Callable[[Combatant], float] | None] = {}
+        self.profiles: dict[Any, Callable[[Combatant], float | None] | None] = {}
         self._next = 0
 
     def profile(self, rs: Ruleset, state: BattleState, enemy: Combatant, dice: Dice
-                ) -> Callable[[Combatant], float] | None:
+                ) -> Callable[[Combatant], float | None] | None:
         """The threat profile of `enemy` (a figure of `state`, whose turn start rolls no dice)
         on a fresh turn of its own, `None` where there is none (the ruleset does not split the
         query, or the figure is not versioned): then the caller goes the long way."""
@@ -84,6 +85,8 @@ class ThreatMemo:
         v = self._version(enemy)
         if v is None:
             return None
+        if rs.threat_profile_by_round:
+            v = (v, state.round)
         prof = self.profiles.get(v, self.profiles)
         if prof is self.profiles:
             s2 = acting_view(rs, state, enemy.id, dice)  # rolls nothing (the caller checked)

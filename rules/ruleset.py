@@ -152,8 +152,15 @@ class Ruleset(ABC):
         alone, and the map, so that it answers for the victim as it stands in any state of the
         fight where a fresh turn of the same attacker figure starts (agents/threat_memo.py
         keeps one per enemy over a fight; tests/test_threat_profile.py checks it in play).
+        The function may answer None for a victim whose answer would read more of the state
+        (other figures): the caller then asks the long way. With `threat_profile_by_round`
+        the fresh turn start depends on the round as well, and a profile holds for one round.
         None (this default): not split; callers ask `best_expected_damage`."""
         return None
+
+    #: whether a fresh turn start of the same figure may differ from round to round, so that a
+    #: `threat_profile` holds for the round it was made in only
+    threat_profile_by_round = False
 
     # -- turn structure -------------------------------------------------------------
     @abstractmethod
@@ -264,7 +271,8 @@ class Ruleset(ABC):
         damage = self.threat_profile(state, actor)
         if damage is None:
             return None
-        return {vid: damage(state.by_id[vid]) for vid in dict.fromkeys(victims)}
+        out = {vid: damage(state.by_id[vid]) for vid in dict.fromkeys(victims)}
+        return None if None in out.values() else out
 
     def priced_attacks(self, state: BattleState, actor: Combatant, plain_only: bool = False
                        ) -> list[tuple[Action, float, float, float]] | None:

@@ -65,11 +65,15 @@ _MUTABLE = (dict, list, set)
 _PLAIN = frozenset({int, str, bool, float, type(None), tuple, frozenset})
 
 
-def _copy_values(d: dict[str, Any], _plain: frozenset = _PLAIN, _mutable: tuple = _MUTABLE) -> dict[str, Any]:
-    """A copy of d in which dict, list and set values are copied too (one level)."""
+def _copy_values(d: dict[str, Any], _plain: frozenset = _PLAIN, _mutable: tuple = _MUTABLE,
+                 _list: type = list, _dict: type = dict, _set: type = set) -> dict[str, Any]:
+    """A copy of d in which dict, list and set values are copied too (one level). (The exact
+    types by identity first: 1.8x cheaper than `isinstance` on a cybergeneration figure's 29
+    resources, which a trial copy of a fight copies for every figure.)"""
     out = d.copy()
     for k, v in d.items():
-        if type(v) not in _plain and isinstance(v, _mutable):
+        t = type(v)
+        if t is _list or t is _dict or t is _set or (t not in _plain and isinstance(v, _mutable)):
             out[k] = v.copy()
     return out
 

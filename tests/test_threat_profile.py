@@ -29,6 +29,8 @@ from rules.state import BattleState
 FIGHTS = {
     "cortex": [("cortex/warehouse", ("tactical", "tactical"), 3), ("cortex/warehouse", ("tactical", "bold"), 8)],
     "cortex_hu": [("cortex_hu/magtar", ("tactical", "tactical"), 3), ("cortex_hu/magtar", ("bold", "tactical"), 5)],
+    "cybergeneration": [("cybergeneration/mall_raid", ("tactical", "tactical"), 3),
+                        ("cybergeneration/alley_brawl", ("bold", "tactical"), 5)],
 }
 
 
@@ -137,3 +139,70 @@ def test_a_figure_is_versioned_by_all_it_holds() -> None:
     odd = c.clone()
     odd.res["thing"] = object()
     assert memo._version(odd) is None
+
+
+def _mall_raid():
+    """cybergeneration/mall_raid at its first decision (seed 3): `pixel` (juves) acts; the cswat
+    troopers carry assault rifles, `pixel` a genius gun."""
+    spec, src = load_scenario("cybergeneration/mall_raid")
+    b = new_battle(spec, Dice(np.random.default_rng(3)), src, record=False)
+    b.start()
+    return b.ruleset, b.state
+
+
+def _long_way(rs, s, enemy_id: str, victim_id: str) -> float:
+    """`incoming` with no memo: a turn started on a copy, then the threat query."""
+    return A.incoming(rs, s, s.by_id[enemy_id], victim_id, spare())
+
+
+def test_a_suppressed_cybergeneration_figure_is_said_to_roll() -> None:
+    """seed 004, Suppression: the suppressed make a COOL roll at the start of their turn; nothing
+    else in a turn start rolls (a delayed rest of a turn rolls nothing either)."""
+    rs, s = _mall_raid()
+    t = s.by_id["trooper1"]
+    assert not rs.start_turn_rolls(s, t)
+    t.res["suppressed_by"].append("rico")
+    assert rs.start_turn_rolls(s, t)
+    d = spare()
+    acting_view(rs, s, "trooper1", d)
+    assert d.record != []
+    t.res["resume"] = {"round": s.round, "economy": dict(s.economy)}
+    assert not rs.start_turn_rolls(s, t)
+
+
+def test_cybergeneration_profiles_decline_what_reads_other_figures() -> None:
+    """The victim in a grapple (its dogpile counts the attacker's allies grappling it) is answered
+    the long way, and an attacker whose genius gun can scribble (its damage is split among the
+    figures around the target) has no profile; both still get the long way's number."""
+    rs, s = _mall_raid()
+    memo = TM.ThreatMemo()
+    prof = memo.profile(rs, s, s.by_id["trooper2"], spare())
+    assert prof is not None and prof(s.by_id["hawk"]) == _long_way(rs, s, "trooper2", "hawk") > 0
+    for a, b in (("hawk", "tin"), ("tin", "hawk")):
+        s.by_id[a].res["grapple"].append(b)
+    assert prof(s.by_id["hawk"]) is None
+    assert A.incoming(rs, s, s.by_id["trooper2"], "hawk", spare(), keyed=memo) == _long_way(rs, s, "trooper2", "hawk")
+    pixel = s.by_id["pixel"]
+    gun = next(w for w in rs.weapons_of(pixel) if w.kind == "genius")
+    pixel.res["ammo"][gun.name] = int(gun.x("scribble_dc", 5))
+    s2 = acting_view(rs, s, "pixel", spare())
+    assert rs.threat_profile(s2, s2.by_id["pixel"]) is None
+    pixel.res["ammo"][gun.name] = int(gun.x("scribble_dc", 5)) - 1
+    s2 = acting_view(rs, s, "pixel", spare())
+    assert rs.threat_profile(s2, s2.by_id["pixel"]) is not None
+
+
+def test_a_cybergeneration_profile_holds_for_its_round() -> None:
+    """A figure that aimed last turn starts its next turn aimed only in the round it aimed for
+    (`aim_round`): the same figure's threat differs between rounds, and the memo keeps a profile
+    per round (`threat_profile_by_round`) to give the long way's number in each."""
+    rs, s = _mall_raid()
+    memo = TM.ThreatMemo()
+    t = s.by_id["trooper2"]
+    t.res["aim_round"] = s.round + 1
+    now = A.incoming(rs, s, t, "hawk", spare(), keyed=memo)
+    assert now == _long_way(rs, s, "trooper2", "hawk")
+    s.round += 1
+    later = A.incoming(rs, s, t, "hawk", spare(), keyed=memo)
+    assert later == _long_way(rs, s, "trooper2", "hawk") > now
+    assert len(memo.profiles) == 2

@@ -38,7 +38,7 @@ from rules.systems.cybergeneration.model import (Armour, DamageTable, Weapon, bu
                                                  build_weapons, load_data)
 from rules.systems.cybergeneration.ordnance import OrdnanceMixin
 from rules.systems.cybergeneration.start import apply_start, check_links
-from rules.systems.cybergeneration.threat import best_expected_damage
+from rules.systems.cybergeneration.threat import best_expected_damage, start_turn_rolls, threat_profile
 from rules.systems.cybergeneration.timing import TimingMixin
 from rules.systems.cybergeneration.tracks import CybergenerationGM
 from rules.systems.cybergeneration.turns import TurnsMixin
@@ -375,6 +375,15 @@ class CybergenerationRuleset(TurnsMixin, CybergenerationGM, AsksMixin, ChoicesMi
     def best_expected_damage(self, state: BattleState, actor: Combatant, victims: Iterable[str]
                              ) -> dict[str, float] | None:
         return best_expected_damage(self, state, actor, victims)  # threat.py
+
+    #: a profile holds for one round: a turn started in another may aim or wake (turns.py `start_turn`)
+    threat_profile_by_round = True
+
+    def threat_profile(self, state: BattleState, attacker: Combatant):
+        return threat_profile(self, state, attacker)  # threat.py
+
+    def start_turn_rolls(self, state: BattleState, actor: Combatant) -> bool:
+        return start_turn_rolls(state, actor)  # threat.py
 
     def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
                          ) -> list[dict[str, float] | None]:
