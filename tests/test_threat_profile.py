@@ -29,6 +29,7 @@ from rules.state import BattleState
 FIGHTS = {
     "cortex": [("cortex/warehouse", ("tactical", "tactical"), 3), ("cortex/warehouse", ("tactical", "bold"), 8)],
     "cortex_hu": [("cortex_hu/magtar", ("tactical", "tactical"), 3), ("cortex_hu/magtar", ("bold", "tactical"), 5)],
+    "metalface": [("metalface/scrapyard", ("tactical", "tactical"), 3), ("metalface/foundry", ("bold", "tactical"), 5)],
     "cybergeneration": [("cybergeneration/mall_raid", ("tactical", "tactical"), 3),
                         ("cybergeneration/alley_brawl", ("bold", "tactical"), 5)],
 }
@@ -205,4 +206,34 @@ def test_a_cybergeneration_profile_holds_for_its_round() -> None:
     s.round += 1
     later = A.incoming(rs, s, t, "hawk", spare(), keyed=memo)
     assert later == _long_way(rs, s, "trooper2", "hawk") > now
+    assert len(memo.profiles) == 2
+
+
+def test_a_metalface_profile_tells_victims_apart_by_all_it_reads() -> None:
+    """One profile per enemy serves every victim state of a fight: a victim changed in anything the
+    query reads (seed 003: lying and a shield are partial cover, the target's movement status and
+    Status level are modifiers, the damage is capped by the Status left; a body attack from behind
+    loses a die) gets the long way's number, not the one kept for it as it was."""
+    spec, src = load_scenario("metalface/scrapyard")
+    b = new_battle(spec, Dice(np.random.default_rng(3)), src, record=False)
+    b.start()
+    rs, s = b.ruleset, b.state
+    memo = TM.ThreatMemo()
+    variants = [("posture", "lie"), ("shield", "on"), ("moved", "running"), ("level", "critical"),
+                ("damage", None)] + [("facing", f) for f in range(8)]
+    moved = set()
+    for enemy, victim in (("ganger1", "wisp"), ("sprocket", "wrench")):  # a shot; a body attack (adjacent)
+        t = s.by_id[victim]
+        base = A.incoming(rs, s, s.by_id[enemy], victim, spare(), keyed=memo)
+        assert base == _long_way(rs, s, enemy, victim) > 0
+        for key, value in variants:
+            old = t.res[key]
+            t.res[key] = t.stats["status"] - 1 if key == "damage" else value
+            got = A.incoming(rs, s, s.by_id[enemy], victim, spare(), keyed=memo)
+            assert got == _long_way(rs, s, enemy, victim), (enemy, victim, key, value)
+            if got != base:
+                moved.add(key)
+            t.res[key] = old
+            assert A.incoming(rs, s, s.by_id[enemy], victim, spare(), keyed=memo) == base
+    assert moved >= {"posture", "shield", "moved", "level", "damage"}
     assert len(memo.profiles) == 2

@@ -16,7 +16,7 @@ from typing import Iterable
 from rules.actions import Action
 from rules.state import BattleState, Combatant
 from rules.systems.metalface.model import p_at_least
-from rules.systems.metalface.threat import best_expected_damage
+from rules.systems.metalface.threat import best_expected_damage, threat_profile
 
 
 class OddsMixin:
@@ -25,6 +25,13 @@ class OddsMixin:
     def best_expected_damage(self, state: BattleState, actor: Combatant, victims: Iterable[str]
                              ) -> dict[str, float] | None:
         return best_expected_damage(self, state, actor, victims)  # threat.py
+
+    def threat_profile(self, state: BattleState, attacker: Combatant):
+        return threat_profile(self, state, attacker)  # threat.py
+
+    def start_turn_rolls(self, state: BattleState, actor: Combatant) -> bool:
+        """start_turn rolls nothing (movement status, charged weapons, the shield)."""
+        return False
 
     def attack_odds_many(self, state: BattleState, actor: Combatant, actions: list[Action]
                          ) -> list[dict[str, float] | None]:
