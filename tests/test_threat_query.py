@@ -83,17 +83,24 @@ def test_threat_query_is_the_largest_priced_attack(ruleset: str) -> None:
     assert nonzero > 200 and checked > 2 * nonzero
 
 
-def test_threat_query_is_optional() -> None:
-    """A ruleset without the query (the base class's default) answers None, and `incoming`
-    lists and prices instead (every bundled ruleset provides one now: metalface's in
-    tests/test_metalface_threat.py)."""
+def test_threat_query_is_optional(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base class's query asks the ruleset's `threat_profile`: without one (None) it answers
+    None, and `incoming` lists and prices instead; where the profile declines a victim (None) the
+    whole answer is None; else it gives the profile's numbers (every bundled ruleset provides a
+    profile now: metalface's, checked here against its own query)."""
     from rules.ruleset import Ruleset
-    for name in ("metalface",):
-        rs = get_ruleset(name)
-        spec, src = load_scenario([s for s in bundled_scenarios() if s.startswith(name)][0])
-        b = new_battle(spec, Dice(np.random.default_rng(0)), src, record=False)
-        b.start()
-        assert Ruleset.best_expected_damage(rs, b.state, b.state.actor, [c.id for c in b.state.combatants]) is None
+    rs = get_ruleset("metalface")
+    spec, src = load_scenario([s for s in bundled_scenarios() if s.startswith("metalface")][0])
+    b = new_battle(spec, Dice(np.random.default_rng(0)), src, record=False)
+    b.start()
+    s, ids = b.state, [c.id for c in b.state.combatants]
+    got = Ruleset.best_expected_damage(rs, s, s.actor, ids)
+    assert got == rs.best_expected_damage(s, s.actor, ids) and any(got.values())
+    monkeypatch.setattr(rs, "threat_profile", lambda state, attacker: (lambda t: None if t.id == ids[-1] else 0.0))
+    assert Ruleset.best_expected_damage(rs, s, s.actor, ids) is None
+    assert Ruleset.best_expected_damage(rs, s, s.actor, ids[:-1]) == dict.fromkeys(ids[:-1], 0.0)
+    monkeypatch.setattr(rs, "threat_profile", lambda state, attacker: None)
+    assert Ruleset.best_expected_damage(rs, s, s.actor, ids) is None
 
 
 # -- cortex_hu (issue 30, wave 3): its own block, the same walk ---------------------------
