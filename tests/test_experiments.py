@@ -202,3 +202,28 @@ def test_refit_strength_counts_the_overrules_by_the_label_not_by_ties():
     m = mod.movement(before, after, demos, gap=0.1)
     assert m["departures"] == 1 and m["learnt"] == 1.0
     assert m["p_best_before"] == 0.3 and m["p_best_after"] == 0.6
+
+
+def test_extrapolate_goes_along_the_refit_and_keeps_the_ends_exact(tmp_path) -> None:
+    """experiments/extrapolate.py: A + t (B - A) on every float array; t = 0 and t = 1 give the two
+    networks back bit for bit, the metadata is B's, and another architecture is refused by name."""
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("extrapolate", EXP / "extrapolate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rng = np.random.default_rng(0)
+    a = {"w": rng.normal(size=(3, 4)).astype(np.float32), "__meta__": np.array("A")}
+    b = {"w": (a["w"] + rng.normal(scale=1e-3, size=(3, 4))).astype(np.float32), "__meta__": np.array("B")}
+    assert np.array_equal(mod.extrapolate(a, b, 0.0)["w"], a["w"])
+    one = mod.extrapolate(a, b, 1.0)
+    assert np.array_equal(one["w"], b["w"]) and str(one["__meta__"]) == "B"
+    two = mod.extrapolate(a, b, 2.0)["w"]
+    assert two.dtype == np.float32 and np.allclose(two - b["w"], b["w"] - a["w"], atol=1e-6)
+    with pytest.raises(SystemExit, match="w: shapes"):
+        mod.extrapolate({"w": np.zeros((2, 2), np.float32)}, {"w": np.zeros((3, 2), np.float32)}, 2.0)
+    np.savez(tmp_path / "a.npz", **a)
+    np.savez(tmp_path / "b.npz", **b)
+    mod.main(["--start", str(tmp_path / "a.npz"), "--refit", str(tmp_path / "b.npz"), "--t", "2", "--out", str(tmp_path / "o")])
+    with np.load(tmp_path / "o" / "t-2.npz") as f:
+        assert np.array_equal(f["w"], two)
