@@ -227,3 +227,37 @@ def test_extrapolate_goes_along_the_refit_and_keeps_the_ends_exact(tmp_path) -> 
     mod.main(["--start", str(tmp_path / "a.npz"), "--refit", str(tmp_path / "b.npz"), "--t", "2", "--out", str(tmp_path / "o")])
     with np.load(tmp_path / "o" / "t-2.npz") as f:
         assert np.array_equal(f["w"], two)
+
+
+def test_verdict_outcomes_pairs_fights_to_the_end_and_leaves_the_env_as_it_was() -> None:
+    """experiments/verdict_outcomes.py: a candidate played twice on paired dice ends its fights alike
+    (+1 won, 0 drawn, -1 lost), and the decision is left where it was; the summary's edge is the
+    label's mean outcome over the pick's."""
+    import numpy as np
+
+    from envs.skirmish import SkirmishEnv
+
+    spec = importlib.util.spec_from_file_location("verdict_outcomes", EXP / "verdict_outcomes.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    class FirstLegal:  # a deterministic stand-in for the network: its first legal action
+        def action_probs(self, obs, mask):
+            return mask.astype(float) / mask.sum()
+
+    env = SkirmishEnv(scenario="cortex/warehouse", opponent="random")
+    obs, info = env.reset(seed=4)
+    c = int(np.flatnonzero(info["action_mask"])[-1])
+
+    def where(e):
+        s = e.battle.state
+        return (s.round, s.turn_index, [(x.id, x.pos, sorted(x.conditions), repr(x.res)) for x in s.combatants],
+                e.action_masks().tolist())
+
+    before = where(env)
+    out = mod.to_the_end(env, FirstLegal(), [c, c], 3, (1, 2))
+    assert out.shape == (2, 3) and set(out.ravel()) <= {-1.0, 0.0, 1.0}
+    assert np.array_equal(out[0], out[1])
+    assert where(env) == before
+    s = mod.summary([{"edge": 1.0, "gap": 0.1}, {"edge": -0.5, "gap": 0.05}, {"edge": 0.5, "gap": 0.2}])
+    assert s["overrules"] == 3 and abs(s["edge"] - 1 / 3) < 1e-12 and (s["better"], s["worse"]) == (2, 1)
