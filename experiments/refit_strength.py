@@ -89,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="`hard`: the rollouts' winners without their soft targets (the anchor keeps its own); "
                          "`pick`: a control, every kept decision labelled with the start network's own pick "
                          "(no soft targets), so the refit has the round's states but none of its verdicts")
+    ap.add_argument("--anchor-copies", type=int, default=1,
+                    help="fit the anchor's decisions this many times over (a heavier anchor; 1: as the recipe)")
     ap.add_argument("--out", default="")
     ap.add_argument("--json", default="")
     a = ap.parse_args(argv)
@@ -117,18 +119,23 @@ def main(argv: list[str] | None = None) -> int:
             kept = dataclasses.replace(demos, values=np.full_like(demos.values, np.nan))
         if a.labels == "pick":
             kept = dataclasses.replace(kept, actions=p0.argmax(axis=1).astype(demos.actions.dtype))
-        fit_set = merge(anchor, kept)
-        soft_only = np.r_[np.ones(len(anchor), dtype=bool), np.zeros(len(demos), dtype=bool)] if ex.anchor_soft else None
+        heavy = anchor
+        for _ in range(a.anchor_copies - 1):
+            heavy = merge(heavy, anchor)
+        fit_set = merge(heavy, kept)
+        soft_only = np.r_[np.ones(len(heavy), dtype=bool), np.zeros(len(demos), dtype=bool)] if ex.anchor_soft else None
         stats = fit(model, fit_set, epochs=epochs, batch_size=ex.batch_size, learning_rate=lr, vf_coef=cfg.ppo.vf_coef,
                     seed=cfg.seed * 1000, value_weight=vw, value_temperature=ex.temperature,
                     overrule_weight=ex.overrule_weight, soft_only=soft_only)
         p1, a1 = probabilities(model, demos), probabilities(model, anchor)
-        row = {"epochs": epochs, "lr": lr, "value_weight": vw, "labels": a.labels, **movement(p0, p1, demos, a.gap),
+        row = {"epochs": epochs, "lr": lr, "value_weight": vw, "labels": a.labels, "anchor_copies": a.anchor_copies,
+               **movement(p0, p1, demos, a.gap),
                "anchor_still_pick": float((a1.argmax(axis=1) == a0.argmax(axis=1)).mean()),
                "fit_accuracy": stats[-1]["accuracy"]}
         if a.out:
             Path(a.out).mkdir(parents=True, exist_ok=True)
-            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{'' if a.labels == 'rollouts' else '-' + a.labels}.npz"
+            heavier = f"-anchor{a.anchor_copies}" if a.anchor_copies != 1 else ""
+            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{'' if a.labels == 'rollouts' else '-' + a.labels}{heavier}.npz"
             export_model(model, path, layout_fp, f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
                          {"refit": {"start": a.start, "run": str(run), "rows": len(demos), "epochs": epochs, "lr": lr}})
             row["file"] = str(path)
