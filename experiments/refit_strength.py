@@ -55,6 +55,18 @@ def build_model(cfg, start: str):
     return model, layout_fp
 
 
+def heavier(anchor, copies: int):
+    """The anchor's decisions `copies` times over (`--anchor-copies`), as one set of demonstrations."""
+    from training.pretrain import merge
+
+    if copies < 1:
+        raise SystemExit(f"--anchor-copies: {copies} (expected 1 or more)")
+    heavy = anchor
+    for _ in range(copies - 1):
+        heavy = merge(heavy, anchor)
+    return heavy
+
+
 def movement(probs0: np.ndarray, probs1: np.ndarray, demos, gap: float) -> dict:
     """How the refit moved the network on the kept decisions (`probs0`: before, `probs1`: after).
 
@@ -119,9 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             kept = dataclasses.replace(demos, values=np.full_like(demos.values, np.nan))
         if a.labels == "pick":
             kept = dataclasses.replace(kept, actions=p0.argmax(axis=1).astype(demos.actions.dtype))
-        heavy = anchor
-        for _ in range(a.anchor_copies - 1):
-            heavy = merge(heavy, anchor)
+        heavy = heavier(anchor, a.anchor_copies)
         fit_set = merge(heavy, kept)
         soft_only = np.r_[np.ones(len(heavy), dtype=bool), np.zeros(len(demos), dtype=bool)] if ex.anchor_soft else None
         stats = fit(model, fit_set, epochs=epochs, batch_size=ex.batch_size, learning_rate=lr, vf_coef=cfg.ppo.vf_coef,
@@ -134,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
                "fit_accuracy": stats[-1]["accuracy"]}
         if a.out:
             Path(a.out).mkdir(parents=True, exist_ok=True)
-            heavier = f"-anchor{a.anchor_copies}" if a.anchor_copies != 1 else ""
-            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{'' if a.labels == 'rollouts' else '-' + a.labels}{heavier}.npz"
+            copies = f"-anchor{a.anchor_copies}" if a.anchor_copies != 1 else ""
+            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{'' if a.labels == 'rollouts' else '-' + a.labels}{copies}.npz"
             export_model(model, path, layout_fp, f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
                          {"refit": {"start": a.start, "run": str(run), "rows": len(demos), "epochs": epochs, "lr": lr}})
             row["file"] = str(path)

@@ -261,3 +261,25 @@ def test_verdict_outcomes_pairs_fights_to_the_end_and_leaves_the_env_as_it_was()
     assert where(env) == before
     s = mod.summary([{"edge": 1.0, "gap": 0.1}, {"edge": -0.5, "gap": 0.05}, {"edge": 0.5, "gap": 0.2}])
     assert s["overrules"] == 3 and abs(s["edge"] - 1 / 3) < 1e-12 and (s["better"], s["worse"]) == (2, 1)
+
+
+def test_refit_strength_heavier_anchor_repeats_the_anchor() -> None:
+    """`refit_strength.py --anchor-copies K`: the anchor's decisions K times over, in order; 0 refused by name."""
+    import numpy as np
+
+    from training.pretrain import Demos
+
+    spec = importlib.util.spec_from_file_location("refit_strength", EXP / "refit_strength.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    n, k = 5, 3
+    anchor = Demos(obs={"x": np.arange(n * 2, dtype=np.float32).reshape(n, 2)}, masks=np.ones((n, 4), dtype=bool),
+                   actions=np.arange(n) % 4, returns=np.zeros(n, dtype=np.float32), episodes=1, wins=0, skipped=0,
+                   episode=np.zeros(n, dtype=np.int64), values=np.full((n, 4), np.nan, dtype=np.float32))
+    heavy = mod.heavier(anchor, k)
+    assert len(heavy) == k * n
+    assert np.array_equal(heavy.actions, np.tile(anchor.actions, k))
+    assert np.array_equal(heavy.obs["x"], np.tile(anchor.obs["x"], (k, 1)))
+    assert mod.heavier(anchor, 1) is anchor
+    with pytest.raises(SystemExit, match="anchor-copies"):
+        mod.heavier(anchor, 0)
