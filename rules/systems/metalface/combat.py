@@ -23,6 +23,25 @@ from rules.systems.metalface.model import Weapon, mean_total, p_at_least, p_beat
 EPS = 1e-6
 
 
+def in_reach(g: Grid, apos: int, tpos: int, d: int, close: int, wl: list[tuple]):
+    """The entries of `wl` (ranged, reach in squares, ...: one per ready weapon) that reach a target
+    at `tpos`, `d` squares (Chebyshev) from `apos`: a ranged weapon beyond `close` squares, in sight
+    and short of full cover; a body attack within its reach, in sight beyond the next square.
+    `attack_actions` lists by it and the threat query (threat.py) prices by it, so the two agree."""
+    clear = None
+    for entry in wl:
+        if entry[0]:
+            if d <= close:
+                continue
+            if clear is None:
+                clear = g.los(apos, tpos) and g.cover(tpos, apos) < 4
+            if not clear:
+                continue
+        elif d > entry[1] or (d > 1 and not g.los(apos, tpos)):
+            continue
+        yield entry
+
+
 def _faces(faces: list[int]) -> list[list[int]]:
     return [[6, f] for f in faces]
 
@@ -173,17 +192,7 @@ class CombatMixin:
             mh = 0 if total <= EPS else (1 if total <= walk + EPS else 2)
             if h + mh + 1 > 2:
                 continue
-            clear = None
-            for ranged, cells, name in wl:
-                if ranged:
-                    if d <= close:
-                        continue
-                    if clear is None:
-                        clear = g.los(a.pos, t.pos) and g.cover(t.pos, a.pos) < 4
-                    if not clear:
-                        continue
-                elif d > cells or (d > 1 and not g.los(a.pos, t.pos)):
-                    continue
+            for _, _, name in in_reach(g, a.pos, t.pos, d, close, wl):
                 x = interned.get(("attack", t.id, None, name, None))   # `self.action`'s key
                 out.append(x if x is not None else A("attack", target=t.id, weapon=name))
         return out

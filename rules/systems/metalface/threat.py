@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
+from rules.systems.metalface.combat import in_reach
 from rules.systems.metalface.geometry import STEPS, bearing_dxdy
 from rules.systems.metalface.model import mean_total, p_at_least, p_beats
 
@@ -93,20 +94,10 @@ def _on(rs: Any, state: BattleState, a: Combatant, prep: tuple, t: Combatant) ->
     if h + mh + 1 > 2:
         return 0.0
     d = max(abs(tx - ax), abs(ty - ay))
-    clear = None
     ranged_base = None   # (dice, modifier without the weapon's skill) of a shot at t
     left = None          # `t`'s Status left (the damage is capped by it)
     best = 0.0
-    for ranged, cells, w in wl:
-        if ranged:
-            if d <= close:
-                continue
-            if clear is None:
-                clear = g.los(a.pos, t.pos) and g.cover(t.pos, a.pos) < 4
-            if not clear:
-                continue
-        elif d > cells or (d > 1 and not g.los(a.pos, t.pos)):
-            continue
+    for _, _, w in in_reach(g, a.pos, t.pos, d, close, wl):  # what `attack_actions` lists
         if w is None:
             continue  # `attack_odds` prices an unknown weapon None
         if left is None:
