@@ -29,7 +29,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.planner import TurnDice  # noqa: E402
 from training import expert  # noqa: E402
 from training.config import load_config  # noqa: E402
 
@@ -43,14 +42,7 @@ def to_the_end(env, net, cands: list[int], n: int, seed: tuple[int, ...], cap: i
     out = np.zeros((len(cands), n))
     for j in range(n):
         for i, c in enumerate(cands):
-            env.restore_state(snap)
-            env.battle.dice = TurnDice(env.battle.state, (*seed, j))
-            obs, _, term, trunc, info = env.step(c)
-            steps = 0
-            while not (term or trunc) and steps < cap:
-                p = net.action_probs({k: v[None] for k, v in obs.items()}, info["action_mask"][None])[0]
-                obs, _, term, trunc, info = env.step(int(np.argmax(p)))
-                steps += 1
+            _, info = expert.play_out(env, net, snap, c, (*seed, j), None, cap)  # the labelling's rollout, to the end
             w = info.get("winner")
             out[i, j] = 1.0 if w == team else (0.0 if w is None else -1.0)
     env.restore_state(snap)

@@ -98,23 +98,35 @@ def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, .
     out = np.zeros((len(cands), rollouts))
     for j in range(rollouts):
         for i, c in enumerate(cands):
-            env.restore_state(snap)
-            env.battle.dice = TurnDice(env.battle.state, (*seed, j))
-            obs, got, term, trunc, info = env.step(c)
+            got, _ = play_out(env, net, snap, c, (*seed, j), stop)
             s = env.battle.state
-            steps = 0
-            while not (term or trunc) and (s.round, s.turn_index) < stop and steps < 200:
-                p = net.action_probs({k: v[None] for k, v in obs.items()}, info["action_mask"][None])[0]
-                obs, r, term, trunc, info = env.step(int(np.argmax(p)))
-                got += r
-                s = env.battle.state
-                steps += 1
             out[i, j] = (position_weight * evaluate(rs, s, team) if position_weight else 0.0) + reward_weight * float(got)
         if j == 1 and np.all(out[:, :2] == out[0, :2]):
             env.restore_state(snap)
             return None
     env.restore_state(snap)
     return out
+
+
+def play_out(env, net, snap, cand: int, seed: tuple[int, ...], stop: tuple[int, int] | None = None,
+             cap: int = 200) -> tuple[float, dict]:
+    """One rollout from the decision `snap` (`env.clone_state()`): candidate `cand` played on dice
+    `TurnDice(seed)`, keyed by the turn, then the network's most likely actions until the fight ends,
+    the (round, turn index) `stop` is reached (None: no stop) or `cap` more steps are played. (The
+    env's rewards summed from the candidate's step on, the last step's info); the env is left where
+    the rollout ended."""
+    env.restore_state(snap)
+    env.battle.dice = TurnDice(env.battle.state, seed)
+    obs, got, term, trunc, info = env.step(cand)
+    s = env.battle.state
+    steps = 0
+    while not (term or trunc) and (stop is None or (s.round, s.turn_index) < stop) and steps < cap:
+        p = net.action_probs({k: v[None] for k, v in obs.items()}, info["action_mask"][None])[0]
+        obs, r, term, trunc, info = env.step(int(np.argmax(p)))
+        got += r
+        s = env.battle.state
+        steps += 1
+    return got, info
 
 
 def confirmed(env, net, cands: list[int], li: int, ex: dict, seed: tuple[int, ...]) -> tuple[np.ndarray | None, int]:
