@@ -112,7 +112,7 @@ def test_open_a_json_encounter_and_an_autopilot_save(live, page, tmp_path):
     save.write_text(json.dumps(c.get(f"/fights/{src}").json()["state"]), encoding="utf-8")
     setup(page, url)
     page.set_input_files("#setup-file", str(save))
-    page.wait_for_function("document.querySelector('#setup-file-note').innerText.includes('save')")
+    page.wait_for_function("document.querySelector('#setup-file-note').innerText.includes('as saved')")
     assert page.locator("#setup-seed").is_disabled()
     page.click("#setup-start")
     page.wait_for_selector("body[data-state='fight'][data-busy='0']")
