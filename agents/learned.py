@@ -133,6 +133,7 @@ class NumpyPolicy(Policy):
         self.advice: str | None = None
         self.advice_parts = False
         self.clock = False
+        self.turn_order = False
         self._advisor = None
         self._fits = False
         if self.path is not None:
@@ -181,7 +182,8 @@ class NumpyPolicy(Policy):
         advice = fp.get("advice")
         clock = "clock" in fp
         with_parts = "advice_parts" in fp
-        now = lay.fingerprint(advice, clock, with_parts)
+        turn_order = "to_act" in fp
+        now = lay.fingerprint(advice, clock, with_parts, turn_order)
         if {**now, "version": None} != {**fp, "version": None}:
             raise TacticaError(f"the policy was trained for {fp['ruleset']} v{fp['version']} with another "
                                f"observation/action layout", source=src, field="__meta__.fingerprint",
@@ -232,6 +234,7 @@ class NumpyPolicy(Policy):
         self.advice = advice
         self.advice_parts = with_parts
         self.clock = clock
+        self.turn_order = turn_order
         self._advisor = None
         self._dry_run(src)
 
@@ -247,6 +250,8 @@ class NumpyPolicy(Policy):
             obs["advice"] = np.zeros((1, ADVICE_ROWS, lay.n_actions), np.float32)
         if self.advice_parts:
             obs["advice_parts"] = np.zeros((1, PARTS_ROWS, lay.n_actions), np.float32)
+        if self.turn_order:
+            obs["to_act"] = np.zeros((1, lay.n_units), np.float32)
         try:
             with np.errstate(all="ignore"):
                 out = self.logits(obs)
@@ -259,15 +264,20 @@ class NumpyPolicy(Policy):
                                expected=f"(1, {lay.n_actions}): one score per action of the layout")
 
     def check_env(self, layout: Layout, advice: str | None = None, clock: bool = False,
-                  advice_parts: bool = False) -> None:
-        """Refuse an env whose layout (or advisor, clock or advice parts) differs from the one
-        the policy was trained for."""
+                  advice_parts: bool = False, turn_order: bool = False) -> None:
+        """Refuse an env whose layout (or advisor, clock, advice parts or `to_act` flags) differs
+        from the one the policy was trained for."""
         if self.layout is not None and bool(advice_parts) != self.advice_parts:
             raise TacticaError(f"the policy was trained {'with' if self.advice_parts else 'without'} the advisor's "
                                f"score parts, the env has {'them' if advice_parts else 'none'}", field="advice_parts",
                                expected=f"an env with advice_parts={self.advice_parts}")
-        if self.layout is None or _core(layout.fingerprint(advice, clock, advice_parts), self.layout) \
-                != _core(self.layout.fingerprint(self.advice, self.clock, self.advice_parts), self.layout):
+        if self.layout is not None and bool(turn_order) != self.turn_order:
+            raise TacticaError(f"the policy was trained {'with' if self.turn_order else 'without'} the `to_act` "
+                               f"flags, the env has {'them' if turn_order else 'none'}", field="turn_order",
+                               expected=f"an env with turn_order={self.turn_order}")
+        if self.layout is None or _core(layout.fingerprint(advice, clock, advice_parts, turn_order), self.layout) \
+                != _core(self.layout.fingerprint(self.advice, self.clock, self.advice_parts, self.turn_order),
+                         self.layout):
             raise TacticaError("the policy does not match this environment's layout", field="policy",
                                expected="a policy exported for this ruleset, map size and slot counts")
 
@@ -297,8 +307,10 @@ class NumpyPolicy(Policy):
         cells = self._run(arch["cells"], grid) if spatial is not None else None
         g = self._run(arch["grid"], cells if cells is not None else grid)
         n = obs["grid"].shape[0]
-        v = np.concatenate([obs["cover"].reshape(n, -1), obs["economy"].reshape(n, -1),
-                            obs["units"].reshape(n, -1)], axis=1).astype(np.float32)
+        vs = [obs["cover"].reshape(n, -1), obs["economy"].reshape(n, -1), obs["units"].reshape(n, -1)]
+        if self.turn_order:   # the `to_act` flags after the units (training/features.py's order)
+            vs.append(obs["to_act"].reshape(n, -1))
+        v = np.concatenate(vs, axis=1).astype(np.float32)
         v = self._run(arch["vec"], v)
         if spatial is None:
             return self._run(arch["trunk"], np.concatenate([g, v], axis=1))
@@ -365,6 +377,8 @@ class NumpyPolicy(Policy):
         obs = lay.observe(state, actor, actor.team, reach)
         if self.clock:
             lay.set_clock(obs, state)
+        if self.turn_order:
+            obs["to_act"] = lay.to_act(state, actor, actor.team)
         if self.advice is not None:
             if self._advisor is None:   # one per policy object: policies are per fight and team
                 from envs.advice import Advisor

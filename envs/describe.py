@@ -155,6 +155,12 @@ def render_markdown() -> str:
         f"| `advice` | ({ADVICE_ROWS}, N) | {box['advice']} | only with `advice=`: [Advice](#advice) |",
         f"| `advice_parts` | ({PARTS_ROWS}, N) | {box['advice_parts']} | only with `advice=` and `advice_parts=True`: "
         "[Advice parts](#advice-parts) |",
+        "| `to_act` | (1 + A + E,) | 0 .. 1 | only with `turn_order=True`: per unit slot (the `units` rows' order), "
+        "1 while that figure comes after the acting figure in this round's initiative order (or owns the turn "
+        "while the acting figure answers a question): it takes a turn "
+        "before the round ends if it stands then (`down` says which are down; some rulesets keep a downed figure's "
+        "place, and it may come to there); 0 for the acting figure, a figure that has had its turn or has no "
+        "place in the order, and an empty slot. A policy exported with it refuses an env without it (the layout fingerprint's `to_act`) |",
         "",
         "Beside the observation: `info[\"action_mask\"]` (int8, N) and `action_masks()` (bool) mark",
         "the legal actions; its move block (indices 1 .. H x W, `1 + y * W + x`) is the `reachable`",

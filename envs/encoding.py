@@ -36,6 +36,10 @@ docs/observations.md (rendered from envs/features.py and each ruleset's `economy
 - `advice_parts` (3 x n_actions, 0..1; only in an env made with `advice` and
   `advice_parts=True`): the parts of the advisor's score of each action it ranked
   (`ADVICE_PARTS`: hit odds, expected damage / target's health, exposure at the end cell).
+- `to_act` (1 + A + E slots, 0..1; only in an env made with `turn_order=True`): per unit slot,
+  1 while that figure comes after the acting one in the round's initiative order (it takes a
+  turn before the round ends if it stands then), so an enemy that will shoot before the actor's next turn
+  is told from one that has shot already (`Layout.to_act`).
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ ADVICE_ROWS = 2
 ADVICE_PARTS = ("hit", "damage", "exposure")
 PARTS_ROWS = len(ADVICE_PARTS)
 WEAPON_SLOTS = 4
+#: the fingerprint's word for the optional `to_act` observation (`Layout.to_act`)
+TO_ACT = "to_act[slot] = 1 while the figure comes after the acting one in this round's initiative order"
 RING = ((0, 0), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 
 ENEMY_KINDS = tuple(k for k in KINDS if target_of(k) == "enemy")
@@ -139,10 +145,11 @@ class Layout:
                              f"features; the observation has room for {CLOCK_SLOT} (the last slot is the clock's)")
 
     # -- identity -------------------------------------------------------------------
-    def fingerprint(self, advice: str | None = None, clock: bool = False, parts: bool = False) -> dict[str, Any]:
+    def fingerprint(self, advice: str | None = None, clock: bool = False, parts: bool = False,
+                    to_act: bool = False) -> dict[str, Any]:
         """What a trained policy must match: ruleset, version, shapes and the action layout
-        (and the advisor behind the `advice` observation, the clock and the `advice_parts`
-        rows, when there are)."""
+        (and the advisor behind the `advice` observation, the clock, the `advice_parts`
+        rows and the `to_act` flags, when there are)."""
         fp = {"ruleset": self.ruleset.name, "version": self.ruleset.version, "height": self.height,
                 "width": self.width, "n_enemy": self.n_enemy, "n_ally": self.n_ally,
                 "n_actions": self.n_actions, "grid_channels": list(GRID_CHANNELS),
@@ -158,7 +165,37 @@ class Layout:
             fp["clock"] = f"economy[{CLOCK_SLOT}] = rounds left / round limit"
         if parts:
             fp["advice_parts"] = list(ADVICE_PARTS)
+        if to_act:
+            fp["to_act"] = TO_ACT
         return fp
+
+    def to_act(self, state: BattleState, actor: Combatant | None, team: str) -> np.ndarray:
+        """The `to_act` row (n_units,) for `team`'s view with `actor` in slot 0 (None: a neutral
+        view, as `observe`'s): 1.0 at each unit slot whose figure comes after the acting figure in
+        this round's initiative order (`state.order[turn_index + 1:]`), and the figure whose turn
+        it is while another answers a question: it takes a turn (or goes on with it) before
+        this round ends if it stands then (a figure down now that keeps its place in the order
+        may come to at its turn, as cortex_hu's knocked-out ones; the `down` unit feature says
+        which are down). 0.0 at the acting figure's slot, a figure that has had its turn or has
+        no place in the order, and an empty slot."""
+        row = np.zeros(self.n_units, dtype=np.float32)
+        i = state.turn_index
+        later = set(state.order[i + 1:]) if i >= 0 else set(state.order)
+        owner = state.turn_owner
+        if owner is not None and owner is not actor:   # mid-turn while another answers a question
+            later.add(owner.id)
+        if not later:
+            return row
+        allies, enemies = self.slots(state, team)
+        others = [c for c in allies if c is not actor][:self.n_ally]
+        for k, c in enumerate(others, 1):
+            if c.id in later:
+                row[k] = 1.0
+        base = 1 + self.n_ally
+        for k, c in enumerate(enemies[:self.n_enemy]):
+            if c.id in later:
+                row[base + k] = 1.0
+        return row
 
     def set_clock(self, obs: dict[str, np.ndarray], state: BattleState) -> None:
         """Write the clock into `obs["economy"]`: the rounds left before the round limit, this
@@ -328,7 +365,7 @@ class Layout:
         return mask[1:self.off_enemy]
 
     # -- observations ---------------------------------------------------------------
-    def spaces(self, advice: bool = False, parts: bool = False):
+    def spaces(self, advice: bool = False, parts: bool = False, to_act: bool = False):
         from gymnasium import spaces
         d = {
             "grid": spaces.Box(0.0, 1.0, (len(GRID_CHANNELS), self.height, self.width), np.float32),
@@ -340,6 +377,8 @@ class Layout:
             d["advice"] = spaces.Box(0.0, 1.0, (ADVICE_ROWS, self.n_actions), np.float32)
             if parts:    # the parts of the advisor's scores
                 d["advice_parts"] = spaces.Box(0.0, 1.0, (PARTS_ROWS, self.n_actions), np.float32)
+        if to_act:   # per unit slot: yet to take its turn this round
+            d["to_act"] = spaces.Box(0.0, 1.0, (self.n_units,), np.float32)
         return spaces.Dict(d)
 
     def tables(self, state: BattleState) -> MapTables:

@@ -113,7 +113,8 @@ class SkirmishEnv(gym.Env):
                  reward: Mapping[str, float] | None = None, map_size: tuple[int, int] | None = None,
                  max_enemies: int | None = None, max_allies: int | None = None,
                  generator: Mapping[str, Any] | None = None, render_mode: str | None = None,
-                 advice: str | None = None, clock: bool = False, advice_parts: bool = False) -> None:
+                 advice: str | None = None, clock: bool = False, advice_parts: bool = False,
+                 turn_order: bool = False) -> None:
         super().__init__()
         self.pool = ScenarioPool(scenario, ruleset, generator)
         self.scenarios = self.pool.scenarios
@@ -145,8 +146,10 @@ class SkirmishEnv(gym.Env):
         self.advice = advice
         self.advice_parts = bool(advice_parts)
         self.clock = bool(clock)
+        self.turn_order = bool(turn_order)
         self._advisor = None
-        self.observation_space = self.layout.spaces(advice=advice is not None, parts=self.advice_parts)
+        self.observation_space = self.layout.spaces(advice=advice is not None, parts=self.advice_parts,
+                                                    to_act=self.turn_order)
         self.action_space = gym.spaces.Discrete(self.layout.n_actions)
         self.opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
         self.opponent_arg = self.opponents[0]
@@ -170,12 +173,12 @@ class SkirmishEnv(gym.Env):
         fp = policy.meta["fingerprint"]
         return cls(ruleset=fp["ruleset"], scenario="generated", map_size=(fp["height"], fp["width"]),
                    max_enemies=fp["n_enemy"], max_allies=fp["n_ally"], advice=policy.advice, clock=policy.clock,
-                   advice_parts=policy.advice_parts, **kwargs)
+                   advice_parts=policy.advice_parts, turn_order=policy.turn_order, **kwargs)
 
     # -- helpers --------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
         """What a policy trained on this env must match (the layout's, with the advisor)."""
-        return self.layout.fingerprint(self.advice, self.clock, self.advice_parts)
+        return self.layout.fingerprint(self.advice, self.clock, self.advice_parts, self.turn_order)
 
     @property
     def advice_pick(self) -> Action | None:
@@ -244,6 +247,8 @@ class SkirmishEnv(gym.Env):
             obs = lay.observe(s, None, self.agent_team, health=health)
         if self.clock:
             lay.set_clock(obs, s)
+        if self.turn_order:
+            obs["to_act"] = lay.to_act(s, actor, self.agent_team)
         return obs
 
     def _info(self) -> dict[str, Any]:

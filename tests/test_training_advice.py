@@ -18,7 +18,7 @@ from rules.errors import TacticaError  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.train import train  # noqa: E402
 
-from tests.training_setup import BASE, cfg, duel_env, max_probability_gap  # noqa: E402,F401
+from tests.training_setup import BASE, cfg, duel_env, max_probability_gap, plays_alone_as_in_env  # noqa: E402,F401
 
 
 @pytest.fixture(scope="module")
@@ -149,9 +149,6 @@ def test_clock_policy_exports_matches_sb3_and_refuses_an_env_without_the_clock(t
     env's observations within 1e-5), and an env without the clock is refused."""
     from sb3_contrib import MaskablePPO
 
-    from evaluation.simulate import play_fight
-    from rules.scenario import load_scenario
-
     run_dir = train(cfg(tmp_path, run_name="clock", clock=True, total_steps=256, eval_interval=0,
                         checkpoint_interval=256), progress=False)
     pol = NumpyPolicy(run_dir / "policy.npz")
@@ -164,14 +161,7 @@ def test_clock_policy_exports_matches_sb3_and_refuses_an_env_without_the_clock(t
     model = MaskablePPO.load(str(run_dir / "checkpoints" / "latest.zip"), device="cpu")
     assert max_probability_gap(model, pol, env, 200) < 1e-5
     # on its own (no env) the policy builds the same observation, clock included
-    env.reset(seed=2)
-    s = env.battle.state
-    p_env = pol.action_probs({k: v[None] for k, v in env._observe().items()}, env.action_masks()[None])[0]
-    pol.act(s, s.actor)
-    assert max(p for p, _ in pol.last_probs) == pytest.approx(float(p_env.max()), abs=1e-6)
-    spec = load_scenario("cortex/duel")[0]
-    a, b = (t.name for t in spec.teams)
-    assert play_fight(spec, {a: str(run_dir / "policy.npz"), b: "aggressive"}, 1, 0).actions > 0
+    plays_alone_as_in_env(pol, env, run_dir / "policy.npz")
 
 
 def test_overrule_weight_teaches_the_departures_from_the_advisor(tmp_path):

@@ -46,3 +46,22 @@ def max_probability_gap(model, pol: NumpyPolicy, env: SkirmishEnv, n: int) -> fl
         if t or tr:
             obs, _ = env.reset()
     return worst
+
+
+def plays_alone_as_in_env(pol: NumpyPolicy, env: SkirmishEnv, path: Path) -> None:
+    """On its own (no env) the policy builds the env's observation (its optional keys included):
+    its most likely action's probability at a fresh decision is the env's; and the exported file
+    plays a duel against `aggressive` to the end."""
+    import pytest
+
+    from evaluation.simulate import play_fight
+    from rules.scenario import load_scenario
+
+    env.reset(seed=2)
+    s = env.battle.state
+    p_env = pol.action_probs({k: v[None] for k, v in env._observe().items()}, env.action_masks()[None])[0]
+    pol.act(s, s.actor)
+    assert max(p for p, _ in pol.last_probs) == pytest.approx(float(p_env.max()), abs=1e-6)
+    spec = load_scenario("cortex/duel")[0]
+    a, b = (t.name for t in spec.teams)
+    assert play_fight(spec, {a: str(path), b: "aggressive"}, 1, 0).actions > 0

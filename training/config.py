@@ -177,6 +177,10 @@ class TrainConfig:
     #: observe the rounds left before the round limit (envs/encoding.py, `CLOCK_SLOT`); a draw at
     #: the limit then ends the episode (terminated, not truncated: no bootstrapping past it)
     clock: bool = False
+    #: observe which figures are yet to take their turn this round (`to_act`, one flag per unit
+    #: slot; envs/encoding.py `Layout.to_act`): an enemy that shoots before the agent's next turn
+    #: told from one that has shot
+    turn_order: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     seed: int = 0
     eval_interval: int = 20_000  #: steps between evaluations, and one of the final policy (0: none)

@@ -176,7 +176,7 @@ def label_chunk(args: tuple) -> dict[str, Any]:
     env = SkirmishEnv(ruleset=cfg.ruleset, scenario=cfg.scenarios, opponent=cfg.opponents, reward=cfg.reward,
                       map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies, max_allies=cfg.max_allies,
                       generator={**cfg.generator, "held_out": False}, agent_team=cfg.agent_team,
-                      advice=cfg.advice, clock=cfg.clock, advice_parts=cfg.advice_parts)
+                      advice=cfg.advice, clock=cfg.clock, advice_parts=cfg.advice_parts, turn_order=cfg.turn_order)
     net = NumpyPolicy(student)
     rng = np.random.default_rng(seed)
     obs_l: dict[str, list] = {}

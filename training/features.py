@@ -33,6 +33,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from training.config import FEATURE_MODES
+#: the keys of the vector branch, in the order they are concatenated (`to_act` only where the env
+#: has `turn_order`; agents/learned.py reads them in this order)
+VEC_KEYS = ("cover", "economy", "units", "to_act")
 #: first action index of the move block (index 0 ends the turn; see envs.encoding)
 MOVE_OFFSET = 1
 #: the default starting weights of the `advice` rows (pick, relative score) in the logits: the
@@ -52,7 +55,7 @@ class SkirmishExtractor(BaseFeaturesExtractor):
     def __init__(self, observation_space: spaces.Dict, mode: str = "cnn", hidden: int = 128,
                  cells_channels: int = 32) -> None:
         C, H, W = observation_space["grid"].shape
-        vec_dim = int(sum(np.prod(observation_space[k].shape) for k in ("cover", "economy", "units")))
+        vec_dim = int(sum(np.prod(observation_space[k].shape) for k in VEC_KEYS if k in observation_space.spaces))
         super().__init__(observation_space, features_dim=2 * hidden)
         self.mode = mode
         self.cells_net: nn.Sequential | None = None
@@ -95,7 +98,7 @@ class SkirmishExtractor(BaseFeaturesExtractor):
             # ~1.3x cheaper in oneDNN on CPU than NCHW, forward and backward (issue 30)
             x = self.last_cells = self.cells_net(x.contiguous(memory_format=torch.channels_last))
         g = self.grid_fc(self.grid_net(x))
-        v = torch.cat([obs["cover"].flatten(1), obs["economy"], obs["units"].flatten(1)], dim=1)
+        v = torch.cat([obs[k].flatten(1) for k in VEC_KEYS if k in obs], dim=1)
         return torch.cat([g, self.vec_net(v)], dim=1)
 
 

@@ -99,7 +99,7 @@ def _collect_part(args: tuple) -> dict[str, Any]:
                       map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies, max_allies=cfg.max_allies,
                       generator={**cfg.generator, "held_out": False},
                       agent_team=cfg.agent_team, advice=cfg.advice, clock=cfg.clock,
-                      advice_parts=cfg.advice_parts)
+                      advice_parts=cfg.advice_parts, turn_order=cfg.turn_order)
     rng = np.random.default_rng(seed)
     student = NumpyPolicy(learner) if learner else None
     mix = np.random.default_rng([int(seed), 0xDA6])   # its own stream: the fights' seeds stay the teacher's

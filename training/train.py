@@ -75,7 +75,7 @@ def make_env_fn(cfg: TrainConfig, run_dir: Path, opponents: list[str], held_out:
                           reward=cfg.reward, map_size=tuple(cfg.map_size), max_enemies=cfg.max_enemies,
                           max_allies=cfg.max_allies, generator=gen,
                           agent_team=cfg.agent_team, advice=cfg.advice, clock=cfg.clock,
-                          advice_parts=cfg.advice_parts)
+                          advice_parts=cfg.advice_parts, turn_order=cfg.turn_order)
         env.reset(seed=seed)
         return env
     return _thunk
