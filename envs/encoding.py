@@ -37,8 +37,8 @@ docs/observations.md (rendered from envs/features.py and each ruleset's `economy
   `advice_parts=True`): the parts of the advisor's score of each action it ranked
   (`ADVICE_PARTS`: hit odds, expected damage / target's health, exposure at the end cell).
 - `to_act` (1 + A + E slots, 0..1; only in an env made with `turn_order=True`): per unit slot,
-  1 while that figure comes after the acting one in the round's initiative order (it takes a
-  turn before the round ends if it stands then), so an enemy that will shoot before the actor's next turn
+  1 while that figure comes after the acting one in the round's initiative order, or owns the
+  turn while the acting one answers a question (it acts before the round ends if it stands then), so an enemy that will shoot before the actor's next turn
   is told from one that has shot already (`Layout.to_act`).
 """
 

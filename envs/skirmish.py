@@ -83,7 +83,8 @@ class SkirmishEnv(gym.Env):
     `render_mode` (`ansi` or `rgb_array`), `advice` (a scripted policy, `tactical` or `bold`, whose
     ranking of each decision's options the observation then carries as `advice`,
     envs/advice.py), `advice_parts` (with `advice`: also the parts of its scores, `advice_parts`),
-    `clock` (observe the rounds left; a draw at the round limit terminates).
+    `clock` (observe the rounds left; a draw at the round limit terminates), `turn_order` (observe
+    `to_act`: which figures are yet to take their turn this round, one flag per unit slot).
 
     ## Snapshots
     `clone_state()` returns an opaque snapshot of everything that decides what the env does
