@@ -159,8 +159,11 @@ def render_markdown() -> str:
         "1 while that figure comes after the acting figure in this round's initiative order (or owns the turn "
         "while the acting figure answers a question): it takes a turn "
         "before the round ends if it stands then (`down` says which are down; some rulesets keep a downed figure's "
-        "place, and it may come to there); 0 for the acting figure, a figure that has had its turn or has no "
-        "place in the order, and an empty slot. A policy exported with it refuses an env without it (the layout fingerprint's `to_act`) |",
+        "place, and it may come to there); 0 for the acting figure (unless it answers a question and its own turn "
+        "is still to come), a figure that has had its turn or has no "
+        "place in the order, and an empty slot; in the PettingZoo envs (`turn_order=True` there too) slot 0 is the "
+        "agent's own figure, flagged while its own turn is still to come this round. A policy exported with it "
+        "refuses an env without it (the layout fingerprint's `to_act`) |",
         "",
         "Beside the observation: `info[\"action_mask\"]` (int8, N) and `action_masks()` (bool) mark",
         "the legal actions; its move block (indices 1 .. H x W, `1 + y * W + x`) is the `reachable`",

@@ -176,8 +176,10 @@ class Layout:
         it is while another answers a question: it takes a turn (or goes on with it) before
         this round ends if it stands then (a figure down now that keeps its place in the order
         may come to at its turn, as cortex_hu's knocked-out ones; the `down` unit feature says
-        which are down). 0.0 at the acting figure's slot, a figure that has had its turn or has
-        no place in the order, and an empty slot."""
+        which are down). Slot 0 (`actor`) likewise: 0.0 for the figure deciding now, unless the
+        order lists it again later this round; the PettingZoo envs put each agent's own figure
+        there, acting or waiting. 0.0 for a figure that has had its turn or has no place in the
+        order, and an empty slot."""
         row = np.zeros(self.n_units, dtype=np.float32)
         i = state.turn_index
         later = set(state.order[i + 1:]) if i >= 0 else set(state.order)
@@ -186,6 +188,8 @@ class Layout:
             later.add(owner.id)
         if not later:
             return row
+        if actor is not None and actor.id in later:   # a waiting agent's own figure (PettingZoo views)
+            row[0] = 1.0
         allies, enemies = self.slots(state, team)
         others = [c for c in allies if c is not actor][:self.n_ally]
         for k, c in enumerate(others, 1):

@@ -24,12 +24,13 @@ class FightEnvMixin:
     def _build(self, scenario: str | Mapping[str, Any] | list, map_size: tuple[int, int] | None,
                render_mode: str | None, ruleset: str | None, generator: Mapping[str, Any] | None,
                opponent: str | Policy | list | None, agent_team: str | None, reward: Mapping[str, float] | None,
-               max_enemies: int | None, max_allies: int | None, flat: bool) -> MultiFight:
+               max_enemies: int | None, max_allies: int | None, flat: bool,
+               turn_order: bool = False) -> MultiFight:
         """Build the fight core from the options (envs/multifight.py) and the agents' spaces."""
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise TacticaError(f"render mode {render_mode!r}", field="render_mode", expected="ansi or rgb_array")
         self.fight = f = MultiFight(scenario, ruleset, generator, opponent, agent_team, reward, map_size,
-                                    max_enemies, max_allies, flat)
+                                    max_enemies, max_allies, flat, turn_order)
         self.rs = f.rs
         self.layout = f.layout
         self.reward_cfg = f.reward_cfg

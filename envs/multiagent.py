@@ -38,10 +38,11 @@ class SkirmishAEC(FightEnvMixin, AECEnv):
                  ruleset: str | None = None, generator: Mapping[str, Any] | None = None,
                  opponent: str | Policy | list | None = None, agent_team: str | None = None,
                  reward: Mapping[str, float] | None = None, max_enemies: int | None = None,
-                 max_allies: int | None = None, flat: bool = False) -> None:
+                 max_allies: int | None = None, flat: bool = False,
+                 turn_order: bool = False) -> None:
         super().__init__()
         f = self._build(scenario, map_size, render_mode, ruleset, generator, opponent, agent_team, reward,
-                        max_enemies, max_allies, flat)
+                        max_enemies, max_allies, flat, turn_order)
         self.spec = f.spec
         self.team_of = f.team_of
 

@@ -25,7 +25,9 @@ the same keyword options, with `SkirmishEnv`'s names and meanings (envs/options.
   all agents.
 - `flat`: the observation's `observation` is one float32 `Box` vector instead of the dict
   encoding: the dict's keys in `flat_order` (envs/flat.py: `cover`, `economy`, `grid`,
-  `units`, each row-major).
+  `to_act` with `turn_order`, `units`, each row-major).
+- `turn_order`: also observe `to_act` (envs/encoding.py `Layout.to_act`), one flag per unit
+  slot for the figures yet to take their turn this round, slot 0 the agent's own figure.
 - seeding: `reset(seed=...)` seeds the env's generator; a reset without a seed draws on.
   The scenario, generated map, dice, opponent and side come from it, in `SkirmishEnv`'s order.
 
@@ -63,7 +65,8 @@ class MultiFight:
                  generator: Mapping[str, Any] | None = None, opponent: str | Policy | list | None = None,
                  agent_team: str | None = None, reward: Mapping[str, float] | None = None,
                  map_size: tuple[int, int] | None = None, max_enemies: int | None = None,
-                 max_allies: int | None = None, flat: bool = False) -> None:
+                 max_allies: int | None = None, flat: bool = False,
+                 turn_order: bool = False) -> None:
         self.pool = ScenarioPool(scenario, ruleset, generator)
         self.pool.check_rulesets()
         self.spec: ScenarioSpec = self.pool.specs[0]
@@ -83,6 +86,7 @@ class MultiFight:
             self.pool.check_team(self._agent_team_arg)
         self.reward_cfg = reward_config(reward)
         self.flat = bool(flat)
+        self.turn_order = bool(turn_order)
         H, W = map_size or self.pool.map_size()
         n_enemy, n_ally = slot_counts(list(self.pool.specs.values()), self.learners, max_enemies, max_allies)
         self.layout: Layout = layout_for(self.rs, int(H), int(W), n_enemy, n_ally)
@@ -96,7 +100,7 @@ class MultiFight:
                 ids = ((c["id"], t.name) for t in sp.teams for c in t.combatants)
             self.team_of.update((a, t) for a, t in ids if t in teams and a not in self.team_of)
         self.possible_agents = list(self.team_of)
-        dict_space = self.layout.spaces()
+        dict_space = self.layout.spaces(to_act=self.turn_order)
         self.order = flat_order(dict_space)
         self.observation_space = spaces.Dict({"observation": flat_space(dict_space) if self.flat else dict_space,
                                               "action_mask": spaces.Box(0, 1, (self.layout.n_actions,), np.int8)})
@@ -214,6 +218,8 @@ class MultiFight:
         lay = self.layout
         acting = not s.over and s.actor is c
         obs = lay.observe(s, c, c.team, moves=lay.move_block(self.mask) if acting else None)
+        if self.turn_order:   # slot 0 is this agent's figure, acting or not
+            obs["to_act"] = lay.to_act(s, c, c.team)
         if self.flat:
             obs = flatten_observation(obs, self.order)
         return {"observation": obs, "action_mask": mask}

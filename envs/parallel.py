@@ -58,9 +58,10 @@ class SkirmishParallel(FightEnvMixin, ParallelEnv):
                  ruleset: str | None = None, generator: Mapping[str, Any] | None = None,
                  opponent: str | Policy | list | None = None, agent_team: str | None = None,
                  reward: Mapping[str, float] | None = None, max_enemies: int | None = None,
-                 max_allies: int | None = None, flat: bool = False) -> None:
+                 max_allies: int | None = None, flat: bool = False,
+                 turn_order: bool = False) -> None:
         self._build(scenario, map_size, render_mode, ruleset, generator, opponent, agent_team, reward,
-                    max_enemies, max_allies, flat)
+                    max_enemies, max_allies, flat, turn_order)
         self.agents: list[str] = []
         self._no_op = np.zeros(self.layout.n_actions, dtype=np.int8)
         self._no_op[NO_OP] = 1

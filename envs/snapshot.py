@@ -199,7 +199,7 @@ class AECSnapshot:
 def _multi_config(env: Any) -> dict[str, Any]:
     f = env.fight
     return {"env": type(env).__name__, "scenario": repr(f.pool.scenarios),
-            "generator": repr(sorted(f.pool.generator_args.items())), "layout": f.layout.fingerprint(None, False),
+            "generator": repr(sorted(f.pool.generator_args.items())), "layout": f.layout.fingerprint(None, False, False, f.turn_order),
             "reward": repr(sorted(f.reward_cfg.items())), "flat": f.flat}
 
 

@@ -38,7 +38,7 @@ def test_the_flags_name_the_figures_that_take_a_turn_before_the_round_ends(scena
     """At each decision of seeded random fights: every figure that starts a turn later this round
     was flagged (a knocked-out one that wakes included); every flagged figure does, or is down at
     the decision or by the round's end (where the fight goes on), or owns the turn in which the
-    acting figure answers a question; the acting figure never is. Watched through the battle's `turn_start` events (the opponent's turns included)."""
+    acting figure answers a question; the acting figure is only where its own turn is still to come. Watched through the battle's `turn_start` events (the opponent's turns included)."""
     env = SkirmishEnv(scenario=scenario, opponent="random", turn_order=True)
     rng = np.random.default_rng(5)
     checked = flagged_any = 0
@@ -51,7 +51,10 @@ def test_the_flags_name_the_figures_that_take_a_turn_before_the_round_ends(scena
                 break
             ids = _slot_ids(env)
             flags = obs["to_act"]
-            assert flags.shape == (env.layout.n_units,) and flags[0] == 0.0
+            assert flags.shape == (env.layout.n_units,)
+            # slot 0, the figure deciding: flagged only where it answers a question in another's turn
+            # and its own turn is still to come this round
+            assert flags[0] == float(s.actor.id in s.order[s.turn_index + 1:])
             assert set(np.unique(flags)) <= {0.0, 1.0}
             flagged = {ids[k] for k in np.flatnonzero(flags)}
             assert None not in flagged   # an empty slot is never flagged
@@ -69,7 +72,6 @@ def test_the_flags_name_the_figures_that_take_a_turn_before_the_round_ends(scena
                 e["type"] == "turn_start" and e["round"] == rnd) else None
             while not env.battle.state.over and env.battle.state.round == rnd and env._agent_actor() is not None:
                 env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-            acted.discard(me)
             down_at_end = down_now | {c.id for c in env.battle.state.combatants if c.down}
             in_view = {i for i in ids if i is not None} - {me}
             assert (acted & in_view) <= flagged, (scenario, ep, acted, flagged)
@@ -131,3 +133,41 @@ def test_a_policy_trained_with_the_flags_matches_sb3_and_refuses_an_env_without_
     assert moved
     # on its own (no env) the policy builds the same observation, flags included
     plays_alone_as_in_env(pol, env, run_dir / "policy.npz")
+
+
+def test_the_pettingzoo_envs_take_the_option_each_agent_with_its_own_flag():
+    """`turn_order=True` in the parallel env (self-play, every figure an agent): it passes
+    PettingZoo's `parallel_api_test`, and in every agent's view slot 0 (its own figure) is
+    flagged exactly while the round's order lists it after the figure whose turn it is, and no
+    view flags its empty slots."""
+    pytest.importorskip("pettingzoo")
+    import warnings
+
+    from pettingzoo.test import parallel_api_test
+
+    from envs.parallel import NO_OP, parallel_env
+
+    gen = {"scenario": "generated", "ruleset": "cortex", "generator": {"size": [10, 12], "team_size": 2},
+           "turn_order": True}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parallel_api_test(parallel_env(**gen), num_cycles=200)
+    env = parallel_env(**gen)
+    rng = np.random.default_rng(3)
+    checked = own_flags = 0
+    for seed in range(4):
+        obs, infos = env.reset(seed=seed)
+        while env.agents:
+            s = env.fight.battle.state
+            later = s.order[s.turn_index + 1:]
+            for a in env.agents:
+                flags = obs[a]["observation"]["to_act"]
+                units = obs[a]["observation"]["units"]
+                assert flags[0] == float(a in later)
+                assert not (flags > 0)[units[:, 0] == 0].any()   # an empty slot is never flagged
+                own_flags += int(flags[0])
+                checked += 1
+            actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if infos[a]["acting"] else NO_OP
+                       for a in env.agents}
+            obs, _, _, _, infos = env.step(actions)
+    assert checked > 100 and own_flags > 20
