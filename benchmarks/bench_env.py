@@ -2,6 +2,7 @@
 
     python benchmarks/bench_env.py --steps 20000 --decisions 200
     python benchmarks/bench_env.py --steps 20000 --decisions 0 --rulesets cortex,cortex_hu,metalface,cybergeneration
+    python benchmarks/bench_env.py --steps 20000 --decisions 0 --no-tactical --option-cost turn_order
 
 Three measurements, in one process, one after the other, each timed with
 `time.process_time()` (CPU seconds of this process, so another job on the machine
@@ -17,6 +18,10 @@ changes them less than wall time would):
    opponent's decisions inside `step`.
 3. One `tactical` and one `planner` decision: the median and mean CPU seconds of `act`
    over states met in warehouse fights (tactical against tactical, seeded).
+
+With `--option-cost NAME`, a row more: the cost of an optional observation (`turn_order`, `clock`):
+`SkirmishEnv` on `cortex/warehouse` with and without `NAME=True`, random masked actions and a
+random opponent, alternated in blocks in this process.
 
 Prints Markdown rows. MiniGrid is the `bench` extra (`pip install -e ".[bench]"`); without
 it the MiniGrid row says so and the rest still runs.
@@ -91,6 +96,24 @@ def compare_minigrid(steps: int, blocks: int, seed: int, opponent: str = "random
     return out
 
 
+def option_cost(option: str, steps: int, blocks: int, seed: int, scenario: str = "cortex/warehouse") -> dict:
+    """Steps per CPU second of `SkirmishEnv` without and with the boolean option `option`
+    (random masked actions, random opponent), alternated in `blocks` blocks on the same dice."""
+    from envs.skirmish import SkirmishEnv
+    envs = {False: SkirmishEnv(scenario=scenario, opponent="random"),
+            True: SkirmishEnv(scenario=scenario, opponent="random", **{option: True})}
+    tot = {False: [0, 0.0], True: [0, 0.0]}
+    per = max(1, steps // blocks)
+    for b in range(blocks):
+        for on in ((False, True) if b % 2 == 0 else (True, False)):
+            n, cpu, _ = env_rate(envs[on], per, np.random.default_rng(seed + b), True)
+            tot[on][0] += n
+            tot[on][1] += cpu
+    rate = {on: n / max(cpu, 1e-9) for on, (n, cpu) in tot.items()}
+    return {"option": option, "scenario": scenario, "steps": tot[True][0], "without": rate[False], "with": rate[True],
+            "ratio": rate[True] / rate[False]}
+
+
 def decision_times(policy: str, decisions: int, seed: int) -> dict:
     """CPU seconds of `policy.act` over states of seeded tactical-vs-tactical warehouse fights."""
     from agents.base import make_policy
@@ -125,6 +148,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="comma-separated rulesets whose default env is measured with the random "
                          "opponent (all: cortex,cortex_hu,metalface,cybergeneration)")
     ap.add_argument("--no-tactical", action="store_true", help="skip the tactical-opponent row")
+    ap.add_argument("--option-cost", default="", choices=("", "turn_order", "clock"),
+                    help="also time cortex/warehouse with and without this observation option")
     args = ap.parse_args(argv)
     cmd = "python benchmarks/bench_env.py " + " ".join(argv if argv is not None else sys.argv[1:])
     date = time.strftime("%Y-%m-%d")
@@ -141,6 +166,13 @@ def main(argv: list[str] | None = None) -> None:
         ratio = f"{r['ratio']:.2f}x" if "ratio" in r else "-"
         print(f"| {date} | `{cmd}` | {scen} | {opp} | {r['ours_steps']} | {r['ours_cpu']:.2f} | "
               f"{r['ours_rate']:,.0f} | {mg} | {ratio} |", flush=True)
+    if args.option_cost:
+        c = option_cost(args.option_cost, args.steps, args.blocks, args.seed)
+        print()
+        print("| date | command | env | option | steps each | steps/CPU s without | with | ratio |")
+        print("|---|---|---|---|---:|---:|---:|---:|")
+        print(f"| {date} | `{cmd}` | {c['scenario']} | {c['option']} | {c['steps']} | {c['without']:,.0f} | "
+              f"{c['with']:,.0f} | x{c['ratio']:.3f} |", flush=True)
     if args.decisions <= 0:   # `--decisions 0`: the env rows only
         return
     print()

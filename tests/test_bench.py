@@ -65,6 +65,10 @@ def test_env_bench_compares_with_minigrid_and_times_decisions(capsys) -> None:
     mod.main(["--steps", "40", "--blocks", "2", "--decisions", "4"])
     out = capsys.readouterr().out
     assert "| cortex/warehouse | random |" in out and "| planner | 1 |" in out
+    c = mod.option_cost("turn_order", 40, 2, seed=3)
+    assert c["steps"] == 40 and c["with"] > 0 and c["without"] > 0
+    mod.main(["--steps", "40", "--blocks", "2", "--decisions", "0", "--no-tactical", "--option-cost", "turn_order"])
+    assert "| turn_order | 40 |" in capsys.readouterr().out
 
 
 def test_profile_env_times_a_training_env_and_names_the_rules_hot_spot(capsys) -> None:
