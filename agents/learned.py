@@ -374,11 +374,9 @@ class NumpyPolicy(Policy):
         legal = rs.legal_actions(state)
         lmap = lay.legal_map(state, actor, legal)
         reach = [a.cell for a in legal if a.kind == "move"]
-        obs = lay.observe(state, actor, actor.team, reach)
+        obs = lay.observe(state, actor, actor.team, reach, to_act=self.turn_order)
         if self.clock:
             lay.set_clock(obs, state)
-        if self.turn_order:
-            obs["to_act"] = lay.to_act(state, actor, actor.team)
         if self.advice is not None:
             if self._advisor is None:   # one per policy object: policies are per fight and team
                 from envs.advice import Advisor

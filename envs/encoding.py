@@ -72,7 +72,8 @@ ADVICE_PARTS = ("hit", "damage", "exposure")
 PARTS_ROWS = len(ADVICE_PARTS)
 WEAPON_SLOTS = 4
 #: the fingerprint's word for the optional `to_act` observation (`Layout.to_act`)
-TO_ACT = "to_act[slot] = 1 while the figure comes after the acting one in this round's initiative order"
+TO_ACT = ("to_act[slot] = 1 while the figure comes after the deciding one in this round's initiative order "
+          "or owns the turn while another answers a question")
 RING = ((0, 0), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 
 ENEMY_KINDS = tuple(k for k in KINDS if target_of(k) == "enemy")
@@ -169,7 +170,8 @@ class Layout:
             fp["to_act"] = TO_ACT
         return fp
 
-    def to_act(self, state: BattleState, actor: Combatant | None, team: str) -> np.ndarray:
+    def to_act(self, state: BattleState, actor: Combatant | None, team: str,
+               slots: tuple[list[Combatant], list[Combatant]] | None = None) -> np.ndarray:
         """The `to_act` row (n_units,) for `team`'s view with `actor` in slot 0 (None: a neutral
         view, as `observe`'s): 1.0 at each unit slot whose figure comes after the acting figure in
         this round's initiative order (`state.order[turn_index + 1:]`), and the figure whose turn
@@ -179,7 +181,7 @@ class Layout:
         which are down). Slot 0 (`actor`) likewise: 0.0 for the figure deciding now, unless the
         order lists it again later this round; the PettingZoo envs put each agent's own figure
         there, acting or waiting. 0.0 for a figure that has had its turn or has no place in the
-        order, and an empty slot."""
+        order, and an empty slot. `slots`: `self.slots(state, team)`, where the caller has them."""
         row = np.zeros(self.n_units, dtype=np.float32)
         i = state.turn_index
         later = set(state.order[i + 1:]) if i >= 0 else set(state.order)
@@ -190,7 +192,7 @@ class Layout:
             return row
         if actor is not None and actor.id in later:   # a waiting agent's own figure (PettingZoo views)
             row[0] = 1.0
-        allies, enemies = self.slots(state, team)
+        allies, enemies = slots if slots is not None else self.slots(state, team)
         others = [c for c in allies if c is not actor][:self.n_ally]
         for k, c in enumerate(others, 1):
             if c.id in later:
@@ -391,12 +393,14 @@ class Layout:
 
     def observe(self, state: BattleState, actor: Combatant | None, team: str,
                 reachable: Iterable[int] | None = None, moves: np.ndarray | None = None,
-                health: dict[str, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
+                health: dict[str, tuple[float, float]] | None = None, to_act: bool = False
+                ) -> dict[str, np.ndarray]:
         """The observation of `team` with `actor` acting (actor None: a neutral view).
 
         `reachable`: the map cells the actor can move to; or `moves`, the move block of the
         decision's mask (`move_block`), which says the same without a conversion. `health`:
-        figure id -> `Ruleset.health` on this state, when the caller has it already."""
+        figure id -> `Ruleset.health` on this state, when the caller has it already. `to_act`:
+        add the `to_act` flags (an env with `turn_order`)."""
         rs = self.ruleset
         tb = self.tables(state)
         if moves is None and actor is not None and reachable:
@@ -419,7 +423,10 @@ class Layout:
                 np.clip(econ, ECON_LOW, ECON_HIGH, out=econ)
         else:
             econ = np.zeros(ECON_LEN, dtype=np.float32)
-        return {"grid": grid, "cover": cover, "economy": econ, "units": units}
+        obs = {"grid": grid, "cover": cover, "economy": econ, "units": units}
+        if to_act:   # `turn_order`: the flags, from the same slots
+            obs["to_act"] = self.to_act(state, actor, team, (allies, enemies))
+        return obs
 
 
 _LAYOUTS: dict[tuple, Layout] = {}

@@ -217,9 +217,8 @@ class MultiFight:
         c = s.by_id[agent]
         lay = self.layout
         acting = not s.over and s.actor is c
-        obs = lay.observe(s, c, c.team, moves=lay.move_block(self.mask) if acting else None)
-        if self.turn_order:   # slot 0 is this agent's figure, acting or not
-            obs["to_act"] = lay.to_act(s, c, c.team)
+        # with `turn_order`, slot 0 of the flags is this agent's figure, acting or not
+        obs = lay.observe(s, c, c.team, moves=lay.move_block(self.mask) if acting else None, to_act=self.turn_order)
         if self.flat:
             obs = flatten_observation(obs, self.order)
         return {"observation": obs, "action_mask": mask}

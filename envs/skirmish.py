@@ -243,13 +243,12 @@ class SkirmishEnv(gym.Env):
         s = self.battle.state
         lay = self.layout
         if actor is not None:
-            obs = lay.observe(s, actor, self.agent_team, moves=lay.move_block(self._mask), health=health)
+            obs = lay.observe(s, actor, self.agent_team, moves=lay.move_block(self._mask), health=health,
+                              to_act=self.turn_order)
         else:
-            obs = lay.observe(s, None, self.agent_team, health=health)
+            obs = lay.observe(s, None, self.agent_team, health=health, to_act=self.turn_order)
         if self.clock:
             lay.set_clock(obs, s)
-        if self.turn_order:
-            obs["to_act"] = lay.to_act(s, actor, self.agent_team)
         return obs
 
     def _info(self) -> dict[str, Any]:
