@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rulesets", default="cortex",
                     help="comma-separated rulesets whose default env is measured with the random "
-                         "opponent (all: cortex,cortex_hu,metalface,cybergeneration)")
+                         "opponent, or all (cortex,cortex_hu,metalface,cybergeneration)")
     ap.add_argument("--no-tactical", action="store_true", help="skip the tactical-opponent row")
     ap.add_argument("--option-cost", default="", choices=("", "turn_order", "clock"),
                     help="also time cortex/warehouse with and without this observation option")
@@ -156,7 +156,13 @@ def main(argv: list[str] | None = None) -> None:
 
     print("| date | command | env | opponent | steps | CPU s | steps/CPU s | MiniGrid steps/CPU s | ratio |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|")
-    runs = [(DEFAULT_SCENARIOS[rs.strip()], "random") for rs in args.rulesets.split(",") if rs.strip()]
+    names = list(DEFAULT_SCENARIOS) if args.rulesets.strip() == "all" else \
+        [rs.strip() for rs in args.rulesets.split(",") if rs.strip()]
+    unknown = [rs for rs in names if rs not in DEFAULT_SCENARIOS]
+    if unknown:
+        ap.error(f"--rulesets: unknown ruleset {', '.join(unknown)}; expected all or some of "
+                 + ",".join(DEFAULT_SCENARIOS))
+    runs = [(DEFAULT_SCENARIOS[rs], "random") for rs in names]
     if not args.no_tactical:
         runs.append(("cortex/warehouse", "tactical"))
     for scen, opp in runs:
