@@ -226,10 +226,11 @@ def test_bad_expert_settings_name_the_field(tmp_path, key, value):
                                             ({"anchor": True, "anchor_soft": True, "value_weight": 0.0}, "anchor_soft"),
                                             ({"position_weight": 0.0}, "position_weight"),
                                             ({"reward_weight": -1.0}, "reward_weight"),
-                                            ({"advisor_candidate": True}, "advisor_candidate")])
+                                            ({"advisor_candidate": True}, "advisor_candidate"),
+                                            ({"soft_labels": True, "value_weight": 0.0}, "soft_labels")])
 def test_settings_that_would_do_nothing_are_refused(tmp_path, settings, field):
     """A soft anchor without the anchor, or without the soft targets' weight, would fit nothing on
-    the anchor's decisions; rollouts scored with both weights 0 would all tie; the advisor's pick
+    the anchor's decisions, nor would soft labels without that weight on the kept ones; rollouts scored with both weights 0 would all tie; the advisor's pick
     as a candidate needs an advisor (this env has none); one rollout cannot confirm an overrule."""
     with pytest.raises(TacticaError) as e:
         tiny(tmp_path, expert=settings)
@@ -317,3 +318,27 @@ def test_a_soft_anchor_pulls_towards_the_networks_own_distribution_not_its_picks
     moved_soft = np.abs(probabilities(model, own) - before).max()
     moved_hard = np.abs(probabilities(hard, own) - before).max()
     assert moved_soft < 1e-4 < 1e-2 < moved_hard
+
+
+def test_soft_labels_fit_every_weighed_decision_by_its_values_alone(tmp_path, monkeypatch):
+    """`soft_labels` with `z: 0`: every decision whose candidates' rollouts differ at all is kept
+    at its raw means (no candidate is given the pick's value), and the refit pulls it towards
+    softmax(values / temperature) only: no cross-entropy on the best candidate. Beside a hard
+    anchor, the anchor's rows keep their picks."""
+    from training.pretrain import Demos
+
+    calls = record_fits(monkeypatch, "soft_only")
+    c = tiny(tmp_path, pretrain={"samples": 30, "teacher": "aggressive", "epochs": 0, "workers": 1},
+             expert={"states": 12, "rollouts": 4, "horizon": 2, "z": 0.0, "soft_labels": True, "anchor": True})
+    run = train(c, progress=False)
+    warm, kept = Demos.load(run / "demos.npz"), Demos.load(run / "expert-demos.npz")
+    rows = list(csv.DictReader((run / "expert.csv").open()))
+    # at z = 0 every examined decision the first two rollouts do not tie is kept
+    assert int(rows[0]["kept"]) == int(rows[0]["examined"]) - int(rows[0]["equal"]) == len(kept) >= 1
+    # raw means: every kept decision's candidates have values and they are not all one
+    for v in kept.values:
+        w = v[np.isfinite(v)]
+        assert len(w) >= 2 and w.max() > w.min()
+    n, soft_only = calls[-1]
+    assert n == len(warm) + len(kept)
+    assert not soft_only[:len(warm)].any() and soft_only[len(warm):].all()

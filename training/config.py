@@ -109,6 +109,12 @@ class ExpertConfig:
     #: anchored on picks kept 78% of cybergeneration's network's departures from its advisor
     #: (docs/results.md, cybergeneration, The anchor that moved the network)
     anchor_soft: bool = False
+    #: fit the kept decisions by their soft targets alone, softmax(values / temperature) over the
+    #: candidates, without the label's cross-entropy: each decision pulls the network as far as its
+    #: rollout values say, not all the way to the best candidate. With `z: 0` every decision the
+    #: dice weighed is kept at its raw means (a value-aware distillation: no significance filter,
+    #: the noise averaged over many decisions instead of thresholded at each)
+    soft_labels: bool = False
     #: weight of a kept decision that overrules the env's advisor, against 1 for the others (as
     #: `pretrain.overrule_weight`): with `anchor`, the overrules are a few among many
     overrule_weight: float = 1.0
@@ -291,6 +297,9 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
     if cls is TrainConfig and kwargs.get("advice") is not None and kwargs.get("features", "cnn") != "spatial":
         raise ScenarioError(f"advice {kwargs['advice']!r} with {kwargs.get('features', 'cnn')} features",
                             source=source, field="features", expected="spatial (the policy that weighs the advice)")
+    if cls is ExpertConfig and kwargs.get("soft_labels") and not kwargs.get("value_weight", 1.0) > 0:
+        raise ScenarioError("soft_labels without the soft targets' weight", source=source,
+                            field=f"{prefix}.soft_labels", expected="value_weight above 0, or soft_labels: false")
     if cls is ExpertConfig and kwargs.get("anchor_soft") and not (kwargs.get("anchor") and kwargs.get("value_weight", 1.0) > 0):
         raise ScenarioError("anchor_soft without the anchor or its weight", source=source, field=f"{prefix}.anchor_soft",
                             expected="anchor: true and value_weight above 0 with it (the soft targets' weight), "

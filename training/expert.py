@@ -34,7 +34,8 @@ training config, after the warm start) does instead:
    alone moves the network on every state, not only on those. With `anchor_soft` the warm
    start's decisions are fitted towards the network's whole distribution as it was before the
    first refit (`expert-anchor.npz`), not towards its picks: fitting a network to its own picks
-   sharpens it and flips its close calls.
+   sharpens it and flips its close calls. With `soft_labels` the kept decisions are fitted by
+   their soft targets alone (with `z: 0`, every decision the dice weighed, at its raw means).
 
 The run folder gets `expert.csv` (one row a round: decisions examined, kept, overruled, the
 network's fights won while playing, the win rate against each evaluation opponent on
@@ -368,12 +369,15 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
             buf = run_dir / "expert-demos.tmp.npz"
             demos.save(buf)
             buf.replace(store)
-            fit_set, soft_only = demos, None
+            fit_set = demos
+            soft_only = np.full(len(demos), bool(ex.soft_labels))
             if anchor is not None:
                 fit_set = merge(anchor, demos)
-                if ex.anchor_soft:
-                    soft_only = np.r_[np.ones(len(anchor), dtype=bool), np.zeros(len(demos), dtype=bool)]
-                    soft_only = np.tile(soft_only, 4) if ex.mirror else soft_only   # mirrored: 4 images in order
+                soft_only = np.r_[np.full(len(anchor), bool(ex.anchor_soft)), soft_only]
+            if soft_only.any():
+                soft_only = np.tile(soft_only, 4) if ex.mirror else soft_only   # mirrored: 4 images in order
+            else:
+                soft_only = None
             torch.set_num_threads(cfg.torch_threads)
             stats = fit(model, mirrored(fit_set, layout) if ex.mirror else fit_set, epochs=ex.epochs,
                         batch_size=ex.batch_size, learning_rate=ex.learning_rate, vf_coef=cfg.ppo.vf_coef,
