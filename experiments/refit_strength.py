@@ -103,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                          "(no soft targets), so the refit has the round's states but none of its verdicts")
     ap.add_argument("--anchor-copies", type=int, default=1,
                     help="fit the anchor's decisions this many times over (a heavier anchor; 1: as the recipe)")
+    ap.add_argument("--temperature", type=float, default=None,
+                    help="the soft targets' temperature (default: the config's expert.temperature)")
     ap.add_argument("--out", default="")
     ap.add_argument("--json", default="")
     a = ap.parse_args(argv)
@@ -121,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         demos = demos.subset(np.arange(min(a.rows, len(demos))))
     fits = [(int(e), float(lr)) for e, lr in (f.split(":") for f in (a.fit or [f"{ex.epochs}:{ex.learning_rate}"]))]
     vw = ex.value_weight if a.value_weight is None else a.value_weight
+    temp = ex.temperature if a.temperature is None else a.temperature
     torch.set_num_threads(cfg.torch_threads)
     out = []
     for epochs, lr in fits:
@@ -133,19 +136,23 @@ def main(argv: list[str] | None = None) -> int:
             kept = dataclasses.replace(kept, actions=p0.argmax(axis=1).astype(demos.actions.dtype))
         heavy = heavier(anchor, a.anchor_copies)
         fit_set = merge(heavy, kept)
-        soft_only = np.r_[np.ones(len(heavy), dtype=bool), np.zeros(len(demos), dtype=bool)] if ex.anchor_soft else None
+        # as training/expert.py `run_rounds`: the anchor soft with `anchor_soft`, the kept decisions with `soft_labels`
+        soft_only = np.r_[np.full(len(heavy), bool(ex.anchor_soft)), np.full(len(demos), bool(ex.soft_labels))]
+        soft_only = soft_only if soft_only.any() else None
         stats = fit(model, fit_set, epochs=epochs, batch_size=ex.batch_size, learning_rate=lr, vf_coef=cfg.ppo.vf_coef,
-                    seed=cfg.seed * 1000, value_weight=vw, value_temperature=ex.temperature,
+                    seed=cfg.seed * 1000, value_weight=vw, value_temperature=temp,
                     overrule_weight=ex.overrule_weight, soft_only=soft_only)
         p1, a1 = probabilities(model, demos), probabilities(model, anchor)
-        row = {"epochs": epochs, "lr": lr, "value_weight": vw, "labels": a.labels, "anchor_copies": a.anchor_copies,
+        row = {"epochs": epochs, "lr": lr, "value_weight": vw, "temperature": temp, "labels": a.labels,
+               "anchor_copies": a.anchor_copies,
                **movement(p0, p1, demos, a.gap),
                "anchor_still_pick": float((a1.argmax(axis=1) == a0.argmax(axis=1)).mean()),
                "fit_accuracy": stats[-1]["accuracy"]}
         if a.out:
             Path(a.out).mkdir(parents=True, exist_ok=True)
             copies = f"-anchor{a.anchor_copies}" if a.anchor_copies != 1 else ""
-            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{'' if a.labels == 'rollouts' else '-' + a.labels}{copies}.npz"
+            warm = f"-t{temp:g}" if temp != ex.temperature else ""
+            path = Path(a.out) / f"{epochs}-{lr:g}-v{vw:g}{warm}{'' if a.labels == 'rollouts' else '-' + a.labels}{copies}.npz"
             export_model(model, path, layout_fp, f"tactica/Skirmish-v0?ruleset={cfg.ruleset}",
                          {"refit": {"start": a.start, "run": str(run), "rows": len(demos), "epochs": epochs, "lr": lr}})
             row["file"] = str(path)
