@@ -381,7 +381,7 @@ class NumpyPolicy(Policy):
             if self._advisor is None:   # one per policy object: policies are per fight and team
                 from envs.advice import Advisor
                 self._advisor = Advisor(lay, self.advice, int(self.rng.integers(0, 2**63 - 1)), self.advice_parts)
-            obs.update(self._advisor.advise(state, actor, lmap))
+            obs.update(self._advisor.advise(state, actor, lmap, legal))
         batch = {k: v[None] for k, v in obs.items()}
         mask = lay.mask(lmap)[None]
         return lmap, self.action_probs(batch, mask)[0]

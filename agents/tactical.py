@@ -128,10 +128,14 @@ class TacticalPolicy(MoveChoices, Policy):
         return self.mem
 
     # -- scoring ---------------------------------------------------------------------
-    def rank(self, state: BattleState, actor: Combatant) -> list[Choice]:
-        """Every candidate worth considering, best first (end_turn is always there)."""
+    def rank(self, state: BattleState, actor: Combatant, legal: list[Action] | None = None) -> list[Choice]:
+        """Every candidate worth considering, best first (end_turn is always there).
+
+        `legal`: `legal_actions(state)` where the caller has just listed them for this very
+        state (an env's mask, a network's legal map): the same list, not listed twice."""
         rs = self.ruleset(state)
-        legal = rs.legal_actions(state)
+        if legal is None:
+            legal = rs.legal_actions(state)
         mem = self._memory(state, actor)
         self.dice = A.probe_dice(state, actor, mem.actions)
         self.threats = {}

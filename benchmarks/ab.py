@@ -14,6 +14,11 @@ Workloads (`--what`, comma separated):
 - `engine`: `random` against `random`, 300 fights of `cortex/warehouse`;
 - `env-random`, `env-tactical`: `SkirmishEnv` on `cortex/warehouse`, random masked actions,
   the other side `random` (3,000 steps) or `tactical` (300 steps) (targets 1 and 2);
+- `env-advice`: the same env as a training config builds it, `tactical`'s advice and the
+  parts of its scores in the observation, the other side `tactical` (300 steps: what every
+  cortex training and rollout step pays);
+- `learned`: the shipped cortex network (`ppo`, with its `tactical` advice) against `tactical`,
+  6 fights of `cortex/warehouse` (what evaluations and `best`'s networks pay);
 - `planner`: 16 `planner` decisions on every 4th state of a tactical-vs-tactical
   `cortex/warehouse` fights (target 5: median and 95th percentile);
 - `network`: the shipped cortex_hu network's forward pass (`NumpyPolicy.action_probs`, one
@@ -52,8 +57,9 @@ WORKLOADS: dict[str, str] = {
 from evaluation.simulate import check_policies, play_fight
 from rules.scenario import load_scenario
 spec, src = load_scenario("cortex/warehouse")
-pols = check_policies(spec, {"*": "tactical"})
-play_fight(spec, pols, 1, 999, src)  # warm-up: imports, the map's tables
+pols = check_policies(spec, {"*": "tactical"} if FIRST == "tactical" else
+                      {spec.teams[0].name: FIRST, spec.teams[1].name: "tactical"})
+play_fight(spec, pols, 1, 999, src)  # warm-up: imports, the map's tables (and a network)
 h = hashlib.sha256()
 t = time.process_time()
 for i in range(N):
@@ -79,7 +85,7 @@ print(json.dumps({"cpu": time.process_time() - t, "n": N, "unit": "fights", "act
     "env-random": """
 import numpy as np
 from envs.skirmish import SkirmishEnv
-env = SkirmishEnv(scenario="cortex/warehouse", opponent=OPP)
+env = SkirmishEnv(scenario="cortex/warehouse", opponent=OPP, **ENV_KW)
 rng = np.random.default_rng(0)
 env.reset(seed=1)
 h = hashlib.sha256()
@@ -87,7 +93,8 @@ def run(n):
     for _ in range(n):
         a = int(rng.choice(np.flatnonzero(env.action_masks())))
         obs, r, term, trunc, _ = env.step(a)
-        h.update(obs["grid"].tobytes()); h.update(obs["units"].tobytes())
+        for k in sorted(obs):
+            h.update(obs[k].tobytes())
         if term or trunc:
             env.reset(seed=int(rng.integers(1 << 31)))
 run(max(1, N // 10))
@@ -159,7 +166,8 @@ print(json.dumps({"cpu": cpu, "n": N * len(batch), "unit": "forwards", "check": 
 """,
 }
 
-SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "planner": 16, "network": 5}
+SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "env-advice": 300, "learned": 6,
+         "planner": 16, "network": 5}
 
 
 _SUGGEST_STATE = """
@@ -222,10 +230,12 @@ def run_workload(root: Path, what: str, scale: float) -> dict:
                            env={**os.environ, "COLUMNS": "100"})
             out[name] = time.perf_counter() - t
         return {"cpu": out["help"] + out["simulate1"], "n": 1, "unit": "runs", **out, "check": "-"}
-    body = WORKLOADS["env-random" if what == "env-tactical" else what]
+    body = WORKLOADS[{"env-tactical": "env-random", "env-advice": "env-random", "learned": "tactical"}.get(what, what)]
     n = max(1, int(SIZES[what] * scale))
-    opp = "tactical" if what == "env-tactical" else "random"
-    code = _PRELUDE.format(root=str(root)) + f"N = {n}\nOPP = {opp!r}\n" + body
+    opp = "tactical" if what in ("env-tactical", "env-advice") else "random"
+    env_kw = {"advice": "tactical", "advice_parts": True} if what == "env-advice" else {}
+    first = "ppo" if what == "learned" else "tactical"
+    code = _PRELUDE.format(root=str(root)) + f"N = {n}\nOPP = {opp!r}\nENV_KW = {env_kw!r}\nFIRST = {first!r}\n" + body
     r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
                        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
     if r.returncode != 0:
@@ -237,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", required=True, help="the other checkout (e.g. a git worktree of the base commit)")
     ap.add_argument("--new", default=str(HERE), help="this checkout by default")
-    ap.add_argument("--what", default="tactical,engine,env-random,env-tactical,planner,network,suggest,startup")
+    ap.add_argument("--what", default="tactical,engine,env-random,env-tactical,env-advice,learned,planner,network,"
+                                      "suggest,startup")
     ap.add_argument("--rounds", type=int, default=3, help="alternations (old, new) per workload")
     ap.add_argument("--scale", type=float, default=1.0, help="x the default amount of work")
     ap.add_argument("--json", action="store_true")

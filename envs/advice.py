@@ -83,9 +83,12 @@ class Advisor:
             out["advice_parts"] = np.zeros((PARTS_ROWS, self.layout.n_actions), dtype=np.float32)
         return out
 
-    def advise(self, state: BattleState, actor: Combatant, legal_map: dict[int, Action]) -> dict[str, np.ndarray]:
+    def advise(self, state: BattleState, actor: Combatant, legal_map: dict[int, Action],
+               legal: list[Action] | None = None) -> dict[str, np.ndarray]:
         """This decision's observation keys (call once per decision): `advice`, (ADVICE_ROWS,
-        n_actions), and with `parts` `advice_parts`, (PARTS_ROWS, n_actions)."""
+        n_actions), and with `parts` `advice_parts`, (PARTS_ROWS, n_actions). `legal`: the
+        ruleset's `legal_actions(state)` where the caller has them (`legal_map` is built from
+        them and may hold fewer), so the advisor's ranking does not list them again."""
         keys = self.blank()
         out = keys["advice"]
         if state.pending is not None:    # a choice the rules give the figure: the advisor's answer
@@ -98,7 +101,7 @@ class Advisor:
                     out[0, i] = 1.0
                 out[1, i] = 1.0 if a == mine else FLOOR
             return keys
-        choices = self.policy.rank(state, actor)
+        choices = self.policy.rank(state, actor, legal)
         parts = keys.get("advice_parts")
         index = {a: i for i, a in legal_map.items()}
         self.pick = None

@@ -224,12 +224,13 @@ class SkirmishEnv(gym.Env):
         s = self.battle.state
         lay = self.layout
         actor = self._agent_actor()
-        self._legal = lay.legal_map(s, actor, self.rs.legal_actions(s)) if actor is not None else {0: END_TURN}
+        legal = self.rs.legal_actions(s) if actor is not None else None
+        self._legal = lay.legal_map(s, actor, legal) if actor is not None else {0: END_TURN}
         self._mask = lay.mask(self._legal)
         obs = self._observation(actor, health)
         if self.advice is not None:
             if actor is not None:
-                rows = self._advisor.advise(s, actor, self._legal)
+                rows = self._advisor.advise(s, actor, self._legal, legal)
             else:
                 rows = self._advisor.blank()
                 self._advisor.pick = None

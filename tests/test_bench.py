@@ -82,3 +82,16 @@ def test_profile_env_times_a_training_env_and_names_the_rules_hot_spot(capsys) -
     out = capsys.readouterr().out
     assert rate > 0 and "metalface: " in out and "env steps/s" in out
     assert "legal_actions" in out and "skirmish.py" in out
+
+
+def test_ab_runs_the_advised_env_and_the_learned_fights_in_one_checkout() -> None:
+    """benchmarks/ab.py's `env-advice` and `learned` workloads in a tiny form, this checkout on
+    both sides: each reports its work and a checksum of what it played, the same both times."""
+    spec = importlib.util.spec_from_file_location("ab", BENCH.parent / "ab.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    root = BENCH.parents[1]
+    for what, unit in (("env-advice", "steps"), ("learned", "fights")):
+        a, b = mod.run_workload(root, what, 0.05), mod.run_workload(root, what, 0.05)
+        assert a["unit"] == unit and a["n"] >= 1 and a["cpu"] > 0
+        assert a["check"] == b["check"]

@@ -60,3 +60,56 @@ def test_unit_numbers_are_reach_and_ammo_one_by_one(ruleset: str) -> None:
             seen["ammo spent"] += sum(a < 1 for _, a in want)
     # the states cover what the fused loops branch on
     assert seen["figures"] > 1000 and seen["down"] > 0 and seen["ammo spent"] > 0, seen
+
+
+@pytest.mark.parametrize("ruleset,advice", [("cortex", "tactical"), ("cortex_hu", "bold")])
+def test_an_advised_decision_lists_its_legal_actions_once(ruleset: str, advice: str, monkeypatch) -> None:
+    """The env's mask and its advisor's ranking read one `legal_actions` list a decision (the
+    design's "legal actions computed once per decision and shared"), and the ranking given that
+    list is the one it makes listing them itself: the same actions, scores and reasons at every
+    decision of seeded fights."""
+    from agents.tactical import TacticalPolicy
+    from envs.skirmish import SkirmishEnv
+
+    env = SkirmishEnv(ruleset=ruleset, scenario=SCENARIOS[ruleset][0], opponent="random", advice=advice,
+                      advice_parts=True)
+    rs_cls = type(env.rs)
+    calls = []
+    real = rs_cls.legal_actions
+
+    def counted(self, state, *a, **k):
+        calls.append(1)
+        return real(self, state, *a, **k)
+
+    rng = np.random.default_rng(3)
+    checked = 0
+    for episode in range(3):
+        env.reset(seed=episode)
+        done = False
+        while not done:
+            s, actor = env.battle.state, env.battle.state.actor
+            if actor is not None and s.pending is None and not s.over:
+                advisor = env._advisor.policy
+                assert isinstance(advisor, TacticalPolicy)
+                clone = s.clone()
+                legal = env.rs.legal_actions(clone)
+                own = [(c.action, c.score, c.reason) for c in _fresh(advisor).rank(clone, clone.actor)]
+                given = [(c.action, c.score, c.reason) for c in _fresh(advisor).rank(clone, clone.actor, legal)]
+                assert given == own
+                monkeypatch.setattr(rs_cls, "legal_actions", counted)
+                calls.clear()
+                env._observe()
+                monkeypatch.setattr(rs_cls, "legal_actions", real)
+                assert len(calls) == 1
+                checked += 1
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, _, term, trunc, _ = env.step(a)
+            done = term or trunc
+    assert checked >= 20
+
+
+def _fresh(policy):
+    """A copy of an advisor with its fight memory as it is now (ranking twice must not see the first)."""
+    import copy
+
+    return copy.deepcopy(policy)
