@@ -54,6 +54,7 @@ import numpy as np
 
 from agents.planner import TurnDice, evaluate
 from training.config import TrainConfig
+from training.progress import LogLines, on_terminal
 from training.pretrain import Demos
 
 #: decisions one labelling job examines (the unit of work, progress and seeding)
@@ -341,8 +342,10 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
     for k in range(start, ex.iterations):
         t0 = time.perf_counter()
         student = export(run_dir / "expert-student.npz")
-        prog = None
-        if progress:
+        prog = log = None
+        if progress and not on_terminal():
+            log = LogLines(f"expert round {k + 1}/{ex.iterations} labelling", "decisions")
+        elif progress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
             prog = Progress(TextColumn(f"[bold]expert[/] round {k + 1}/{ex.iterations} labelling"), BarColumn(),
                             MofNCompleteColumn(), TimeRemainingColumn())
@@ -352,6 +355,8 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
             def tick(done, total):
                 if prog is not None:
                     prog.update(task, completed=done, total=total)
+                elif log is not None:
+                    log.update(min(done * CHUNK, ex.states), ex.states)
             new, c = label(cfg, student, k, on_chunk=tick)
         finally:
             if prog is not None:

@@ -31,6 +31,7 @@ from rules.atomic import atomic_write, umask_mode
 from training.config import TrainConfig
 from training.env_rngs import restore_rngs, rng_states
 from training.export import export_model, fingerprint_hash, import_actor
+from training.progress import LogLines, duration, on_terminal
 
 
 class SelfPlayOpponent(Policy):
@@ -297,6 +298,7 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             self.last_wr = float("nan")
             self.prog = None
             self.task = None
+            self.log = None   # plain progress lines where stdout is a log, not a terminal
 
         def _on_rollout_start(self) -> None:
             torch.set_num_threads(1)   # the env processes have the cores while the rollouts are collected
@@ -305,7 +307,9 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             torch.set_num_threads(cfg.torch_threads)   # the update phase: the env processes wait
 
         def _on_training_start(self) -> None:
-            if progress:
+            if progress and not on_terminal():
+                self.log = LogLines(f"train {cfg.ruleset}", "steps", start_done=model.num_timesteps)
+            elif progress:
                 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
                 self.prog = Progress(TextColumn("[bold]train[/] {task.description}"), BarColumn(),
                                      MofNCompleteColumn(), TextColumn("{task.fields[sps]:.0f} steps/s"),
@@ -319,6 +323,8 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
             if cfg.time_limit_minutes and elapsed() > 60.0 * cfg.time_limit_minutes:
                 if self.prog is not None:
                     self.prog.console.print(f"time limit of {cfg.time_limit_minutes:g} min reached at step {n}")
+                elif self.log is not None:
+                    print(f"time limit of {cfg.time_limit_minutes:g} min reached at step {n}", flush=True)
                 return False
             st = _stage_opponents(cfg, n)
             if st != self.stage:
@@ -337,11 +343,17 @@ def train(cfg: TrainConfig, resume: bool = False, progress: bool = True,
                 sps = (n - self.s0) / max(1e-9, time.perf_counter() - self.t0)
                 self.prog.update(self.task, completed=n, sps=sps,
                                  wr="-" if self.last_wr != self.last_wr else f"{self.last_wr:.0%}")
+            elif self.log is not None and n % 64 == 0:
+                self.log.update(n, cfg.total_steps,
+                                "" if self.last_wr != self.last_wr else f"last evaluation won {self.last_wr:.0%}")
             return True
 
         def _on_training_end(self) -> None:
             if self.prog is not None:
                 self.prog.stop()
+            elif self.log is not None:
+                print(f"train {cfg.ruleset}: {self.num_timesteps:,} steps, "
+                      f"{duration(time.perf_counter() - self.t0)} this run", flush=True)
 
     if not resume and (cfg.pretrain.samples > 0 or cfg.pretrain.demos):
         torch.set_num_threads(cfg.torch_threads)
