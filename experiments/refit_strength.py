@@ -136,8 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             kept = dataclasses.replace(kept, actions=p0.argmax(axis=1).astype(demos.actions.dtype))
         heavy = heavier(anchor, a.anchor_copies)
         fit_set = merge(heavy, kept)
-        # as training/expert.py `run_rounds`: the anchor soft with `anchor_soft`, the kept decisions with `soft_labels`
-        soft_only = np.r_[np.full(len(heavy), bool(ex.anchor_soft)), np.full(len(demos), bool(ex.soft_labels))]
+        # as training/expert.py `run_rounds`: the anchor soft with `anchor_soft`, the kept decisions with
+        # `soft_labels` (not with `--labels hard` or `pick`, which leave them no soft targets)
+        soft_kept = bool(ex.soft_labels) and a.labels == "rollouts"
+        soft_only = np.r_[np.full(len(heavy), bool(ex.anchor_soft)), np.full(len(demos), soft_kept)]
         soft_only = soft_only if soft_only.any() else None
         stats = fit(model, fit_set, epochs=epochs, batch_size=ex.batch_size, learning_rate=lr, vf_coef=cfg.ppo.vf_coef,
                     seed=cfg.seed * 1000, value_weight=vw, value_temperature=temp,
