@@ -224,8 +224,12 @@ class SkirmishEnv(gym.Env):
         s = self.battle.state
         lay = self.layout
         actor = self._agent_actor()
-        legal = self.rs.legal_actions(s) if actor is not None else None
-        self._legal = lay.legal_map(s, actor, legal) if actor is not None else {0: END_TURN}
+        legal = None
+        if actor is not None:
+            legal = self.rs.legal_actions(s)   # the mask's, and the advisor's below
+            self._legal = lay.legal_map(s, actor, legal)
+        else:
+            self._legal = {0: END_TURN}
         self._mask = lay.mask(self._legal)
         obs = self._observation(actor, health)
         if self.advice is not None:

@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    from training.expert import soft_rows
     from training.export import export_model
     from training.pretrain import Demos, fit, merge, probabilities
 
@@ -136,11 +137,8 @@ def main(argv: list[str] | None = None) -> int:
             kept = dataclasses.replace(kept, actions=p0.argmax(axis=1).astype(demos.actions.dtype))
         heavy = heavier(anchor, a.anchor_copies)
         fit_set = merge(heavy, kept)
-        # as training/expert.py `run_rounds`: the anchor soft with `anchor_soft`, the kept decisions with
-        # `soft_labels` (not with `--labels hard` or `pick`, which leave them no soft targets)
-        soft_kept = bool(ex.soft_labels) and a.labels == "rollouts"
-        soft_only = np.r_[np.full(len(heavy), bool(ex.anchor_soft)), np.full(len(demos), soft_kept)]
-        soft_only = soft_only if soft_only.any() else None
+        # as the rounds flag them (`--labels hard` or `pick` leave the kept decisions no soft targets)
+        soft_only = soft_rows(ex, len(heavy), len(demos), kept_soft=a.labels == "rollouts")
         stats = fit(model, fit_set, epochs=epochs, batch_size=ex.batch_size, learning_rate=lr, vf_coef=cfg.ppo.vf_coef,
                     seed=cfg.seed * 1000, value_weight=vw, value_temperature=temp,
                     overrule_weight=ex.overrule_weight, soft_only=soft_only)

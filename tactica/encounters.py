@@ -11,6 +11,8 @@ from tactica.textsafe import safe as escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from training.progress import duration as _duration
+
 
 @contextmanager
 def progress_bar(console: Console, description: str, enabled: bool, *, log: bool = False) -> Iterator[Any]:
@@ -43,15 +45,6 @@ def log_progress(done: int, total: int, seconds: float) -> str:
     if 0 < done < total:
         text += f", about {_duration(seconds * (total - done) / done)} left"
     return text
-
-
-def _duration(seconds: float) -> str:
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m {s % 60:02d}s"
-    return f"{s // 3600}h {s % 3600 // 60:02d}m"
 
 
 #: on a stderr that is not a terminal (a log), a progress line at most this often (seconds)

@@ -1,1 +1,1 @@
-"""MaskablePPO training, configs and policy export (not yet built: issue 8)."""
+"""MaskablePPO training, rollout policy iteration, configs and policy export (README, training/)."""

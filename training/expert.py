@@ -290,6 +290,14 @@ def label(cfg: TrainConfig, student: str, round_: int, on_chunk=None) -> tuple[D
     return demos, counts
 
 
+def soft_rows(ex, n_anchor: int, n_kept: int, kept_soft: bool = True) -> np.ndarray | None:
+    """The refit's `soft_only` flags for the anchor's `n_anchor` rows followed by `n_kept` kept
+    decisions: the anchor's with `ex.anchor_soft`, the kept ones with `ex.soft_labels` (and
+    `kept_soft`: False where their soft targets were cleared); None where no row is soft-only."""
+    rows = np.r_[np.full(n_anchor, bool(ex.anchor_soft)), np.full(n_kept, bool(ex.soft_labels) and kept_soft)]
+    return rows if rows.any() else None
+
+
 def soft_anchor(model, demos: Demos, temperature: float) -> Demos:
     """`demos` with the policy's own distribution as their soft targets: `values` =
     `temperature` x log p, so that `fit`'s softmax(values / temperature) is p itself (NaN where
@@ -374,15 +382,10 @@ def run_rounds(model, cfg: TrainConfig, run_dir, start: int, save, export, progr
             buf = run_dir / "expert-demos.tmp.npz"
             demos.save(buf)
             buf.replace(store)
-            fit_set = demos
-            soft_only = np.full(len(demos), bool(ex.soft_labels))
-            if anchor is not None:
-                fit_set = merge(anchor, demos)
-                soft_only = np.r_[np.full(len(anchor), bool(ex.anchor_soft)), soft_only]
-            if soft_only.any():
-                soft_only = np.tile(soft_only, 4) if ex.mirror else soft_only   # mirrored: 4 images in order
-            else:
-                soft_only = None
+            fit_set = demos if anchor is None else merge(anchor, demos)
+            soft_only = soft_rows(ex, 0 if anchor is None else len(anchor), len(demos))
+            if soft_only is not None and ex.mirror:
+                soft_only = np.tile(soft_only, 4)   # mirrored: 4 images in order
             torch.set_num_threads(cfg.torch_threads)
             stats = fit(model, mirrored(fit_set, layout) if ex.mirror else fit_set, epochs=ex.epochs,
                         batch_size=ex.batch_size, learning_rate=ex.learning_rate, vf_coef=cfg.ppo.vf_coef,
