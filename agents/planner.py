@@ -25,7 +25,7 @@ rollouts is fixed (`budget`), so the same seed gives the same decisions; `time_b
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -99,6 +99,45 @@ class TurnDice(Dice):
             self._rng = np.random.default_rng([*self._root, *key])
             self._buf, self._pos = [], 0
         return super()._uniform()
+
+
+class _Rolled(BaseException):
+    """A rollout's shared prefix reached its first roll of the dice (a BaseException, so that no
+    `except Exception` of the rules takes it for an error of theirs)."""
+
+
+#: stands in for `_NoDice`'s generator (never drawn from)
+_NEVER = np.random.default_rng(0)
+
+
+class _NoDice(Dice):
+    """The dice of a rollout's shared prefix: the first roll stops it (`_Rolled`), so the
+    part of a rollout played on them is the same for every seed."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(_NEVER)
+
+    def _uniform(self) -> float:
+        raise _Rolled
+
+
+@dataclass(slots=True)
+class _Prefix:
+    """The part of a candidate's rollouts that every seed shares (`PlannerPolicy.rollout`):
+    the fight just before its first roll of the dice, with the players as they are there, the
+    action about to be resolved and the rollout's counters; or, where it ended before any
+    roll, its score (`value`)."""
+
+    value: float | None
+    battle: Battle | None = None
+    pols: dict | None = None
+    action: Action | None = None
+    last: tuple = ()
+    turns: int = 0
+    limit: int | None = None
+    steps: int = 0
 
 
 def candidates(ranked: list[Choice], top_k: int = 3, close: float = 0.25) -> list[Choice]:
@@ -232,6 +271,7 @@ class PlannerPolicy(Policy):
         totals = {a: 0.0 for a in actions}
         counts = {a: 0 for a in actions}
         samples: dict[Action, list[float]] = {a: [] for a in actions}
+        prefix: dict = {}   # candidate -> its rollouts' shared start (`rollout`)
         alive = list(actions)
         rounds = max(1, int(np.ceil(np.log2(len(actions)))))
         per_round = self.budget // rounds
@@ -245,7 +285,7 @@ class PlannerPolicy(Policy):
                 ss = seeds[used]
                 used += 1
                 for a in alive:
-                    v = self.rollout(rs, state, actor, a, ss)
+                    v = self.rollout(rs, state, actor, a, ss, prefix)
                     samples[a].append(v)
                     totals[a] += v
                     counts[a] += 1
@@ -263,14 +303,37 @@ class PlannerPolicy(Policy):
         return {a: totals[a] / max(1, counts[a]) for a in actions if counts[a]}
 
     def rollout(self, rs: Ruleset, state: BattleState, actor: Combatant, first: Action,
-                seed: tuple[int, ...]) -> float:
+                seed: tuple[int, ...], prefix: dict | None = None) -> float:
         """Play `first` and then the next turns of every figure on a copy; score the result.
 
         `seed` names the rollout's random streams (dice, and one per team's policy), so two
-        candidates rolled out with the same seed meet the same luck."""
+        candidates rolled out with the same seed meet the same luck. `prefix` (a dict per
+        decision, `lookahead`'s): the part of `first`'s rollouts before their first roll of the
+        dice is the same whatever the seed, so it is played once and kept there, and each
+        rollout goes on from a copy of where it stopped (`_Prefix`)."""
+        if prefix is not None and self._shares_prefix():
+            p = prefix.get(first)
+            if p is None:
+                p = prefix[first] = self._prefix(rs, state, actor, first, seed)
+            if p.value is not None:   # it ended before any roll: every seed scores it alike
+                return p.value
+            s = p.battle.state.clone()
+            battle = p.battle.clone(TurnDice(s, (*seed, 0)), events=False, state=s)
+            pols = {t: q.fork() for t, q in p.pols.items()}
+            return self._play(rs, battle, pols, actor.team, p.action, p.last, p.turns, p.limit, p.steps)
         s = state.clone()
-        pol_ss = [np.random.SeedSequence([*seed, 1 + i]) for i in range(len(s.teams))]
         battle = Battle(s, rs, TurnDice(s, (*seed, 0)), record=False)
+        pols = self._rollout_players(s, actor, first, seed)
+        return self._play(rs, battle, pols, actor.team, first, (s.round, s.turn_index), 0, None, 0)
+
+    def _shares_prefix(self) -> bool:
+        """Whether the rollouts' players decide alike whatever their seeds (`seed_free`)."""
+        return bool(getattr(self.guide_cls, "seed_free", False) and TacticalPolicy.seed_free)
+
+    def _rollout_players(self, s: BattleState, actor: Combatant, first: Action, seed: tuple[int, ...]) -> dict:
+        """A rollout's player per team (seeded from `seed`), the actor's own with the guide's
+        memory of this turn and `first` committed to it."""
+        pol_ss = [np.random.SeedSequence([*seed, 1 + i]) for i in range(len(s.teams))]
         pols = {t: self._rollout_policy(pol_ss[i], self.rollout_policy, self.guide_cls) if t == actor.team
                 else self._rollout_policy(pol_ss[i], self.opponent_rollout, TacticalPolicy)
                 for i, t in enumerate(s.teams)}
@@ -278,12 +341,41 @@ class PlannerPolicy(Policy):
         mine.mem = replace(self.guide.mem) if self.guide.mem.key == (s.round, s.turn_index, actor.id) \
             else TurnMemory((s.round, s.turn_index, actor.id))
         mine.commit(s, s.actor, first)
-        last = (s.round, s.turn_index)  # before the first step: a turn it ends counts too
-        battle.step(first, check=False)
-        turns = 0
-        limit = self.horizon * max(1, sum(1 for c in s.combatants if not c.down))
-        steps = 0
-        while not s.over and steps < 400:
+        return pols
+
+    def _prefix(self, rs: Ruleset, state: BattleState, actor: Combatant, first: Action,
+                seed: tuple[int, ...]) -> "_Prefix":
+        """`first`'s rollout played on dice that stop it at their first roll (`_NoDice`)."""
+        s = state.clone()
+        battle = Battle(s, rs, _NoDice(), record=False)
+        pols = self._rollout_players(s, actor, first, seed)
+        return self._play(rs, battle, pols, actor.team, first, (s.round, s.turn_index), 0, None, 0, prefix=True)
+
+    def _play(self, rs: Ruleset, battle: Battle, pols: dict, team: str, action: Action, last: tuple,
+              turns: int, limit: int | None, steps: int, prefix: bool = False):
+        """Resolve `action`, then play every figure's turns by its team's player until each
+        standing figure has had `horizon` more turns (`limit`, counted after the rollout's first
+        action, None before it), the fight ends or 400 steps; the score of where it got to.
+        `prefix`: the battle's dice are `_NoDice`; the `_Prefix` where they stopped it (the fight
+        as it was before the step that rolled), or of the score where none rolled."""
+        s = battle.state
+        while True:
+            if prefix:
+                pre, counts = s.clone(), (battle.actions_resolved, battle._decisions)
+                try:
+                    battle.step(action, check=False)
+                except _Rolled:
+                    battle.state = pre
+                    battle.actions_resolved, battle._decisions = counts
+                    return _Prefix(None, battle, pols, action, last, turns, limit, steps)
+            else:
+                battle.step(action, check=False)
+            if limit is None:
+                limit = self.horizon * max(1, sum(1 for c in s.combatants if not c.down))
+            else:
+                steps += 1
+            if s.over or steps >= 400:
+                break
             cur = (s.round, s.turn_index)
             if cur != last:
                 turns += 1
@@ -291,9 +383,9 @@ class PlannerPolicy(Policy):
                 if turns > limit:
                     break
             who = s.actor
-            battle.step(pols[who.team].act(s, who), check=False)
-            steps += 1
-        return evaluate(rs, s, actor.team)
+            action = pols[who.team].act(s, who)
+        v = evaluate(rs, s, team)
+        return _Prefix(v) if prefix else v
 
     def _rollout_policy(self, ss: np.random.SeedSequence, kwargs: dict, cls: type = TacticalPolicy) -> TacticalPolicy:
         p = cls(seed=ss, **kwargs)
@@ -302,6 +394,7 @@ class PlannerPolicy(Policy):
         p.my_offence = dict(g.my_offence)
         p.charge = g.charge
         p._tier_cache = g._tier_cache  # pure function of the economy: safe to share
+        p.threat_memo = g.threat_memo  # exact profiles by figure version (agents/threat_memo.py)
         return p
 
 

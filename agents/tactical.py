@@ -23,6 +23,8 @@ Only the generic `Ruleset` interface and rules-level state are used (see agents/
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
 
 from rules.actions import END_TURN, Action
 from rules.dice import Dice
@@ -66,6 +68,11 @@ class TacticalPolicy(MoveChoices, Policy):
     #: decision (set in `rank`), the last ranking (replaced by `act`, never changed), the
     #: fight's threat profiles and move tiers (exact memos)
     shared_memos = ("dice", "threats", "last_ranked", "threat_memo", "_tier_cache")
+    #: its decisions never draw from its own generator (`Policy.rng`): they are a function of the
+    #: state and of its memory of the fight alone (the probe dice are seeded from the state), so
+    #: two copies of it decide alike whatever their seeds (agents/planner.py shares the prefix of
+    #: its rollouts on it). A subclass that draws must set it False.
+    seed_free = True
 
     def __init__(self, seed=None, *, refine: int = 6, exact: bool = True, lite: bool = False) -> None:
         """`refine`: how many of the best-looking cells are re-scored with the rules' odds on
@@ -111,6 +118,24 @@ class TacticalPolicy(MoveChoices, Policy):
             ranked = self.rank(state, actor)
         own = next((c.reason for c in ranked if c.action == action), describe(state, action))
         return reasons.explain(state, actor, action, ranked, own)
+
+    def fork(self) -> "TacticalPolicy":
+        """A copy that decides on from here as this one would, on a memory of its own: the turn
+        memory and every dict, list and set it holds are copied (one level: their values are
+        numbers and tuples), the memos of pure functions and per-decision scratch
+        (`shared_memos`) shared. Cheaper than a deep copy, which copies the maps the memos hold."""
+        p = copy.copy(self)
+        d = p.__dict__
+        shared = self.shared_memos
+        for k, v in list(d.items()):
+            t = type(v)
+            if k in shared:
+                continue
+            if t is dict or t is list or t is set:
+                d[k] = v.copy()
+            elif t is TurnMemory:
+                d[k] = replace(v)
+        return p
 
     def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
         """Record a decision in the turn memory."""
