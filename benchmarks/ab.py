@@ -21,6 +21,8 @@ Workloads (`--what`, comma separated):
   6 fights of `cortex/warehouse` (what evaluations and `best`'s networks pay);
 - `planner`: 16 `planner` decisions on every 4th state of a tactical-vs-tactical
   `cortex/warehouse` fights (target 5: median and 95th percentile);
+- `planner-bold`: the same with `planner-bold`, 8 states on one scenario of each ruleset
+  (cortex/warehouse, cortex_hu/csarda, cybergeneration/alley_brawl, metalface/scrapyard);
 - `network`: the shipped cortex_hu network's forward pass (`NumpyPolicy.action_probs`, one
   observation at a time, one BLAS thread) on the observations of 200 steps of random masked
   play in its own training env, 5 passes (what `ppo`, `selective` and every rollout policy
@@ -107,22 +109,24 @@ import numpy as np
 from agents.base import make_policy
 from rules.dice import Dice
 from rules.scenario import load_scenario, new_battle
-spec, src = load_scenario("cortex/warehouse")
 states = []
-fight = 5
-while len(states) < 4 * N:
-    b = new_battle(spec, Dice(np.random.default_rng(fight)), src, record=False)
-    pols = {tm.name: make_policy("tactical", fight) for tm in spec.teams}
-    b.start()
-    while not b.state.over and len(states) < 4 * N:
-        states.append(b.state.clone())
-        b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
-    fight += 1
-states = states[::4][:N]
+for scen in SCENARIOS:
+    spec, src = load_scenario(scen)
+    some = []
+    fight = 5
+    while len(some) < 4 * N:
+        b = new_battle(spec, Dice(np.random.default_rng(fight)), src, record=False)
+        pols = {tm.name: make_policy("tactical", fight) for tm in spec.teams}
+        b.start()
+        while not b.state.over and len(some) < 4 * N:
+            some.append(b.state.clone())
+            b.step(pols[b.state.actor.team].act(b.state, b.state.actor), check=False)
+        fight += 1
+    states += some[::4][:N]
 h = hashlib.sha256(); times = []
 t = time.process_time()
 for s in states:
-    p = make_policy("planner", 3)
+    p = make_policy(PLANNER, 3)
     t0 = time.process_time()
     a = p.act(s, s.actor)
     times.append(time.process_time() - t0)
@@ -167,7 +171,9 @@ print(json.dumps({"cpu": cpu, "n": N * len(batch), "unit": "forwards", "check": 
 }
 
 SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "env-advice": 300, "learned": 6,
-         "planner": 16, "network": 5}
+         "planner": 16, "planner-bold": 8, "network": 5}
+#: `planner-bold`'s scenarios: one a ruleset
+_PLANNER_SCENARIOS = ("cortex/warehouse", "cortex_hu/csarda", "cybergeneration/alley_brawl", "metalface/scrapyard")
 
 
 _SUGGEST_STATE = """
@@ -230,12 +236,16 @@ def run_workload(root: Path, what: str, scale: float) -> dict:
                            env={**os.environ, "COLUMNS": "100"})
             out[name] = time.perf_counter() - t
         return {"cpu": out["help"] + out["simulate1"], "n": 1, "unit": "runs", **out, "check": "-"}
-    body = WORKLOADS[{"env-tactical": "env-random", "env-advice": "env-random", "learned": "tactical"}.get(what, what)]
+    body = WORKLOADS[{"env-tactical": "env-random", "env-advice": "env-random", "learned": "tactical",
+                      "planner-bold": "planner"}.get(what, what)]
     n = max(1, int(SIZES[what] * scale))
     opp = "tactical" if what in ("env-tactical", "env-advice") else "random"
     env_kw = {"advice": "tactical", "advice_parts": True} if what == "env-advice" else {}
     first = "ppo" if what == "learned" else "tactical"
-    code = _PRELUDE.format(root=str(root)) + f"N = {n}\nOPP = {opp!r}\nENV_KW = {env_kw!r}\nFIRST = {first!r}\n" + body
+    scenarios = list(_PLANNER_SCENARIOS) if what == "planner-bold" else ["cortex/warehouse"]
+    planner = "planner-bold" if what == "planner-bold" else "planner"
+    code = (_PRELUDE.format(root=str(root)) + f"N = {n}\nOPP = {opp!r}\nENV_KW = {env_kw!r}\nFIRST = {first!r}\n"
+            f"SCENARIOS = {scenarios!r}\nPLANNER = {planner!r}\n" + body)
     r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
                        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
     if r.returncode != 0:

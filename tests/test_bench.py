@@ -85,13 +85,15 @@ def test_profile_env_times_a_training_env_and_names_the_rules_hot_spot(capsys) -
 
 
 def test_ab_runs_the_advised_env_and_the_learned_fights_in_one_checkout() -> None:
-    """benchmarks/ab.py's `env-advice` and `learned` workloads in a tiny form, this checkout on
-    both sides: each reports its work and a checksum of what it played, the same both times."""
+    """benchmarks/ab.py's `env-advice`, `learned` and `planner-bold` workloads in a tiny form, this
+    checkout on both sides: each reports its work and a checksum of what it played, the same both
+    times (`planner-bold`: one decision on each ruleset's scenario)."""
     spec = importlib.util.spec_from_file_location("ab", BENCH.parent / "ab.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     root = BENCH.parents[1]
-    for what, unit in (("env-advice", "steps"), ("learned", "fights")):
+    for what, unit in (("env-advice", "steps"), ("learned", "fights"), ("planner-bold", "decisions")):
         a, b = mod.run_workload(root, what, 0.05), mod.run_workload(root, what, 0.05)
         assert a["unit"] == unit and a["n"] >= 1 and a["cpu"] > 0
         assert a["check"] == b["check"]
+    assert a["n"] == len(mod._PLANNER_SCENARIOS)
