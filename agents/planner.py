@@ -20,6 +20,11 @@ compared on the same luck; the dice are keyed by the turn (`TurnDice`), so the l
 stays paired turn by turn even when one candidate rolls more dice early. The number of
 rollouts is fixed (`budget`), so the same seed gives the same decisions; `time_budget`
 (seconds) may cut a decision short, at the price of that determinism.
+
+What a candidate's rollouts do before their first roll of the dice (its own step, the
+decisions after it) is the same for every seed, since the rollouts' players decide from the
+state and their memory alone (`TacticalPolicy.seed_free`): it is played once a decision and
+each rollout goes on from a copy of where the dice stopped it (`_Prefix`; issue 30).
 """
 
 from __future__ import annotations
