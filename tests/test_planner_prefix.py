@@ -15,6 +15,7 @@ from agents import planner as PL
 from agents.base import make_policy
 from agents.planner import PlannerPolicy
 from agents.tactical import BoldPolicy, TacticalPolicy
+from rules.actions import END_TURN
 from rules.dice import Dice
 from rules.scenario import load_scenario, new_battle
 
@@ -58,8 +59,7 @@ def test_shared_prefix_scores_every_rollout_as_the_plain_path(scenario: str, mon
 
 
 def test_the_prefix_is_played_once_per_candidate(monkeypatch) -> None:
-    """Each candidate's start is played once a decision, and a candidate whose first roll comes
-    at once (an attack) is still scored by every rollout."""
+    """Each candidate's start is played once a decision, and every rollout of it is scored."""
     calls: list = []
     real = PlannerPolicy._prefix
 
@@ -73,6 +73,41 @@ def test_the_prefix_is_played_once_per_candidate(monkeypatch) -> None:
     p.act(s, s.actor)
     assert len(calls) == len(set(calls)) == len(p._samples) >= 2
     assert all(len(v) >= 2 for v in p._samples.values())
+
+
+def test_a_rollout_that_ends_before_any_roll_scores_alike_for_every_seed(monkeypatch) -> None:
+    """In the last round, with every rollout player ending its turns, the fight ends at the round
+    limit before any die is rolled (for a candidate that rolls none itself): the start is the whole
+    rollout, and its score is every seed's, the plain path's."""
+    s = _states("cortex/warehouse", 1)[0].clone()   # the first turn: its moves roll nothing
+    s.round_limit = s.round
+    real_act = TacticalPolicy.act
+
+    def passive(self, state, actor):
+        return END_TURN if self is not guide[0] else real_act(self, state, actor)
+
+    guide: list = [None]
+    kept: list = []
+    real = PlannerPolicy._prefix
+
+    def spy(self, *a):
+        p = real(self, *a)
+        kept.append(p)
+        return p
+
+    monkeypatch.setattr(TacticalPolicy, "act", passive)
+    monkeypatch.setattr(PlannerPolicy, "_prefix", spy)
+    out = {}
+    for share in (False, True):
+        monkeypatch.setattr(PlannerPolicy, "_shares_prefix", lambda self, share=share: share)
+        p = PlannerPolicy(seed=3, budget=16, top_k=3, close=10.0)   # two rollouts each in the first round
+        guide[0] = p.guide
+        p.act(s.clone(), s.actor)
+        out[share] = {k: list(v) for k, v in p._samples.items()}
+    ended = [k for k in kept if k.value is not None]
+    assert ended, "no rollout ended before a roll"
+    assert out[True] == out[False]
+    assert any(len(v) > 1 and len(set(v)) == 1 and v[0] == k.value for v in out[True].values() for k in ended)
 
 
 def test_a_player_that_draws_from_its_generator_gets_no_shared_prefix(monkeypatch) -> None:
