@@ -111,7 +111,7 @@ def _make(kwargs: dict, seed=None):
 def _play(job: tuple) -> tuple[str, int, str | None, float]:
     from agents.base import register_policy
     from evaluation.simulate import play_fight
-    name, spec_idx, k, seed, paired = job
+    name, spec_idx, k, seed, paired = job[:5]
     if name in _KNOBS:
         register_policy(name, partial(_tactical, _KNOBS[name]))
     else:
@@ -123,7 +123,7 @@ def _play(job: tuple) -> tuple[str, int, str | None, float]:
     t0 = time.process_time()
     r = play_fight(spec, pols, seed, k // 2 if paired else k)
     won = None if r.winner is None else ("win" if r.winner == teams[me] else "loss")
-    return name, spec_idx, won, time.process_time() - t0
+    return name, spec_idx, won, time.process_time() - t0, k
 
 
 def main() -> None:
@@ -142,6 +142,9 @@ def main() -> None:
     ap.add_argument("--paired", action="store_true",
                     help="play each fight's dice twice, sides swapped (tactical against itself then wins exactly "
                          "half of the decided fights)")
+    ap.add_argument("--json", metavar="PATH",
+                    help="append each fight's outcome to PATH as a JSON line (variant, map, fight, outcome, CPU s) "
+                         "as it ends, and print each variant's paired difference from the first on the fights both played")
     ap.add_argument("--knobs", action="append", default=[],
                     help="NAME=JSON tactical with some weights changed: " + "; ".join(f"{k}: {v}" for k, v in KNOBS.items()))
     args = ap.parse_args()
@@ -161,7 +164,9 @@ def main() -> None:
                   for i in range(args.maps))
     if args.bundled:
         _SPECS.extend(load_scenario(n)[0] for n in bundled_scenarios() if n.startswith(args.ruleset + "/"))
-    jobs = [(name, i, k, args.seed, args.paired) for name in _VARIANTS for i in range(len(_SPECS)) for k in range(args.fights)]
+    # map by map, each fight of every variant in turn: a run stopped early leaves the variants the same fights
+    jobs = [(name, i, k, args.seed, args.paired) for i in range(len(_SPECS)) for k in range(args.fights) for name in _VARIANTS]
+    records: list[dict] = []
     tally = {name: {"win": 0, "loss": 0, None: 0, "cpu": 0.0} for name in _VARIANTS}
     per_variant = len(_SPECS) * args.fights
     t0 = time.time()
@@ -178,7 +183,12 @@ def main() -> None:
                 f"({time.time() - t0:.0f} s)")
 
     with mp.get_context("fork").Pool(args.workers) as pool:
-        for name, _, won, cpu in pool.imap_unordered(_play, jobs, chunksize=1):
+        for name, spec_idx, won, cpu, k in pool.imap_unordered(_play, jobs, chunksize=1):
+            rec = {"variant": name, "map": spec_idx, "fight": k, "outcome": won or "draw", "cpu": round(cpu, 3)}
+            records.append(rec)
+            if args.json:
+                with open(args.json, "a") as f:
+                    f.write(json.dumps(rec) + "\n")
             t = tally[name]
             t[won] += 1
             t["cpu"] += cpu
@@ -187,6 +197,31 @@ def main() -> None:
                 print(line(name), flush=True)
             elif args.progress and done % args.progress == 0:
                 print(line(name) + f"  [{done}/{per_variant} fights]", flush=True)
+    if args.json and len(_VARIANTS) > 1:
+        for line_ in paired_lines(records, list(_VARIANTS), args.paired):
+            print(line_, flush=True)
+
+
+def paired_lines(records: list[dict], names: list[str], paired: bool) -> list[str]:
+    """Each variant's win rate minus the first variant's on the fights both played, with a 95%
+    interval from the differences per unit (a map's fight pair where `paired`, else a fight)."""
+    import numpy as np
+    score = {(r["variant"], r["map"], r["fight"]): 1.0 if r["outcome"] == "win" else 0.0 for r in records}
+    out = []
+    for name in names[1:]:
+        units: dict[tuple, list[float]] = {}
+        for (v, m, k), x in score.items():
+            if v != name or (names[0], m, k) not in score:
+                continue
+            units.setdefault((m, k // 2 if paired else k), []).append(x - score[(names[0], m, k)])
+        d = np.array([np.mean(u) for u in units.values()])
+        if len(d) < 2:
+            continue
+        se = d.std(ddof=1) / np.sqrt(len(d))
+        out.append(f"  {name} - {names[0]}: {100 * d.mean():+.1f} points (95% {100 * (d.mean() - 1.96 * se):+.1f} to "
+                   f"{100 * (d.mean() + 1.96 * se):+.1f}) on {sum(len(u) for u in units.values())} fights both played")
+    return out
+
 
 if __name__ == "__main__":
     main()

@@ -215,7 +215,52 @@ def test_a_round_writes_its_row_and_checkpoint_and_resume_goes_on(run):
     assert json.loads((run / "checkpoints" / "latest.json").read_text())["expert_iteration"] == 2
 
 
-@pytest.mark.parametrize("key,value", [("top_k", 1), ("rollouts", 1), ("explore", 1.5), ("z", -1.0), ("confirm", -1)])
+def test_the_advisor_can_play_the_rollouts_as_in_the_planners_search():
+    """`rollout_player: advisor`: after the candidate, the agent's side plays the env's advisor's
+    picks (the advice's row 0: here `tactical`, the model inside `planner`'s rollouts), not the
+    network's; the network is not asked where the advisor has a pick. Replayed by hand, step by
+    step, the advisor's picks give the same scores."""
+    from envs.skirmish import SkirmishEnv
+
+    from agents.planner import TurnDice, evaluate
+
+    env = SkirmishEnv(scenario="cortex/duel", opponent="tactical", map_size=(12, 16), max_enemies=1, max_allies=0,
+                      advice="tactical")
+
+    class Refuses:
+        def action_probs(self, obs, mask):
+            raise AssertionError("the network was asked")
+
+    obs, info = env.reset(seed=4)
+    legal = [int(i) for i in np.flatnonzero(info["action_mask"])]
+    cands = [legal[0], legal[-1]]
+    snap = env.clone_state()
+    sv = expert.rollout_values(env, Refuses(), cands, 3, (5, 1), horizon=2, advisor=True)
+    assert sv is not None and sv.shape == (2, 3) and len(set(sv.ravel())) > 1
+    s0 = env.battle.state
+    stop = (s0.round + 2, s0.turn_index)
+    for i, c in enumerate(cands):
+        for j in range(3):
+            env.restore_state(snap)
+            env.battle.dice = TurnDice(env.battle.state, (5, 1, j))
+            obs, _, term, trunc, info = env.step(c)
+            plays = 0
+            while not (term or trunc) and (env.battle.state.round, env.battle.state.turn_index) < stop:
+                pick = env.advice_pick
+                a = [k for k, x in env._legal.items() if x == pick][0]
+                assert obs["advice"][0][a] == 1.0
+                obs, _, term, trunc, info = env.step(a)
+                plays += 1
+            assert sv[i, j] == evaluate(env.battle.ruleset, env.battle.state, env.agent_team)
+        assert plays > 0
+    # the network plays them by default, and a run refuses the advisor without an advisor
+    env.restore_state(snap)
+    with pytest.raises(AssertionError, match="network was asked"):
+        expert.rollout_values(env, Refuses(), cands, 3, (5, 1), horizon=2)
+
+
+@pytest.mark.parametrize("key,value", [("top_k", 1), ("rollouts", 1), ("explore", 1.5), ("z", -1.0), ("confirm", -1),
+                                       ("rollout_player", "planner")])
 def test_bad_expert_settings_name_the_field(tmp_path, key, value):
     with pytest.raises(TacticaError) as e:
         tiny(tmp_path, expert={key: value})
@@ -227,6 +272,7 @@ def test_bad_expert_settings_name_the_field(tmp_path, key, value):
                                             ({"position_weight": 0.0}, "position_weight"),
                                             ({"reward_weight": -1.0}, "reward_weight"),
                                             ({"advisor_candidate": True}, "advisor_candidate"),
+                                            ({"rollout_player": "advisor"}, "rollout_player"),
                                             ({"soft_labels": True, "value_weight": 0.0}, "soft_labels")])
 def test_settings_that_would_do_nothing_are_refused(tmp_path, settings, field):
     """A soft anchor without the anchor, or without the soft targets' weight, would fit nothing on

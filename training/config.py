@@ -99,6 +99,11 @@ class ExpertConfig:
     #: no candidate at 20% of the network's decisions, nearly always to end the turn where the
     #: network acts (training/expert.py `candidates`; docs/results.md)
     advisor_candidate: bool = False
+    #: who plays the agent's side in the rollouts after the candidate: `network` (its most likely
+    #: action) or `advisor` (the env's advisor's pick, the advice's row 0: `tactical` or `bold`, the
+    #: model of play inside `planner`'s or `planner-bold`'s rollouts, so the labels say what that
+    #: search would; the network where the advisor has no pick, as at the rules' questions)
+    rollout_player: str = "network"
     #: also fit the warm start's demonstrations (the run's demos.npz) in every refit, so the network
     #: keeps its teacher's play where the rollouts have no say (a refit on the few kept decisions
     #: alone moves it everywhere)
@@ -216,7 +221,7 @@ class TrainConfig:
 FEATURE_MODES = ("cnn", "mlp", "spatial")
 #: fields that take one of a few names
 _CHOICES = {(TrainConfig, "features"): FEATURE_MODES, (TrainConfig, "side"): ("first", "random"),
-            (TrainConfig, "advice"): (None, "tactical", "bold")}
+            (TrainConfig, "advice"): (None, "tactical", "bold"), (ExpertConfig, "rollout_player"): ("network", "advisor")}
 #: numeric fields with bounds (inclusive)
 _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagger_samples"): (0, None),
            (PretrainConfig, "dagger_teacher_share"): (0.0, 1.0), (PretrainConfig, "samples"): (0, None),
@@ -294,6 +299,10 @@ def _build(cls, data: Mapping[str, Any], source: str, prefix: str):
         raise ScenarioError("expert.advisor_candidate without an advisor", source=source,
                             field="expert.advisor_candidate",
                             expected="advice: tactical or bold with it (or advisor_candidate: false)")
+    if cls is TrainConfig and kwargs.get("advice") is None and getattr(kwargs.get("expert"), "rollout_player", "") == "advisor":
+        raise ScenarioError("expert.rollout_player advisor without an advisor", source=source,
+                            field="expert.rollout_player",
+                            expected="advice: tactical or bold with it (or rollout_player: network)")
     if cls is TrainConfig and kwargs.get("advice") is not None and kwargs.get("features", "cnn") != "spatial":
         raise ScenarioError(f"advice {kwargs['advice']!r} with {kwargs.get('features', 'cnn')} features",
                             source=source, field="features", expected="spatial (the policy that weighs the advice)")

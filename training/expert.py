@@ -87,11 +87,12 @@ def judge(samples: np.ndarray, z: float) -> tuple[bool, int, np.ndarray]:
 
 
 def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, ...], horizon: int,
-                   position_weight: float = 1.0, reward_weight: float = 0.0) -> np.ndarray | None:
+                   position_weight: float = 1.0, reward_weight: float = 0.0, advisor: bool = False) -> np.ndarray | None:
     """(candidates, rollouts) scores of each candidate action index on paired dice, from the
     env's current decision (which is left as it was); None when the first two rollouts score
     every candidate alike. A rollout's score: `position_weight` x `evaluate` of its last state
-    plus `reward_weight` x the env's rewards summed from the candidate's step on."""
+    plus `reward_weight` x the env's rewards summed from the candidate's step on. `advisor`: the
+    env's advisor plays the agent's side after the candidate (`expert.rollout_player`)."""
     snap = env.clone_state()
     team = env.agent_team
     s0 = env.battle.state
@@ -100,7 +101,7 @@ def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, .
     out = np.zeros((len(cands), rollouts))
     for j in range(rollouts):
         for i, c in enumerate(cands):
-            got, _ = play_out(env, net, snap, c, (*seed, j), stop)
+            got, _ = play_out(env, net, snap, c, (*seed, j), stop, advisor=advisor)
             s = env.battle.state
             out[i, j] = (position_weight * evaluate(rs, s, team) if position_weight else 0.0) + reward_weight * float(got)
         if j == 1 and np.all(out[:, :2] == out[0, :2]):
@@ -111,24 +112,35 @@ def rollout_values(env, net, cands: list[int], rollouts: int, seed: tuple[int, .
 
 
 def play_out(env, net, snap, cand: int, seed: tuple[int, ...], stop: tuple[int, int] | None = None,
-             cap: int = 200) -> tuple[float, dict]:
+             cap: int = 200, advisor: bool = False) -> tuple[float, dict]:
     """One rollout from the decision `snap` (`env.clone_state()`): candidate `cand` played on dice
-    `TurnDice(seed)`, keyed by the turn, then the network's most likely actions until the fight ends,
-    the (round, turn index) `stop` is reached (None: no stop) or `cap` more steps are played. (The
-    env's rewards summed from the candidate's step on, the last step's info); the env is left where
-    the rollout ended."""
+    `TurnDice(seed)`, keyed by the turn, then the network's most likely actions (`advisor`: the
+    env's advisor's picks, the advice's row 0, where it has one) until the fight ends, the (round,
+    turn index) `stop` is reached (None: no stop) or `cap` more steps are played. (The env's rewards
+    summed from the candidate's step on, the last step's info); the env is left where the rollout
+    ended."""
     env.restore_state(snap)
     env.battle.dice = TurnDice(env.battle.state, seed)
     obs, got, term, trunc, info = env.step(cand)
     s = env.battle.state
     steps = 0
     while not (term or trunc) and (stop is None or (s.round, s.turn_index) < stop) and steps < cap:
-        p = net.action_probs({k: v[None] for k, v in obs.items()}, info["action_mask"][None])[0]
-        obs, r, term, trunc, info = env.step(int(np.argmax(p)))
+        a = advised(obs, info["action_mask"]) if advisor else None
+        if a is None:
+            p = net.action_probs({k: v[None] for k, v in obs.items()}, info["action_mask"][None])[0]
+            a = int(np.argmax(p))
+        obs, r, term, trunc, info = env.step(a)
         got += r
         s = env.battle.state
         steps += 1
     return got, info
+
+
+def advised(obs: dict, mask: np.ndarray) -> int | None:
+    """The env's advisor's pick (the advice's row 0) where it has a legal one, else None."""
+    row = obs["advice"][0]
+    i = int(np.argmax(row))
+    return i if row[i] > 0 and mask[i] else None
 
 
 def confirmed(env, net, cands: list[int], li: int, ex: dict, seed: tuple[int, ...]) -> tuple[np.ndarray | None, int]:
@@ -137,7 +149,7 @@ def confirmed(env, net, cands: list[int], li: int, ex: dict, seed: tuple[int, ..
     (The candidates' values on these rollouts (`judge`'s) where the same candidate is best again and
     beats the pick by more than `ex["z"]` standard errors, else None; the rollouts played.)"""
     sv = rollout_values(env, net, cands, ex["confirm"], seed, ex["horizon"], ex["position_weight"],
-                        ex["reward_weight"])
+                        ex["reward_weight"], ex.get("rollout_player") == "advisor")
     if sv is None:
         return None, 2 * len(cands)
     differs, best, values = judge(sv, ex["z"])
@@ -204,7 +216,7 @@ def label_chunk(args: tuple) -> dict[str, Any]:
                     best = None
                     counts["examined"] += 1
                     sv = rollout_values(env, net, cands, ex["rollouts"], (seed, counts["examined"]), ex["horizon"],
-                                        ex["position_weight"], ex["reward_weight"])
+                                        ex["position_weight"], ex["reward_weight"], ex.get("rollout_player") == "advisor")
                     counts["rollouts"] += len(cands) * (2 if sv is None else ex["rollouts"])
                     if sv is None:
                         counts["equal"] += 1
