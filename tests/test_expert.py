@@ -253,7 +253,7 @@ def test_the_advisor_can_play_the_rollouts_as_in_the_planners_search():
                 plays += 1
             assert sv[i, j] == evaluate(env.battle.ruleset, env.battle.state, env.agent_team)
         assert plays > 0
-    # the network plays them by default, and a run refuses the advisor without an advisor
+    # without the option the network plays them
     env.restore_state(snap)
     with pytest.raises(AssertionError, match="network was asked"):
         expert.rollout_values(env, Refuses(), cands, 3, (5, 1), horizon=2)

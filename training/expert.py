@@ -9,8 +9,9 @@ training config, after the warm start) does instead:
 2. **Label:** at each of its decisions, its `top_k` most likely actions are the candidates
    (ending the turn only where it is the network's pick, as the planner's candidates).
    Each is played on a restored copy of the decision (`env.restore_state`) and the fight
-   goes on for `horizon` rounds with the network playing its side (the env's opponent plays
-   the other) before the copy is scored by `agents.planner.evaluate` (health and figures
+   goes on for `horizon` rounds with the network playing its side (with `rollout_player:
+   advisor`, the env's advisor: the model of play of the planner's rollouts; the env's
+   opponent plays the other) before the copy is scored by `agents.planner.evaluate` (health and figures
    standing, +-0.5 for a fight won or lost), and, with `reward_weight`, by the env's rewards
    over the rollout as well (what training pays for: where a draw at the round limit is
    scored as a loss, the planner's estimate alone does not see it). Rollout j gives every candidate the same dice
