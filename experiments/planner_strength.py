@@ -108,10 +108,10 @@ def _make(kwargs: dict, seed=None):
     return PlannerPolicy(seed, **kwargs)
 
 
-def _play(job: tuple) -> tuple[str, int, str | None, float]:
+def _play(job: tuple) -> tuple[str, int, str | None, float, int]:
     from agents.base import register_policy
     from evaluation.simulate import play_fight
-    name, spec_idx, k, seed, paired = job[:5]
+    name, spec_idx, k, seed, paired = job
     if name in _KNOBS:
         register_policy(name, partial(_tactical, _KNOBS[name]))
     else:
