@@ -32,9 +32,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from evaluation.elo import elo_ratings
+from evaluation.fight_log import FightLog, run_header
 from evaluation.parallel import FightPool
 from evaluation.simulate import play_fight
 from evaluation.stats import wilson
@@ -148,6 +150,11 @@ def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int, seeds:
             for k in range(n)]
 
 
+def _play_indexed(payload: tuple, i: int) -> tuple[int, str | None]:
+    """Worker: (i, the winning team) of fight i (for the fights' log, which needs the index)."""
+    return i, _play(payload, i)
+
+
 def _play(payload: tuple, i: int) -> str | None:
     """Worker: play fight i of the plan; returns the winning team (None for a draw)."""
     scenarios, fights, streams = payload
@@ -161,7 +168,8 @@ def _play(payload: tuple, i: int) -> str | None:
 def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], episodes: int,
                 seed: int | Sequence[int], workers: int = 1, progress: Callable[[int, int], None] | None = None,
                 backend: str = "local", address: str | None = None, dice_streams: str = "shared",
-                against: str | None = None, fight_seeds: str = "scenario") -> dict[str, Any]:
+                against: str | None = None, fight_seeds: str = "scenario",
+                log: str | Path | None = None) -> dict[str, Any]:
     """Play every pair of `policies` on every scenario; per-scenario and overall results.
 
     With `against` (one of `policies`, or added to them), only the pairs of each other policy
@@ -171,7 +179,9 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     half and half between the sides (the first side gets the odd one), for each seed of
     `seed` (one seed or several); `progress` is called with (fights done, fights in all);
     `dice_streams` (`shared`, `seat`, `figure`) is passed to `evaluation.simulate.play_fight`;
-    `fight_seeds` (`scenario`, `index`) says how fights are seeded (`plan_fights`)."""
+    `fight_seeds` (`scenario`, `index`) says how fights are seeded (`plan_fights`); `log`, a file
+    each fight's result is written to as it ends: the fights it already holds are not played again
+    (evaluation/fight_log.py), and the result is the same as an uninterrupted run's."""
     from agents.base import check_policy
 
     policies = list(dict.fromkeys([*policies, *([against] if against is not None else [])]))
@@ -192,14 +202,41 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     stream_keys([], dice_streams)  # an unknown mode fails here, before any fight
     fights = plan_fights(len(scenarios), policies, episodes, seeds, against, fight_seeds)
     payload = (list(scenarios), fights, dice_streams)
-    with FightPool(workers, backend, address) as pool:
-        winners = pool.map(_play, payload, range(len(fights)),
-                           progress=(lambda k: progress(k, len(fights))) if progress else None)
+    if log is None:
+        with FightPool(workers, backend, address) as pool:
+            winners = pool.map(_play, payload, range(len(fights)),
+                               progress=(lambda k: progress(k, len(fights))) if progress else None)
+    else:
+        winners, n_read = _play_logged(payload, log, policies, episodes, seeds, against, fight_seeds, workers,
+                                       backend, address, progress)
     out = summarise(scenarios, policies, fights, winners, episodes, seeds, against)
     out["dice_streams"] = dice_streams
     out["against"] = against
     out["fight_seeds"] = fight_seeds
+    if log is not None:
+        out["log"] = {"path": str(log), "read": n_read, "played": len(fights) - n_read}
     return out
+
+
+def _play_logged(payload: tuple, log: str | Path, policies: list[str], episodes: int, seeds: list[int],
+                 against: str | None, fight_seeds: str, workers: int, backend: str, address: str | None,
+                 progress: Callable[[int, int], None] | None) -> tuple[list[str | None], int]:
+    """`round_robin`'s winners with a log: the fights it holds are read, the others played and written;
+    and how many were read."""
+    scenarios, fights, dice_streams = payload
+    book = FightLog(log, run_header(scenarios, policies, episodes, seeds, dice_streams, against, fight_seeds,
+                                    len(fights)), fights)
+    done = book.load()
+    n_read = len(done)
+    todo = [i for i in range(len(fights)) if i not in done]
+    if progress is not None and done:
+        progress(len(done), len(fights))
+    if todo:
+        with FightPool(workers, backend, address) as pool:
+            played = pool.map(_play_indexed, payload, todo, on_results=book.append,
+                              progress=(lambda k: progress(len(done) + k, len(fights))) if progress else None)
+        done.update(played)
+    return [done[i] for i in range(len(fights))], n_read
 
 
 def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], fights: list[Fight],

@@ -352,6 +352,10 @@ def evaluate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (pairs: a, b, scenario, n, a_win_rate, ci_low, ci_high, draws, per_seed, spread ...; elo)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write a Markdown report, a win-rate heatmap PNG and "
                                           "the JSON into this folder."),
+    fights_log: Optional[Path] = typer.Option(None, "--fights-log", help="Write each fight's result to this file "
+                                              "as it ends (JSON lines). Run the same command again after a stop and "
+                                              "the fights the file holds are not played again; the result is the "
+                                              "same as an uninterrupted run's."),
 ) -> None:
     """Round robin of policies: win rates with Wilson 95% intervals, per scenario and overall,
     and Elo ratings with bootstrap intervals.
@@ -392,8 +396,13 @@ def evaluate(
     tty = sys.stderr.isatty()
     with progress_bar(err, "evaluating", tty, log=not tty) as update:
         result = round_robin(specs, names, episodes, seeds, workers=workers, backend=backend, address=address,
-                             progress=update, dice_streams=dice_streams, against=against, fight_seeds=fight_seeds)
+                             progress=update, dice_streams=dice_streams, against=against, fight_seeds=fight_seeds,
+                             log=fights_log)
     seconds = time.perf_counter() - t0
+    if fights_log is not None:
+        got = result["log"]
+        err.print(f"fights' log {safe(str(fights_log))}: {got['read']} fights read from it, {got['played']} played and "
+                  "written to it", highlight=False, soft_wrap=True)
     written = None
     if report is not None:
         from evaluation.report import shell_command, write_report
