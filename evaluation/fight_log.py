@@ -7,10 +7,10 @@ only the fights the log does not hold; its result is the same as one uninterrupt
 for number, since every fight is seeded from its place in the plan alone (evaluation/tournament.py).
 
 The file is JSON lines. The first line says which run it belongs to (`run_header`): the players,
-the reference, the scenarios (names and a digest of their sources), the fights a pair plays, the
-seeds, the dice streams, the fight seeding and a digest of each policy file. Each further line is
-one fight: its index in the plan, what it was (players, scenario, side, seed, index) and the
-winning team (null for a draw). A run whose header differs is refused with the field that differs,
+the reference, the scenarios (names, and a digest of what they hold: maps, figures, settings), the
+fights a pair plays, the seeds, the dice streams, the fight seeding and a digest of each policy
+file. Each further line is one fight: its index in the plan, what it was (players, scenario, side,
+seed, index) and the winning team (null for a draw). A run whose header differs is refused with the field that differs,
 so one log never mixes two runs. A last line cut short (the process killed while writing it) is
 dropped and that fight played again; any other unreadable line is an error naming the file and
 the line.
@@ -43,10 +43,15 @@ def _short(value: Any, width: int = 80) -> str:
 def run_header(scenarios: Sequence[tuple[Any, str]], policies: Sequence[str], episodes: int, seeds: Sequence[int],
                dice_streams: str, against: str | None, fight_seeds: str, n_fights: int) -> dict[str, Any]:
     """What makes two runs the same plan of fights: the log's first line."""
-    files = {p: _digest(Path(p).read_bytes()) for p in policies if Path(p).is_file()}
+    files = {}
+    for p in policies:
+        path = Path(p.split(":", 1)[1] if p.startswith("selective:") else p)
+        if path.is_file():
+            files[p] = _digest(path.read_bytes())
     return {"tactica_fight_log": VERSION, "policies": list(policies), "against": against,
             "scenarios": [spec.name for spec, _ in scenarios],
-            "scenario_sources": _digest("\n\0".join(str(src) for _, src in scenarios)),
+            # the maps, figures and settings themselves (a generated map's source is only its name)
+            "scenario_specs": _digest("\n\0".join(repr(spec) for spec, _ in scenarios)),
             "episodes": episodes, "seeds": list(seeds), "dice_streams": dice_streams, "fight_seeds": fight_seeds,
             "fights": n_fights, "policy_files": files}
 

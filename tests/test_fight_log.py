@@ -117,6 +117,17 @@ def test_a_changed_policy_file_is_another_run(scen, tmp_path) -> None:
     assert e.value.field == "policy_files"
 
 
+def test_a_changed_scenario_under_the_same_name_is_another_run(scen, full, tmp_path) -> None:
+    _, path = full
+    copy = tmp_path / "scen.jsonl"
+    copy.write_bytes(path.read_bytes())
+    (spec, src), rest = scen[0], scen[1:]
+    moved = [(spec.model_copy(update={"round_limit": spec.round_limit + 1}), src), *rest]
+    with pytest.raises(TacticaError) as e:
+        round_robin(moved, PLAYERS, 4, SEEDS, log=copy)
+    assert e.value.field == "scenario_specs"
+
+
 def test_a_broken_line_is_an_error_naming_the_file_and_the_line(scen, full, tmp_path) -> None:
     _, path = full
     lines = path.read_text().splitlines(keepends=True)
