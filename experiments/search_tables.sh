@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue 31's table with the search players on all 3,200 fights (400 held-out maps x dice seeds 1-4 x 2 sides),
+# each beside the ruleset's shipped network (`ppo`) in the same call, so their difference is paired.
+# A search player's 3,200 fights take 1-5 CPU hours, so each call writes a fights' log
+# (`tactica evaluate --fights-log`): run this script again after a stop and every call goes on where it was;
+# a call whose JSON is written is skipped. Results: runs/tables/<ruleset>-<player>.json, then
+#   python experiments/player_table.py runs/tables/cortex-planner.json --ruleset cortex --vs planner
+# (docs/results.md, "Every player on the same fights").
+#
+#   nohup bash experiments/search_tables.sh > runs/tables/search.log 2>&1 &
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${TABLES_DIR:-runs/tables}
+workers=${WORKERS:-2}
+mkdir -p "$out"
+
+table() {  # ruleset, players (comma-separated), name
+  local json="$out/$1-$3.json"
+  if [ -s "$json" ]; then
+    echo "$json: done"
+    return
+  fi
+  echo "$json: $2 against tactical, $(date -u +%FT%TZ)"
+  python -m tactica evaluate --policies "$2" --against tactical --ruleset "$1" --generated 400 --episodes 2 \
+    --seed 1 --seed 2 --seed 3 --seed 4 --workers "$workers" --json --fights-log "$out/$1-$3.jsonl" > "$json.part"
+  mv "$json.part" "$json"
+}
+
+table cortex planner,ppo planner              # cortex's best (about 3 CPU s a fight)
+table cortex_hu selective,ppo selective       # cortex_hu's best (about 0.7)
+table metalface planner-bold,ppo planner-bold # about 2.2
+table cybergeneration planner-bold,ppo planner-bold
+table cortex_hu planner-bold,ppo planner-bold
