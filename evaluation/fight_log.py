@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -125,11 +124,10 @@ class FightLog:
                                   f"{_short(want)} as this command gives it (or a new --fights-log file)")
 
     def append(self, results: list[tuple[int, str | None]]) -> None:
-        """Write finished fights (plan index, winner), flushed to the disk at once."""
+        """Write finished fights (plan index, winner), flushed at once (a killed process loses none of
+        them; not fsynced: a machine that crashes may lose the last ones, which are then played again)."""
         if not results:
             return
         text = "".join(json.dumps(fight_row(i, self.fights[i], w)) + "\n" for i, w in results)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
