@@ -30,6 +30,7 @@ ratings with bootstrap intervals over all fights from `evaluation.elo` (`elo` in
 
 from __future__ import annotations
 
+import random
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -150,8 +151,19 @@ def plan_fights(n_scenarios: int, policies: Sequence[str], episodes: int, seeds:
             for k in range(n)]
 
 
+def spread(indices: Sequence[int]) -> list[int]:
+    """The fights in the order they are played: a fixed shuffle of the plan. Each fight is seeded from
+    its place in the plan alone, so the order changes no result; shuffled, a slow player's fights
+    (a search player beside cheap ones: 2 CPU s a fight against 0.05) are spread over the run, so
+    the progress bar's time left holds from the start and no worker is left alone with a block of
+    them at the end."""
+    order = list(indices)
+    random.Random(0).shuffle(order)
+    return order
+
+
 def _play_indexed(payload: tuple, i: int) -> tuple[int, str | None]:
-    """Worker: (i, the winning team) of fight i (for the fights' log, which needs the index)."""
+    """Worker: (i, the winning team) of fight i (the fights are played in `spread` order)."""
     return i, _play(payload, i)
 
 
@@ -203,9 +215,11 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     fights = plan_fights(len(scenarios), policies, episodes, seeds, against, fight_seeds)
     payload = (list(scenarios), fights, dice_streams)
     if log is None:
+        winners: list[str | None] = [None] * len(fights)
         with FightPool(workers, backend, address) as pool:
-            winners = pool.map(_play, payload, range(len(fights)),
-                               progress=(lambda k: progress(k, len(fights))) if progress else None)
+            for i, w in pool.map(_play_indexed, payload, spread(range(len(fights))),
+                                 progress=(lambda k: progress(k, len(fights))) if progress else None):
+                winners[i] = w
     else:
         winners, n_read = _play_logged(payload, log, policies, episodes, seeds, against, fight_seeds, workers,
                                        backend, address, progress)
@@ -228,7 +242,7 @@ def _play_logged(payload: tuple, log: str | Path, policies: list[str], episodes:
                                     len(fights)), fights)
     done = book.load()
     n_read = len(done)
-    todo = [i for i in range(len(fights)) if i not in done]
+    todo = spread([i for i in range(len(fights)) if i not in done])
     if progress is not None and done:
         progress(len(done), len(fights))
     if todo:
