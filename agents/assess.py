@@ -299,7 +299,9 @@ def move_tiers(rs: Ruleset, state: BattleState, moves: list[Action], dice: Dice,
     The price of a move grows with its path cost, so two binary searches over the distinct
     costs find where moving starts to cost an action and where it ends the turn. The
     thresholds depend only on the figure and its economy, so `cache` (a dict the caller
-    keeps) saves the searches when the same economy comes back."""
+    keeps) saves the searches when the same economy comes back. A search that tries a move
+    the ruleset cannot price may roll the probe dice, so with a cache a decision's later looks
+    can draw other numbers than without it: the decision depends on what the cache holds."""
     if not moves:
         return {}
     actor = state.actor

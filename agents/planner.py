@@ -398,7 +398,11 @@ class PlannerPolicy(Policy):
         p.seen_threat = dict(g.seen_threat)
         p.my_offence = dict(g.my_offence)
         p.charge = g.charge
-        p._tier_cache = g._tier_cache  # pure function of the economy: safe to share
+        # shared, as since the planner was written: the thresholds are the economy's, but whether a
+        # decision finds them here or tries moves on copies (which may roll its probe dice, and so
+        # move later looks' numbers) depends on what was asked before (docs/benchmarks.md, issue 30,
+        # an eleventh look); the fights' digests hold this sharing as it is
+        p._tier_cache = g._tier_cache
         p.threat_memo = g.threat_memo  # exact profiles by figure version (agents/threat_memo.py)
         return p
 
