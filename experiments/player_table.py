@@ -19,6 +19,11 @@ message.
     python experiments/player_table.py runs/table/metalface-cheap.json --ruleset metalface
     python experiments/player_table.py a.json b.json --ruleset cortex --maps 100 --json out.json
     python experiments/player_table.py a.json slow.json --ruleset metalface --maps 100 --seeds 1,2
+    python experiments/player_table.py runs/tables/cortex-planner.jsonl --ruleset cortex
+
+A `.jsonl` file is read as a fights' log (`tactica evaluate --fights-log`), also of a run still
+going: only the maps on which every player has finished all its fights (on every seed, or on
+`--seeds`) are counted.
 """
 
 from __future__ import annotations
@@ -53,12 +58,15 @@ def rows(paths: list[Path], ruleset: str, maps: int | None,
     ref = None
     seeds: list[int] | None = list(keep_seeds) if keep_seeds else None
     acc: dict[str, dict] = {}
-    n_maps = 0
+    all_maps: set[int] = set()
     for path in paths:
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            sys.exit(f"{path}: cannot read the evaluate JSON ({e})")
+        if path.suffix == ".jsonl":
+            data = from_log(path, ruleset, keep_seeds)
+        else:
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, json.JSONDecodeError) as e:
+                sys.exit(f"{path}: cannot read the evaluate JSON ({e})")
         if not data.get("against"):
             sys.exit(f"{path}: field 'against' is empty; expected the output of `tactica evaluate --against REF --json`")
         if ref is not None and data["against"] != ref:
@@ -78,7 +86,7 @@ def rows(paths: list[Path], ruleset: str, maps: int | None,
                 continue
             if maps is not None and idx >= maps:
                 continue
-            n_maps = max(n_maps, idx + 1)
+            all_maps.add(idx)
             a, sign = (p["a"], 1) if p["b"] == ref else (p["b"], -1)
             if a == ref:
                 continue
@@ -100,9 +108,13 @@ def rows(paths: list[Path], ruleset: str, maps: int | None,
                 cell[1] += w
                 cell[2] += s["draws"]
                 row["units"][(idx, s["seed"])] = w
+    if not acc:
+        sys.exit("no player has a map with all its fights: nothing to count (a log's run may not have finished "
+                 "a map on every seed yet; --seeds counts the seeds it has)")
     out = []
+    n_maps = len(all_maps)
     for row in acc.values():
-        if len(row["maps"]) != n_maps:
+        if row["maps"] != all_maps:
             sys.exit(f"{row['player']} has {len(row['maps'])} maps, the others {n_maps}: the rows would not be paired")
         lo, hi = wilson(row["wins"], row["n"])
         rates = [c[1] / c[0] for c in row["seed"].values() if c[0]]
@@ -122,6 +134,54 @@ def rows(paths: list[Path], ruleset: str, maps: int | None,
     for r in out:
         del r["units"]
     return out, ref or "", seeds or [], n_maps
+
+
+def from_log(path: Path, ruleset: str, keep_seeds: list[int] | None = None) -> dict:
+    """A fights' log (`tactica evaluate --fights-log`, of a finished run or one still going) as the
+    evaluate JSON `rows` reads, with only the maps on which every player has all its fights on every
+    seed (of `keep_seeds`, where given), so the rows stay paired. (`tactica evaluate` plays the fights in a fixed shuffle, so the
+    maps a run has finished so far are a fair sample of all of them.)"""
+    from envs.generators import heldout_scenarios
+
+    try:
+        lines = path.read_text().splitlines()
+        head = json.loads(lines[0]) if lines else {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        sys.exit(f"{path}: cannot read the fights' log ({e})")
+    if not isinstance(head, dict) or "tactica_fight_log" not in head:
+        sys.exit(f"{path}: the first line is not a fights' log header; expected a `tactica evaluate --fights-log` file")
+    ref, names, seeds, episodes = head.get("against"), head["scenarios"], head["seeds"], head["episodes"]
+    if not ref:
+        sys.exit(f"{path}: field 'against' is empty; expected a log of `tactica evaluate --against REF`")
+    index = [map_index(n, ruleset) for n in names]
+    if None in index:
+        sys.exit(f"{path}: scenario {names[index.index(None)]!r} is not a held-out {ruleset} map")
+    first = [d["teams"][0]["name"] for d in heldout_scenarios(ruleset, max(index) + 1)]
+    counts: dict[tuple, list[int]] = {}
+    for n, line in enumerate(lines[1:], start=2):
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            if n == len(lines):
+                continue   # a last line cut short: a run still writing, or stopped mid-write
+            sys.exit(f"{path}: line {n} is not JSON")
+        c = counts.setdefault((r["a"], r["b"], r["scenario"], r["seed"]), [0, 0, 0])
+        c[0] += 1
+        if r["winner"] is None:
+            c[2] += 1
+        elif (r["winner"] == first[index[r["scenario"]]]) != r["swapped"]:
+            c[1] += 1
+    pairs = [(p, ref) for p in head["policies"] if p != ref]
+    done = [si for si in range(len(names))
+            if all(counts.get((a, b, si, k), [0])[0] == episodes for a, b in pairs for k in keep_seeds or seeds)]
+    if len(done) < len(names):
+        print(f"{path}: {len(done)} of {len(names)} maps have every player's fights; the table counts those",
+              file=sys.stderr)
+    return {"against": ref, "seeds": seeds,
+            "pairs": [{"a": a, "b": b, "scenario": names[si],
+                       "per_seed": [{"seed": k, "n": counts[(a, b, si, k)][0], "a_wins": counts[(a, b, si, k)][1],
+                                     "draws": counts[(a, b, si, k)][2]} for k in keep_seeds or seeds]}
+                      for a, b in pairs for si in done]}
 
 
 def binomial_sd(row: dict) -> float:
@@ -161,7 +221,8 @@ def markdown(table: list[dict], ref: str, seeds: list[int]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="+", type=Path, help="`tactica evaluate --against REF --json` outputs")
+    ap.add_argument("files", nargs="+", type=Path,
+                    help="`tactica evaluate --against REF --json` outputs, or its --fights-log files (.jsonl)")
     ap.add_argument("--ruleset", required=True)
     ap.add_argument("--maps", type=int, default=None, help="keep the first N held-out maps only")
     ap.add_argument("--seeds", default=None, metavar="S,S,...",

@@ -5,6 +5,8 @@
 # (`tactica evaluate --fights-log`): run this script again after a stop and every call goes on where it was;
 # a call whose JSON is written is skipped. Results: runs/tables/<ruleset>-<player>.json, then
 #   python experiments/player_table.py runs/tables/cortex-planner.json --ruleset cortex --vs planner
+# and, while a call is still going, its log gives the table of the maps finished so far:
+#   python experiments/player_table.py runs/tables/cortex_hu-selective.jsonl --ruleset cortex_hu
 # (docs/results.md, "Every player on the same fights").
 #
 #   nohup bash experiments/search_tables.sh > runs/tables/search.log 2>&1 &

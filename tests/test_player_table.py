@@ -98,3 +98,29 @@ def test_vs_takes_the_differences_from_the_named_row(files: list[Path], capsys: 
     assert "vs `bee`, same fights" in out and "+12.5 (" in out
     with pytest.raises(SystemExit, match="--vs 'C': no such player; expected one of A, B"):
         pt.rows(files, "metalface", None, vs="C")
+
+
+def test_a_fights_log_gives_the_tables_rows_and_a_partial_one_its_finished_maps(tmp_path: Path) -> None:
+    """`--fights-log` files (.jsonl) are read as the evaluate JSON: the same rows from the same run;
+    a log cut short counts only the maps every player has finished, and a cut last line is skipped."""
+    from envs.generators import heldout_scenarios
+    from evaluation.tournament import load_scenarios, round_robin
+
+    scen = load_scenarios(heldout_scenarios("metalface", 2))
+    log = tmp_path / "run.jsonl"
+    out = round_robin(scen, ["aggressive", "cautious"], 2, [1, 2], against="random", log=log)
+    js = tmp_path / "run.json"
+    js.write_text(json.dumps(out))
+    from_json = pt.rows([js], "metalface", None)
+    assert pt.rows([log], "metalface", None) == from_json
+    assert from_json[3] == 2 and from_json[0][0]["n"] == 8
+    lines = log.read_text().splitlines()
+    part = tmp_path / "part.jsonl"
+    part.write_text("\n".join([lines[0]] + [x for x in lines[1:] if json.loads(x)["scenario"] == 0])
+                    + "\n" + lines[1][:20])
+    assert pt.rows([part], "metalface", None) == pt.rows([js], "metalface", 1)
+    only_seed_1 = tmp_path / "seed1.jsonl"
+    only_seed_1.write_text("\n".join([lines[0]] + [x for x in lines[1:] if json.loads(x)["seed"] == 1]) + "\n")
+    with pytest.raises(SystemExit, match="nothing to count"):
+        pt.rows([only_seed_1], "metalface", None)
+    assert pt.rows([only_seed_1], "metalface", None, [1]) == pt.rows([js], "metalface", None, [1])
