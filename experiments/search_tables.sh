@@ -16,20 +16,25 @@ out=${TABLES_DIR:-runs/tables}
 workers=${WORKERS:-2}
 mkdir -p "$out"
 
-table() {  # ruleset, players (comma-separated), name
-  local json="$out/$1-$3.json"
+table() {  # ruleset, players (comma-separated), name, reference (default tactical)
+  local json="$out/$1-$3.json" ref="${4:-tactical}"
   if [ -s "$json" ]; then
     echo "$json: done"
     return
   fi
-  echo "$json: $2 against tactical, $(date -u +%FT%TZ)"
-  python -m tactica evaluate --policies "$2" --against tactical --ruleset "$1" --generated 400 --episodes 2 \
+  echo "$json: $2 against $ref, $(date -u +%FT%TZ)"
+  python -m tactica evaluate --policies "$2" --against "$ref" --ruleset "$1" --generated 400 --episodes 2 \
     --seed 1 --seed 2 --seed 3 --seed 4 --workers "$workers" --json --fights-log "$out/$1-$3.jsonl" > "$json.part"
   mv "$json.part" "$json"
 }
 
-table cortex planner,ppo planner              # cortex's best (about 3 CPU s a fight)
+table cortex planner,ppo planner              # cortex's best (about 2 CPU s a fight)
 table cortex_hu selective,ppo selective       # cortex_hu's best (about 0.7)
-table metalface planner-bold,ppo planner-bold # about 2.2
-table cybergeneration planner-bold,ppo planner-bold
+# the goal's head to head: the shipped network against the strongest search player, on the same 3,200 fights
+table cortex_hu ppo h2h-planner-bold planner-bold
+table cortex ppo h2h-planner planner
+table cybergeneration ppo h2h-planner-bold planner-bold
+# the other search players against tactical
 table cortex_hu planner-bold,ppo planner-bold
+table cybergeneration planner-bold,ppo planner-bold
+table metalface planner-bold,ppo planner-bold
