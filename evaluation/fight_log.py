@@ -10,10 +10,10 @@ The file is JSON lines. The first line says which run it belongs to (`run_header
 the reference, the scenarios (names, and a digest of what they hold: maps, figures, settings), the
 fights a pair plays, the seeds, the dice streams, the fight seeding and a digest of each policy
 file. Each further line is one fight: its index in the plan, what it was (players, scenario, side,
-seed, index) and the winning team (null for a draw). A run whose header differs is refused with the field that differs,
-so one log never mixes two runs. A last line cut short (the process killed while writing it) is
-dropped and that fight played again; any other unreadable line is an error naming the file and
-the line.
+seed, index) and the winning team (null for a draw). A run whose header differs is refused with
+the field that differs, so one log never mixes two runs. A last line cut short (the process killed
+while writing it) is dropped and that fight played again; any other unreadable line is an error
+naming the file and the line.
 """
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ class FightLog:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.path.write_text(json.dumps(self.header) + "\n", encoding="utf-8")
             except OSError as e:
-                raise self._error(f"cannot write it: {e.strerror or e}", "--fights-log", "a writable file path") from None
+                raise self._error(f"cannot write it: {e.strerror or e}", "--fights-log",
+                                  "a writable file path") from None
             return {}
         raw = self.path.read_bytes()
         lines = raw.split(b"\n")
