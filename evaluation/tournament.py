@@ -193,7 +193,8 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     `dice_streams` (`shared`, `seat`, `figure`) is passed to `evaluation.simulate.play_fight`;
     `fight_seeds` (`scenario`, `index`) says how fights are seeded (`plan_fights`); `log`, a file
     each fight's result is written to as it ends: the fights it already holds are not played again
-    (evaluation/fight_log.py), and the result is the same as an uninterrupted run's."""
+    (evaluation/fight_log.py), and the result is the same as an uninterrupted run's (`progress` then
+    counts the fights left to play)."""
     from agents.base import check_policy
 
     policies = list(dict.fromkeys([*policies, *([against] if against is not None else [])]))
@@ -243,12 +244,10 @@ def _play_logged(payload: tuple, log: str | Path, policies: list[str], episodes:
     done = book.load()
     n_read = len(done)
     todo = spread([i for i in range(len(fights)) if i not in done])
-    if progress is not None and done:
-        progress(len(done), len(fights))
-    if todo:
+    if todo:   # progress counts this run's fights, so the time left is this run's
         with FightPool(workers, backend, address) as pool:
             played = pool.map(_play_indexed, payload, todo, on_results=book.append,
-                              progress=(lambda k: progress(len(done) + k, len(fights))) if progress else None)
+                              progress=(lambda k: progress(k, len(todo))) if progress else None)
         done.update(played)
     return [done[i] for i in range(len(fights))], n_read
 

@@ -323,6 +323,10 @@ def tune(
     render_tuning(out, result, str(path))
 
 
+def _fights(n: int) -> str:
+    return f"{n} fight" if n == 1 else f"{n} fights"
+
+
 @app.command()
 @friendly
 def evaluate(
@@ -394,6 +398,12 @@ def evaluate(
     seeds = list(dict.fromkeys(seed)) if seed else [0]
     t0 = time.perf_counter()
     tty = sys.stderr.isatty()
+    if fights_log is not None and fights_log.is_file():   # a resumed run: the bar counts the fights left
+        with open(fights_log, "rb") as f:
+            held = max(0, sum(1 for _ in f) - 1)
+        if held:
+            err.print(f"fights' log {safe(str(fights_log))}: about {_fights(held)} in it; the progress counts "
+                      "the fights left to play", highlight=False, soft_wrap=True)
     with progress_bar(err, "evaluating", tty, log=not tty) as update:
         result = round_robin(specs, names, episodes, seeds, workers=workers, backend=backend, address=address,
                              progress=update, dice_streams=dice_streams, against=against, fight_seeds=fight_seeds,
@@ -401,8 +411,8 @@ def evaluate(
     seconds = time.perf_counter() - t0
     if fights_log is not None:
         got = result["log"]
-        err.print(f"fights' log {safe(str(fights_log))}: {got['read']} fights read from it, {got['played']} played and "
-                  "written to it", highlight=False, soft_wrap=True)
+        err.print(f"fights' log {safe(str(fights_log))}: {_fights(got['read'])} read from it, {got['played']} "
+                  "played and written to it", highlight=False, soft_wrap=True)
     written = None
     if report is not None:
         from evaluation.report import shell_command, write_report

@@ -158,6 +158,17 @@ def test_the_command_line_says_what_it_read_and_names_a_bad_log(tmp_path) -> Non
     assert "0 fights read from it, 2 played" in first.stderr
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0 and "2 fights read from it, 0 played" in again.stderr
+    # resumed half way: the progress counts the fights left to play, so its time left is this run's
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:2]))
+    seen: list[tuple[int, int]] = []
+    round_robin(load_scenarios(["cortex/duel"]), ["aggressive", "cautious"], 2, 0, log=log,
+                progress=lambda k, n: seen.append((k, n)))
+    assert seen == [(1, 1)]
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:2]))
+    half = CliRunner().invoke(app, args)
+    said = " ".join(half.stderr.split())
+    assert f"{log}: about 1 fight in it" in said and "1 fight read from it, 1 played" in said
+    assert json.loads(half.stdout)["pairs"] == json.loads(first.stdout)["pairs"]
     assert json.loads(again.stdout)["pairs"] == json.loads(first.stdout)["pairs"]
     other = CliRunner().invoke(app, args[:6] + ["4"] + args[7:])
     assert other.exit_code != 0 and "Traceback" not in other.output
