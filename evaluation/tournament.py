@@ -215,15 +215,16 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     stream_keys([], dice_streams)  # an unknown mode fails here, before any fight
     fights = plan_fights(len(scenarios), policies, episodes, seeds, against, fight_seeds)
     payload = (list(scenarios), fights, dice_streams)
-    if log is None:
-        winners: list[str | None] = [None] * len(fights)
+    book = None if log is None else FightLog(log, run_header(scenarios, policies, episodes, seeds, dice_streams,
+                                                               against, fight_seeds, len(fights)), fights)
+    done = {} if book is None else book.load()
+    n_read = len(done)
+    todo = spread([i for i in range(len(fights)) if i not in done])
+    if todo:   # progress counts this run's fights, so a resumed run's time left is its own
         with FightPool(workers, backend, address) as pool:
-            for i, w in pool.map(_play_indexed, payload, spread(range(len(fights))),
-                                 progress=(lambda k: progress(k, len(fights))) if progress else None):
-                winners[i] = w
-    else:
-        winners, n_read = _play_logged(payload, log, policies, episodes, seeds, against, fight_seeds, workers,
-                                       backend, address, progress)
+            done.update(pool.map(_play_indexed, payload, todo, on_results=book.append if book else None,
+                                 progress=(lambda k: progress(k, len(todo))) if progress else None))
+    winners = [done[i] for i in range(len(fights))]
     out = summarise(scenarios, policies, fights, winners, episodes, seeds, against)
     out["dice_streams"] = dice_streams
     out["against"] = against
@@ -231,25 +232,6 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     if log is not None:
         out["log"] = {"path": str(log), "read": n_read, "played": len(fights) - n_read}
     return out
-
-
-def _play_logged(payload: tuple, log: str | Path, policies: list[str], episodes: int, seeds: list[int],
-                 against: str | None, fight_seeds: str, workers: int, backend: str, address: str | None,
-                 progress: Callable[[int, int], None] | None) -> tuple[list[str | None], int]:
-    """`round_robin`'s winners with a log: the fights it holds are read, the others played and written;
-    and how many were read."""
-    scenarios, fights, dice_streams = payload
-    book = FightLog(log, run_header(scenarios, policies, episodes, seeds, dice_streams, against, fight_seeds,
-                                    len(fights)), fights)
-    done = book.load()
-    n_read = len(done)
-    todo = spread([i for i in range(len(fights)) if i not in done])
-    if todo:   # progress counts this run's fights, so the time left is this run's
-        with FightPool(workers, backend, address) as pool:
-            played = pool.map(_play_indexed, payload, todo, on_results=book.append,
-                              progress=(lambda k: progress(k, len(todo))) if progress else None)
-        done.update(played)
-    return [done[i] for i in range(len(fights))], n_read
 
 
 def summarise(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequence[str], fights: list[Fight],
