@@ -55,6 +55,16 @@ def run_header(scenarios: Sequence[tuple[Any, str]], policies: Sequence[str], ep
             "fights": n_fights, "policy_files": files}
 
 
+def fights_held(path: str | Path) -> int:
+    """How many fights' lines a log file holds (0 for none or no file), without checking them: what a
+    resumed run says before it reads the log (`FightLog.load` checks it)."""
+    try:
+        with open(path, "rb") as f:
+            return max(0, sum(1 for _ in f) - 1)
+    except OSError:
+        return 0
+
+
 def fight_row(i: int, fight: Any, winner: str | None) -> dict[str, Any]:
     """One fight's line: its index in the plan, what it was, and who won (None: a draw)."""
     return {"i": i, "a": fight.a, "b": fight.b, "scenario": fight.scenario, "swapped": fight.swapped,
