@@ -283,3 +283,69 @@ def test_refit_strength_heavier_anchor_repeats_the_anchor() -> None:
     assert mod.heavier(anchor, 1) is anchor
     with pytest.raises(SystemExit, match="anchor-copies"):
         mod.heavier(anchor, 0)
+
+
+def test_tiebreak_at_margin_zero_plays_as_the_network_and_defers_to_the_advisor_above_it(monkeypatch) -> None:
+    """experiments/tiebreak.py: at margin 0 `TieBreak` never defers, so it plays the shipped network's fights
+    exactly (the study measures the tie-break alone); at margin 1 every decision with the advisor's pick among
+    the network's top three plays that pick, which changes some fights."""
+    from envs.generators import generate_scenario
+
+    spec = importlib.util.spec_from_file_location("tiebreak", EXP / "tiebreak.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import agents.base
+    from agents.base import register_policy
+    monkeypatch.setattr(agents.base, "_REGISTRY", dict(agents.base._REGISTRY))
+    register_policy("tb-never", mod.variant(0.0))
+    register_policy("tb-always", mod.variant(1.0))
+    sc = load_scenario(generate_scenario("cortex_hu", 5003, mirrored=True))[0]
+    assert _never_and_always(sc, "ppo", "tb-never", "tb-always") >= 1
+
+
+def test_symmetry_turns_the_fight_back_and_forth_and_at_weight_zero_plays_as_the_network(monkeypatch) -> None:
+    """experiments/symmetry.py: a generated (mirrored) map is the same turned by half a turn; turning a fight
+    twice gives every figure's cell back; a move's cell turns with it; with the turned view weighted 0 `Turned`
+    plays the shipped network's fights exactly, and with it weighted 1 it plays other fights."""
+    from envs.generators import generate_scenario
+    from rules.actions import Action
+    from rules.scenario import build_state
+
+    spec = importlib.util.spec_from_file_location("symmetry", EXP / "symmetry.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sc = load_scenario(generate_scenario("cortex_hu", 5003, mirrored=True))[0]
+    state = build_state(sc)
+    n = state.grid.n
+    assert mod.point_symmetric(state)
+    once = mod.turned(state)
+    assert [c.pos for c in once.combatants] == [n - 1 - c.pos for c in state.combatants]
+    assert [c.pos for c in mod.turned(once).combatants] == [c.pos for c in state.combatants]
+    assert mod.turn_action(Action("move", cell=5), n) == Action("move", cell=n - 6)
+    assert mod.turn_action(Action("attack", target="x", weapon="w"), n) == Action("attack", target="x", weapon="w")
+    assert not mod.point_symmetric(build_state(load_scenario("cortex_hu/csarda")[0]))
+
+    import agents.base
+    from agents.base import register_policy
+    monkeypatch.setattr(agents.base, "_REGISTRY", dict(agents.base._REGISTRY))
+    never = type("Never", (mod.Turned,), {"weight": 0.0})
+    register_policy("turned-never", never)
+    register_policy("turned-only", mod.TurnedOnly)
+    assert _never_and_always(sc, "ppo", "turned-never", "turned-only") >= 1
+
+
+def _never_and_always(sc, base: str, never: str, always: str, fights: int = 3) -> int:
+    """Play `base`, `never` and `always` against `tactical` on the same `fights` fights of `sc`: `never` must
+    play `base`'s fights exactly; the number of fights `always` plays otherwise."""
+    a, b = (t.name for t in sc.teams)
+
+    def fight(policy: str, k: int) -> tuple:
+        r = play_fight(sc, {a: policy, b: "tactical"}, 11, k)
+        return r.winner, r.rounds, r.actions, r.damage_taken
+
+    changed = 0
+    for k in range(fights):
+        ref = fight(base, k)
+        assert fight(never, k) == ref, (never, k)
+        changed += fight(always, k) != ref
+    return changed
