@@ -349,3 +349,23 @@ def _never_and_always(sc, base: str, never: str, always: str, fights: int = 3) -
         assert fight(never, k) == ref, (never, k)
         changed += fight(always, k) != ref
     return changed
+
+
+def test_closecall_with_the_network_itself_as_the_second_plays_the_networks_fights(monkeypatch) -> None:
+    """experiments/closecall.py: with the shipped network as its own second network the player plays the
+    network's fights exactly (the second network reads the first one's observation: one advisor, one memory);
+    with another network of the same layout asked at every decision (margin 1) it plays other fights."""
+    from envs.generators import generate_scenario
+
+    spec = importlib.util.spec_from_file_location("closecall", EXP / "closecall.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import agents.base
+    from agents.base import register_policy
+    from agents.learned import shipped_policy_path
+    monkeypatch.setattr(agents.base, "_REGISTRY", dict(agents.base._REGISTRY))
+    register_policy("cc-itself", mod.factory(str(shipped_policy_path("cortex_hu"))))
+    other = type("Everywhere", (mod.CloseCall,), {"margin": 1.0, "second": str(ROOT / "training/init/cortex_hu-advice-parts.npz")})
+    register_policy("cc-other", other)
+    sc = load_scenario(generate_scenario("cortex_hu", 5003, mirrored=True))[0]
+    assert _never_and_always(sc, "ppo", "cc-itself", "cc-other") >= 1

@@ -144,6 +144,42 @@ def test_labels_keep_only_significant_decisions_with_their_values(run, monkeypat
     assert np.array_equal(demos.values, demos2.values, equal_nan=True)
 
 
+def test_close_calls_examine_only_the_decisions_where_the_network_hesitates(run, monkeypatch):
+    """`expert.close_calls`: only decisions whose two most likely legal actions are less than it apart in
+    probability are looked at (where `selective` would search); the others are played and not counted."""
+    p = np.array([0.5, 0.35, 0.15, 0.0])
+    mask = np.array([True, True, True, False])
+    assert expert.close_call(p, mask, 0.2) and not expert.close_call(p, mask, 0.1)
+    assert expert.close_call(p, mask, 0.0)                         # 0: every decision
+    assert not expert.close_call(p, np.array([True, False, False, False]), 0.9)   # one legal action: no call
+    assert not expert.close_call(np.array([0.3, 0.7]), np.array([False, True]), 0.9)   # masked actions do not count
+    gaps: list[float] = []
+    looked: list[float] = []
+    real = expert.close_call
+
+    def spy(p, mask, below):
+        top = np.sort(p[mask])[::-1]
+        gap = float(top[0] - top[1]) if len(top) >= 2 else 1.0
+        gaps.append(gap)
+        ok = real(p, mask, below)
+        if ok:
+            looked.append(gap)
+        return ok
+
+    monkeypatch.setattr(expert, "close_call", spy)
+    monkeypatch.setattr(expert, "rollout_values", lambda *a, **k: None)   # every look a tie: counted, not kept
+    # every decision looked at (close_calls 1): the gaps of the first decisions, in order of play
+    expert.label(tiny(run.parent / "all", expert={"states": 3, "rollouts": 2, "close_calls": 1.0}), str(run / "policy.npz"), 0)
+    below = max(gaps[:3])   # the widest of the first three decisions is not a close call at this bar
+    gaps.clear()
+    looked.clear()
+    c = tiny(run.parent / "close", expert={"states": 3, "rollouts": 2, "close_calls": below})
+    demos, counts = expert.label(c, str(run / "policy.npz"), 0)
+    assert demos is None and counts["examined"] == counts["equal"] == 3 == len(looked)
+    assert all(g < below for g in looked)
+    assert any(g >= below for g in gaps)   # the decisions it was surer of were passed over
+
+
 def test_an_overrule_is_confirmed_only_by_the_same_winner_on_fresh_dice(monkeypatch):
     """`expert.confirm`: the overrule's candidate must beat the pick by more than `z` standard
     errors again on `confirm` fresh rollouts (seeded apart from the first test's); its values are
@@ -260,7 +296,7 @@ def test_the_advisor_can_play_the_rollouts_as_in_the_planners_search():
 
 
 @pytest.mark.parametrize("key,value", [("top_k", 1), ("rollouts", 1), ("explore", 1.5), ("z", -1.0), ("confirm", -1),
-                                       ("rollout_player", "planner")])
+                                       ("rollout_player", "planner"), ("close_calls", 1.5)])
 def test_bad_expert_settings_name_the_field(tmp_path, key, value):
     with pytest.raises(TacticaError) as e:
         tiny(tmp_path, expert={key: value})

@@ -104,6 +104,10 @@ class ExpertConfig:
     #: model of play inside `planner`'s or `planner-bold`'s rollouts, so the labels say what that
     #: search would; the network where the advisor has no pick, as at the rules' questions)
     rollout_player: str = "network"
+    #: examine only the decisions where the network's two most likely legal actions are less than this
+    #: far apart in probability (its close calls, where `selective` searches; 0: every decision), so a
+    #: round's rollouts are spent where the network hesitates
+    close_calls: float = 0.0
     #: also fit the warm start's demonstrations (the run's demos.npz) in every refit, so the network
     #: keeps its teacher's play where the rollouts have no say (a refit on the few kept decisions
     #: alone moves it everywhere)
@@ -230,7 +234,7 @@ _RANGES = {(PretrainConfig, "dagger_rounds"): (0, None), (PretrainConfig, "dagge
            (PretrainConfig, "dagger_epochs"): (0, None), (TrainConfig, "torch_threads"): (1, 64),
            (ExpertConfig, "iterations"): (0, None), (ExpertConfig, "states"): (1, None),
            (ExpertConfig, "top_k"): (2, 16), (ExpertConfig, "rollouts"): (2, 256), (ExpertConfig, "horizon"): (1, 50),
-           (ExpertConfig, "confirm"): (0, 256),
+           (ExpertConfig, "confirm"): (0, 256), (ExpertConfig, "close_calls"): (0.0, 1.0),
            (ExpertConfig, "position_weight"): (0.0, None), (ExpertConfig, "reward_weight"): (0.0, None),
            (ExpertConfig, "z"): (0.0, None), (ExpertConfig, "value_weight"): (0.0, None),
            (ExpertConfig, "temperature"): (1e-4, None), (ExpertConfig, "epochs"): (1, None),

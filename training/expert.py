@@ -179,6 +179,15 @@ def candidates(p: np.ndarray, mask: np.ndarray, pick: int, ends_turn, top_k: int
     return cands
 
 
+def close_call(p: np.ndarray, mask: np.ndarray, below: float) -> bool:
+    """Whether the network's two most likely legal actions are less than `below` apart in probability
+    (`expert.close_calls`; 0: every decision counts)."""
+    if below <= 0:
+        return True
+    top = np.sort(p[mask])[::-1]
+    return len(top) >= 2 and float(top[0] - top[1]) < below
+
+
 def label_chunk(args: tuple) -> dict[str, Any]:
     """One job: the network plays fights until it has examined `n` decisions; returns the kept
     ones with their values and the counts."""
@@ -210,7 +219,7 @@ def label_chunk(args: tuple) -> dict[str, Any]:
             p = net.action_probs({k: v[None] for k, v in obs.items()}, mask[None])[0]
             pick = int(np.argmax(p))
             play = pick
-            if counts["examined"] < n and env.battle.state.actor is not None:
+            if counts["examined"] < n and env.battle.state.actor is not None and close_call(p, mask, ex["close_calls"]):
                 cands = candidates(p, mask, pick, lambda i: env._legal[i].kind == "end_turn", ex["top_k"],
                                    obs["advice"][0] if ex["advisor_candidate"] and "advice" in obs else None)
                 if len(cands) >= 2:
