@@ -15,7 +15,9 @@ decisions whose best rollout value beats the start network's pick by more than `
 how often the refit's most likely action is now the rollouts' best, and the median probability of
 that action before and after; and on the anchor's decisions, how often the refit still picks what the
 start network picked (1.0 = the anchor holds). `--out DIR` writes each refit as `DIR/E-LR.npz`, to
-evaluate with `tactica evaluate --policies DIR/E-LR.npz,...`.
+evaluate with `tactica evaluate --policies DIR/E-LR.npz,...`. `--holdout 0.3` leaves 30% of the kept decisions'
+fights out of the fit and reports the same counts on them (`held`): does what the refit learns carry to the
+decisions of fights it never saw?
 
     python experiments/refit_strength.py --config training/configs/cortex_hu.yaml \
         --start training/init/cortex_hu-advice-parts.npz --run RUN_DIR --rows 250 \
@@ -105,9 +107,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="fit the anchor's decisions this many times over (a heavier anchor; 1: as the recipe)")
     ap.add_argument("--temperature", type=float, default=None,
                     help="the soft targets' temperature (default: the config's expert.temperature)")
+    ap.add_argument("--holdout", type=float, default=0.0,
+                    help="leave this share of the kept decisions' fights out of the fit and report the same "
+                         "movement on them (`held`): does what the refit learns carry to other fights' decisions?")
     ap.add_argument("--out", default="")
     ap.add_argument("--json", default="")
     a = ap.parse_args(argv)
+    if not 0 <= a.holdout < 1:
+        raise SystemExit(f"--holdout: {a.holdout} (expected a share of the fights, at least 0 and below 1)")
 
     import torch
 
@@ -122,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     demos = Demos.load(run / "expert-demos.npz")
     if a.rows:
         demos = demos.subset(np.arange(min(a.rows, len(demos))))
+    held = None
+    if a.holdout:
+        demos, held = demos.split(a.holdout, seed=cfg.seed)   # whole fights: no held-out decision has a twin in the fit
     fits = [(int(e), float(lr)) for e, lr in (f.split(":") for f in (a.fit or [f"{ex.epochs}:{ex.learning_rate}"]))]
     vw = ex.value_weight if a.value_weight is None else a.value_weight
     temp = ex.temperature if a.temperature is None else a.temperature
@@ -130,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     for epochs, lr in fits:
         model, layout_fp = build_model(cfg, a.start)
         p0, a0 = probabilities(model, demos), probabilities(model, anchor)
+        h0 = probabilities(model, held) if held is not None else None
         kept = demos
         if a.labels != "rollouts":
             kept = dataclasses.replace(demos, values=np.full_like(demos.values, np.nan))
@@ -148,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
                **movement(p0, p1, demos, a.gap),
                "anchor_still_pick": float((a1.argmax(axis=1) == a0.argmax(axis=1)).mean()),
                "fit_accuracy": stats[-1]["accuracy"]}
+        if held is not None:
+            row["held"] = movement(h0, probabilities(model, held), held, a.gap)
         if a.out:
             Path(a.out).mkdir(parents=True, exist_ok=True)
             copies = f"-anchor{a.anchor_copies}" if a.anchor_copies != 1 else ""

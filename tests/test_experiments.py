@@ -283,6 +283,9 @@ def test_refit_strength_heavier_anchor_repeats_the_anchor() -> None:
     assert mod.heavier(anchor, 1) is anchor
     with pytest.raises(SystemExit, match="anchor-copies"):
         mod.heavier(anchor, 0)
+    # --holdout is a share of the fights: 1 (every fight out of the fit) is refused by name, before any work
+    with pytest.raises(SystemExit, match="--holdout"):
+        mod.main(["--config", "no.yaml", "--start", "no.npz", "--run", "no", "--holdout", "1"])
 
 
 def test_tiebreak_at_margin_zero_plays_as_the_network_and_defers_to_the_advisor_above_it(monkeypatch) -> None:
