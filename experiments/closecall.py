@@ -8,10 +8,11 @@ a second network, refitted hard on rollout labels gathered at close calls only (
 there it plays the second network's most likely action among the first network's `top_k` (3), as `selective` plays
 its search's pick among them. Numpy only, no rollouts: the kind of player issue 31's goal asks for.
 
-The second networks come from the environment variable `TACTICA_CLOSE_NETS` (`name=path.npz,...`) and are registered
+The second networks (refits from the shipped network, so of its layout: `experiments/refit_strength.py
+--out`) come from the environment variable `TACTICA_CLOSE_NETS` (`name=path.npz,...`) and are registered
 for `tactica evaluate` as `cc-<name>` through a scratch `sitecustomize`, so the spawned workers see them too:
 
-    TACTICA_CLOSE_NETS=hard=refits/8-0.001.npz python experiments/closecall.py --policies ppo,cc-hard \\
+    TACTICA_CLOSE_NETS=hard=refits/8-0.001-v1.npz python experiments/closecall.py --policies ppo,cc-hard \\
         --against tactical --ruleset cortex_hu --generated 100 --episodes 2 --seed 1 --seed 2 --seed 3 --seed 4 \\
         --workers 2 --json > OUT.json
     python experiments/player_table.py OUT.json --ruleset cortex_hu --vs ppo
@@ -44,7 +45,6 @@ class CloseCall(NumpyPolicy):
     def __init__(self, seed=None) -> None:
         super().__init__(seed=seed)
         self.other = NumpyPolicy(self.second)   # its network only: it reads this policy's observation
-        self.asked = 0
         self.seen: tuple | None = None
 
     def action_probs(self, obs, mask):
@@ -61,7 +61,6 @@ class CloseCall(NumpyPolicy):
             p2 = self.other.action_probs(*self.seen)[0]
             top = order[:self.top_k]
             action = lmap[max(top, key=lambda i: (p2[i], -top.index(i)))]
-            self.asked += 1
         self.last_reason = f"network, a second one at close calls: {action}"
         self.commit(state, actor, action)
         return action
