@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import collections
 import glob
+import os
 import re
 import shutil
 import subprocess
@@ -120,7 +121,6 @@ def main() -> None:
         if (ROOT / f).is_file():
             (tmp / f).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / f, tmp / f)
-    import os
     os.chdir(tmp)
     print(f"{ignore_type_errors(MODULES)} lines given `# type: ignore`; "
           f"{mark_non_native(MODULES)} classes marked non-native")
