@@ -372,3 +372,29 @@ def test_closecall_with_the_network_itself_as_the_second_plays_the_networks_figh
     register_policy("cc-other", other)
     sc = load_scenario(generate_scenario("cortex_hu", 5003, mirrored=True))[0]
     assert _never_and_always(sc, "ppo", "cc-itself", "cc-other") >= 1
+
+
+def test_ensemble_of_the_network_with_itself_plays_its_fights_and_a_bad_spec_is_refused(monkeypatch) -> None:
+    """experiments/ensemble.py: the mean of a network's probabilities with its own is its probabilities, so the
+    shipped network ensembled with itself plays the network's fights exactly (each member's own advisor told the
+    action played); ensembled with another network it plays other fights. A spec that names one network, or is
+    not NAME=A.npz+B.npz, is refused by its variable's name."""
+    from envs.generators import generate_scenario
+
+    spec = importlib.util.spec_from_file_location("ensemble", EXP / "ensemble.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import agents.base
+    from agents.base import register_policy
+    from agents.learned import shipped_policy_path
+    monkeypatch.setattr(agents.base, "_REGISTRY", dict(agents.base._REGISTRY))
+    shipped = str(shipped_policy_path("cortex_hu"))
+    names = mod.parse(f"ens-self={shipped}+{shipped},ens-other={shipped}+training/init/cortex_hu-advice-parts.npz")
+    assert names["ens-other"][1] == str(ROOT / "training/init/cortex_hu-advice-parts.npz")
+    for name, paths in names.items():
+        register_policy(name, mod.factory(paths))
+    sc = load_scenario(generate_scenario("cortex_hu", 5003, mirrored=True))[0]
+    assert _never_and_always(sc, "ppo", "ens-self", "ens-other") >= 1
+    for bad in ("ens=a.npz", "a.npz+b.npz"):
+        with pytest.raises(SystemExit, match="TACTICA_ENSEMBLES"):
+            mod.parse(bad)
