@@ -398,3 +398,26 @@ def test_ensemble_of_the_network_with_itself_plays_its_fights_and_a_bad_spec_is_
     for bad in ("ens=a.npz", "a.npz+b.npz"):
         with pytest.raises(SystemExit, match="TACTICA_ENSEMBLES"):
             mod.parse(bad)
+
+
+def test_selective_margin_at_zero_plays_the_networks_fights_and_its_variants_set_the_margin(monkeypatch) -> None:
+    """experiments/selective_margin.py: at margin 0 no decision is close enough to search (a gap is never below 0),
+    so the player plays the shipped network's fights exactly; each registered variant is the shipped `selective`
+    at its margin."""
+    from envs.generators import generate_scenario
+
+    spec = importlib.util.spec_from_file_location("selective_margin", EXP / "selective_margin.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import agents.base
+    from agents.base import register_policy
+    monkeypatch.setattr(agents.base, "_REGISTRY", dict(agents.base._REGISTRY))
+    register_policy("sel0", mod.variant(0.0))
+    sc = load_scenario(generate_scenario("cortex_hu", 5003, mirrored=True))[0]
+    a, b = (t.name for t in sc.teams)
+    for k in range(2):
+        ref = play_fight(sc, {a: "ppo", b: "tactical"}, 11, k)
+        got = play_fight(sc, {a: "sel0", b: "tactical"}, 11, k)
+        assert (got.winner, got.rounds, got.actions, got.damage_taken) == (ref.winner, ref.rounds, ref.actions,
+                                                                           ref.damage_taken)
+    assert {n: mod.variant(m)(seed=1).margin for n, m in mod.VARIANTS.items()} == mod.VARIANTS
