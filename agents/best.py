@@ -52,7 +52,8 @@ BEST: dict[str, BestEntry] = {
         "fights vs tactical) searching only where its top two actions are close: 63.2% of the same 3,200 (400 maps "
         "x 4 dice seeds x 2 sides) vs tactical (Wilson 61.5-64.8%), +2.5 over the network alone (paired 95%: "
         "1.5-3.5); on the first 800 63.0%, where planner-bold wins 64.6%, level (+1.6, paired 95%: -1.4 to "
-        "+4.7); head to head 200-199 (1 drawn) of 400 vs planner-bold, at a fiftieth of its median decision time",
+        "+4.7), and on all 3,200 planner-bold 64.6% (+1.4, paired 95% about -0.1 to +2.9); head to head 200-199 "
+        "(1 drawn) of 400 vs planner-bold, at a fiftieth of its median decision time",
         0.002, 0.222),
     "cybergeneration": BestEntry(
         "ppo", "the network of training/configs/cybergeneration.yaml (PPO with bold's score parts, then one round of "
