@@ -11,9 +11,10 @@ member's to answer. No rollouts: each decision costs the members' forward passes
 
 Registered for `tactica evaluate` through a `sitecustomize` module in a scratch folder (as experiments/tiebreak.py)
 from `TACTICA_ENSEMBLES=NAME=A.npz+B.npz[+...],NAME2=...` (paths relative to the checkout or absolute; the first
-member answers the rules' questions):
+member answers the rules' questions; `runs/cortex-cyber`: the PPO stage of
+`training/configs/experiments/cortex-advice-parts-cyber.yaml`):
 
-    TACTICA_ENSEMBLES=ens2=tactica/policies/cortex.npz+runs/cx-order-rpi/policy.npz \\
+    TACTICA_ENSEMBLES=ens2=tactica/policies/cortex.npz+runs/cortex-cyber/policy.npz \\
     python experiments/ensemble.py --policies ppo,ens2 --against tactical --ruleset cortex \\
         --generated 100 --episodes 2 --seed 1 --seed 2 --seed 3 --seed 4 --workers 2 --json > OUT.json
     python experiments/player_table.py OUT.json --ruleset cortex --vs ppo
@@ -26,7 +27,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-
 
 from agents.learned import NumpyPolicy
 from rules.actions import END_TURN, Action
