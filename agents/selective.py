@@ -32,6 +32,18 @@ from rules.state import BattleState, Combatant
 PREFIX = "selective:"
 
 
+def ranked(net: NumpyPolicy, state: BattleState, actor: Combatant
+           ) -> tuple[dict[int, Action], np.ndarray, list[int], Action, float]:
+    """The network's view of a decision: (the legal actions by index, the action probabilities, the legal
+    indices from the most likely on, its pick, the probability gap between its two most likely actions; 1
+    where it has one). Its advisor ranks but is not told the action (`NumpyPolicy.scores`)."""
+    lmap, p = net.scores(state, actor)
+    order = [int(i) for i in np.argsort(-p, kind="stable") if p[i] > 0 and int(i) in lmap]
+    pick = lmap.get(order[0], END_TURN) if order else END_TURN
+    gap = float(p[order[0]] - p[order[1]]) if len(order) >= 2 else 1.0
+    return lmap, p, order, pick, gap
+
+
 class SelectivePolicy(Policy):
     """A learned network that looks ahead with paired rollouts only where its top two actions are close."""
 
@@ -63,12 +75,9 @@ class SelectivePolicy(Policy):
             action = self.net.act(state, actor)
             self.last_reason = self.net.last_reason
             return action
-        lmap, p = self.net.scores(state, actor)
-        order = [int(i) for i in np.argsort(-p, kind="stable") if p[i] > 0 and int(i) in lmap]
-        pick = lmap.get(order[0], END_TURN) if order else END_TURN
+        lmap, p, order, pick, gap = ranked(self.net, state, actor)
         action = pick
         self.decisions += 1
-        gap = float(p[order[0]] - p[order[1]]) if len(order) >= 2 else 1.0
         self.last_reason = f"learned policy: {pick} {p[order[0]]:.0%}" if order else "learned policy: end turn"
         if gap < self.margin:
             cands = [lmap[i] for i in order[:self.top_k]]

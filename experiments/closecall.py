@@ -27,12 +27,12 @@ import sys
 from pathlib import Path
 
 from agents.learned import NumpyPolicy
+from agents.selective import ranked
 from rules.actions import Action
 from rules.state import BattleState, Combatant
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from experiments.tiebreak import ranked  # noqa: E402
 
 
 class CloseCall(NumpyPolicy):
@@ -56,7 +56,7 @@ class CloseCall(NumpyPolicy):
     def act(self, state: BattleState, actor: Combatant) -> Action:
         if state.pending is not None:
             return super().act(state, actor)
-        lmap, order, action, gap = ranked(self, state, actor)
+        lmap, _, order, action, gap = ranked(self, state, actor)
         if gap < self.margin:
             p2 = self.other.action_probs(*self.seen)[0]
             top = order[:self.top_k]

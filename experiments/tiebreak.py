@@ -25,23 +25,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 from agents.learned import NumpyPolicy
-from rules.actions import END_TURN, Action
+from agents.selective import ranked
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = {"tb10": 0.10, "tb20": 0.20, "tb35": 0.35}
-
-
-def ranked(net: NumpyPolicy, state, actor) -> tuple[dict, list[int], Action, float]:
-    """The network's view of a decision: (the legal actions by index, their indices from the most likely on,
-    its pick, the probability gap between its two most likely actions; 1 where it has one)."""
-    lmap, p = net.scores(state, actor)
-    order = [int(i) for i in np.argsort(-p, kind="stable") if p[i] > 0 and int(i) in lmap]
-    action = lmap.get(order[0], END_TURN) if order else END_TURN
-    gap = float(p[order[0]] - p[order[1]]) if len(order) >= 2 else 1.0
-    return lmap, order, action, gap
 
 
 class TieBreak(NumpyPolicy):
@@ -53,7 +41,7 @@ class TieBreak(NumpyPolicy):
     def act(self, state, actor):
         if state.pending is not None:
             return super().act(state, actor)
-        lmap, order, action, gap = ranked(self, state, actor)
+        lmap, _, order, action, gap = ranked(self, state, actor)
         if gap < self.margin and self._advisor is not None:
             pick = self._advisor.pick
             if pick is not None and pick in [lmap[i] for i in order[:self.top_k]]:
