@@ -115,6 +115,8 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     #: the shipped network, searching where it is unsure (agents/selective.py; `selective:PATH.npz`
     #: over an exported one)
     "selective": "agents.selective:SelectivePolicy",
+    #: `selective` searching at more of its decisions (margin 0.5; cortex_hu's `best`)
+    "selective-wide": "agents.selective:WideSelectivePolicy",
 }
 
 

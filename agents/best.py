@@ -48,13 +48,13 @@ BEST: dict[str, BestEntry] = {
         "no better and slower; head to head 111-88 (1 drawn, of 200) vs that network",
         0.052, 0.319),
     "cortex_hu": BestEntry(
-        "selective", "the shipped network (PPO, then one round of rollout policy iteration; 60.7% of 3,200 held-out "
-        "fights vs tactical) searching only where its top two actions are close: 63.2% of the same 3,200 (400 maps "
-        "x 4 dice seeds x 2 sides) vs tactical (Wilson 61.5-64.8%), +2.5 over the network alone (paired 95%: "
-        "1.5-3.5); on the first 800 63.0%, where planner-bold wins 64.6%, level (+1.6, paired 95%: -1.4 to "
-        "+4.7), and on all 3,200 planner-bold 64.6% (+1.4, paired 95% about -0.1 to +2.9); head to head 200-199 "
-        "(1 drawn) of 400 vs planner-bold, at a fiftieth of its median decision time",
-        0.002, 0.222),
+        "selective-wide", "the shipped network (PPO, then one round of rollout policy iteration; 60.7% of 3,200 held-out "
+        "fights vs tactical) searching with planner-bold's paired rollouts where its top two actions are less than 0.5 "
+        "apart: 64.5% of the same 3,200 (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 62.8-66.1%), +1.3 over "
+        "selective (margin 0.2, best until 2026-12-06; paired 95%: 0.4-2.2; +1.2 on the 300 maps not used to pick "
+        "the margin), +3.8 over the network alone, level with planner-bold (64.6% of the same fights, -0.2, paired "
+        "95%: -1.8 to +1.4) at selective's median decision time, a fiftieth of planner-bold's",
+        0.002, 0.263),
     "cybergeneration": BestEntry(
         "ppo", "the network of training/configs/cybergeneration.yaml (PPO with bold's score parts, then one round of "
         "rollout policy iteration): 53.9% of 3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical "

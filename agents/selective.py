@@ -10,7 +10,8 @@ beats it on those rollouts by more than `confidence` standard errors of the pair
 differences (`PlannerPolicy.pick`). So the search is spent where the network hesitates, and
 the network's choice stands unless the dice clearly say otherwise.
 
-Registry names: `selective` searches over the ruleset's shipped network (`ppo`), and
+Registry names: `selective` searches over the ruleset's shipped network (`ppo`), `selective-wide`
+the same at a wider margin (0.5: about twice the decisions searched; cortex_hu's `best`), and
 `selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it
 looked ahead (`last_reason` says what it found).
 """
@@ -107,6 +108,19 @@ class SelectivePolicy(Policy):
         """Refuse a fight the network cannot play (another ruleset's, a larger map): `best`
         then falls back to `tactical`, as it does for the network alone."""
         self.net.check_fits(ruleset, height, width, field)
+
+
+class WideSelectivePolicy(SelectivePolicy):
+    """The shipped network searching at more of its decisions: `selective` at margin 0.5 (its top two less than
+    0.5 apart), cortex_hu's `best` (docs/baselines.md)."""
+
+    name = "selective-wide"
+    #: the margin `selective-wide` searches under (experiments/selective_margin.py's `sel50`)
+    MARGIN = 0.5
+
+    def __init__(self, seed=None, **kw) -> None:
+        kw.setdefault("margin", self.MARGIN)
+        super().__init__(seed, **kw)
 
 
 def make_selective(name: str, seed=None) -> SelectivePolicy:

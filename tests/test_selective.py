@@ -132,3 +132,31 @@ def test_commit_tells_the_network_and_the_rollouts_guide():
     pol.planner.guide.commit = lambda *a: seen.append("guide")
     pol.commit(s, s.actor, b.ruleset.legal_actions(s)[0])
     assert seen == ["net", "guide"]
+
+
+def test_selective_wide_is_selective_at_margin_one_half_and_plays_its_fights():
+    """`selective-wide` (cortex_hu's `best`) is the shipped `selective` at margin 0.5: the same fights as a
+    `SelectivePolicy(margin=0.5)` registered apart (experiments/selective_margin.py's `sel50`, whose 3,200 table
+    fights made it `best`), and not those of `selective` where a decision's top two are between 0.2 and 0.5 apart."""
+    import agents.base
+    from agents.base import register_policy
+    from agents.selective import WideSelectivePolicy
+    from envs.generators import generate_scenario
+    from evaluation.simulate import play_fight
+
+    p = make_policy("selective-wide", 0)
+    assert isinstance(p, WideSelectivePolicy) and p.margin == 0.5 and p.top_k == 3 and p.planner.budget == 16
+    reg = dict(agents.base._REGISTRY)
+    try:
+        register_policy("sel50", lambda seed=None: SelectivePolicy(seed=seed, margin=0.5))
+        sc = load_scenario(generate_scenario("cortex_hu", 5003, mirrored=True))[0]
+        a, b = (t.name for t in sc.teams)
+        got = play_fight(sc, {a: "selective-wide", b: "tactical"}, 11, 0)
+        ref = play_fight(sc, {a: "sel50", b: "tactical"}, 11, 0)
+        narrow = play_fight(sc, {a: "selective", b: "tactical"}, 11, 0)
+    finally:
+        agents.base._REGISTRY.clear()
+        agents.base._REGISTRY.update(reg)
+    assert (got.winner, got.rounds, got.actions, got.damage_taken) == (ref.winner, ref.rounds, ref.actions,
+                                                                       ref.damage_taken)
+    assert (narrow.actions, narrow.damage_taken) != (got.actions, got.damage_taken)
