@@ -12,7 +12,9 @@ experiments/tiebreak.py):
     python experiments/player_table.py OUT.json TABLE.json --ruleset cortex_hu --maps 100 --vs selective
 
 (TABLE.json: the player table's call with `selective` on the same fights.) Result: docs/results.md, cortex_hu,
-"Searching at more of the network's decisions".
+"Searching at more of the network's decisions". `sel50t` and `sel100t` are the same with `tactical` playing this
+side in the rollouts, as in `planner`'s, cortex's `best` (docs/results.md, cortex, "Searching at more of the
+network's decisions").
 """
 
 from __future__ import annotations
@@ -24,20 +26,25 @@ from agents.selective import SelectivePolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = {"sel35": 0.35, "sel50": 0.5, "sel100": 1.0}
+#: the same with `tactical` playing this side in the rollouts, as in `planner`'s (cortex's `best`), not `bold`
+TACTICAL = {"sel50t": 0.5, "sel100t": 1.0}
 
 
-def variant(margin: float):
-    """A factory of the shipped `selective` at `margin` (the registry calls it with `seed=`)."""
+def variant(margin: float, guide: str = "bold"):
+    """A factory of the shipped `selective` at `margin` (the registry calls it with `seed=`), its rollouts'
+    side played by `guide`."""
     def make(seed=None) -> SelectivePolicy:
-        return SelectivePolicy(seed=seed, margin=margin)
+        return SelectivePolicy(seed=seed, margin=margin, guide=guide)
     return make
 
 
 _SITE = """
 from agents.base import register_policy
-from experiments.selective_margin import VARIANTS, variant
+from experiments.selective_margin import TACTICAL, VARIANTS, variant
 for name, margin in VARIANTS.items():
     register_policy(name, variant(margin))
+for name, margin in TACTICAL.items():
+    register_policy(name, variant(margin, "tactical"))
 """
 
 

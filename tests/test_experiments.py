@@ -421,3 +421,6 @@ def test_selective_margin_at_zero_plays_the_networks_fights_and_its_variants_set
         assert (got.winner, got.rounds, got.actions, got.damage_taken) == (ref.winner, ref.rounds, ref.actions,
                                                                            ref.damage_taken)
     assert {n: mod.variant(m)(seed=1).margin for n, m in mod.VARIANTS.items()} == mod.VARIANTS
+    assert {n: mod.variant(m, "tactical")(seed=1).margin for n, m in mod.TACTICAL.items()} == mod.TACTICAL
+    assert type(mod.variant(1.0, "tactical")(seed=1).planner.guide).__name__ == "TacticalPolicy"
+    assert type(mod.variant(1.0)(seed=1).planner.guide).__name__ == "BoldPolicy"
