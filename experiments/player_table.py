@@ -77,6 +77,9 @@ def rows(paths: list[Path], ruleset: str, maps: int | None,
         elif seeds is not None and data["seeds"] != seeds:
             sys.exit(f"{path}: field 'seeds' is {data['seeds']}, the other files' is {seeds}; "
                      "give --seeds to compare the seeds they share")
+        if not isinstance(data.get("pairs"), list):
+            sys.exit(f"{path}: no field 'pairs'; expected the output of `tactica evaluate --against REF --json` "
+                     "(or its fights' log, .jsonl), not a player table's own JSON")
         ref, seeds = data["against"], seeds or data["seeds"]
         for p in data["pairs"]:
             idx = map_index(p["scenario"], ruleset)

@@ -73,6 +73,10 @@ def test_unpaired_files_are_refused_with_the_file_and_field(files: list[Path], t
     assert {r["player"]: r["n"] for r in table} == {"A": 8, "B": 8, "C": 8}
     with pytest.raises(SystemExit, match=r"a\.json: field 'seeds' is \[1, 2\]; --seeds asks for \[3\]"):
         pt.rows([*files, three], "metalface", None, [3])
+    own = tmp_path / "table.json"   # a player table's own JSON (rows, no pairs) given as input
+    own.write_text(json.dumps({"ruleset": "metalface", "against": "tactical", "seeds": [1, 2], "maps": 2, "rows": []}))
+    with pytest.raises(SystemExit, match=r"table\.json: no field 'pairs'.*not a player table's own JSON"):
+        pt.rows([*files, own], "metalface", None)
     short = _file(tmp_path, "d.json", [_pair("D", "tactical", 0, [(1, 2, 1, 0), (2, 2, 1, 0)])])
     with pytest.raises(SystemExit, match="D has 1 maps, the others 2"):
         pt.rows([*files, short], "metalface", None)
