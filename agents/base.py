@@ -117,6 +117,9 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     "selective": "agents.selective:SelectivePolicy",
     #: `selective` searching at more of its decisions (margin 0.5; cortex_hu's `best`)
     "selective-wide": "agents.selective:WideSelectivePolicy",
+    #: `planner`'s search (`tactical` in the rollouts) over the shipped network's top three, at every decision
+    #: (agents/selective.py; cortex's `best`)
+    "planner-net": "agents.selective:NetPlannerPolicy",
 }
 
 

@@ -42,11 +42,11 @@ BEST: dict[str, BestEntry] = {
         "selective over it adds nothing (69.8% vs 70.0% of 800); head to head 58.4% of its decided fights vs "
         "planner-bold (400), 47.3% vs that selective (800, within chance)", 0.006, 0.016),
     "cortex": BestEntry(
-        "planner", "60.1% of 3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson "
-        "58.4-61.7%), 6.1 points above the shipped network on the same fights (ppo: PPO then rollout policy "
-        "iteration, 54.0%; paired 95%: 4.2-8.0) and 12.4 above bold on the first 800; planner-bold 56.5% of 200 is "
-        "no better and slower; head to head 111-88 (1 drawn, of 200) vs that network",
-        0.052, 0.319),
+        "planner-net", "planner's search (tactical playing the rollouts) over the shipped network's three most likely "
+        "actions at every decision: 68.0% of 800 held-out fights (the player table's first 100 maps x 4 dice seeds x 2 "
+        "sides) vs tactical (Wilson 64.7-71.1%), +8.0 over planner on the same fights (60.0%, best until 2026-12-06; "
+        "paired 95%: 4.4-11.6) and +15.1 over the network alone (52.9%); planner itself 60.1% of all 3,200",
+        0.065, 0.243),
     "cortex_hu": BestEntry(
         "selective-wide", "the shipped network (PPO, then one round of rollout policy iteration; 60.7% of 3,200 held-out "
         "fights vs tactical) searching with planner-bold's paired rollouts where its top two actions are less than 0.5 "

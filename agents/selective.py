@@ -12,8 +12,10 @@ the network's choice stands unless the dice clearly say otherwise.
 
 Registry names: `selective` searches over the ruleset's shipped network (`ppo`), `selective-wide`
 the same at a wider margin (0.5: twice the decisions searched, 17% against 8% of the network's
-decisions in 12 cortex_hu fights against `tactical`; cortex_hu's `best`), and
-`selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it
+decisions in 12 cortex_hu fights against `tactical`; cortex_hu's `best`), `planner-net` the
+planner's search over the network's three most likely actions at every decision, `tactical`
+playing this side in the rollouts as in `planner`'s (cortex's `best`), and `selective:PATH.npz`
+over an exported one. `searched` / `decisions` count how often it
 looked ahead (`last_reason` says what it found).
 """
 
@@ -121,6 +123,23 @@ class WideSelectivePolicy(SelectivePolicy):
 
     def __init__(self, seed=None, **kw) -> None:
         kw.setdefault("margin", self.MARGIN)
+        super().__init__(seed, **kw)
+
+
+class NetPlannerPolicy(SelectivePolicy):
+    """`planner`'s search over the shipped network's candidates: at every decision where the network gives two
+    actions or more a chance (its advisor's candidates), its three most likely are looked ahead with paired rollouts,
+    `tactical` playing this side in them as in `planner`'s, and the network's pick stands unless another beats it
+    with confidence (cortex's `best`)."""
+
+    name = "planner-net"
+    #: a gap between two probabilities is always below 1: every decision with two chances or more is searched
+    MARGIN = 1.0
+    GUIDE = "tactical"
+
+    def __init__(self, seed=None, **kw) -> None:
+        kw.setdefault("margin", self.MARGIN)
+        kw.setdefault("guide", self.GUIDE)
         super().__init__(seed, **kw)
 
 

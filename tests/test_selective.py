@@ -134,29 +134,67 @@ def test_commit_tells_the_network_and_the_rollouts_guide():
     assert seen == ["net", "guide"]
 
 
+def _fights(ruleset: str, players: list[str], extra: dict | None = None, team_size: int | None = None) -> list:
+    """The outcome of fight 0 (seed 11) on one generated map of `ruleset`, each of `players` against `tactical`,
+    with the players of `extra` (name -> factory) registered for the call only."""
+    import agents.base
+    from agents.base import register_policy
+    from envs.generators import generate_scenario
+    from evaluation.simulate import play_fight
+
+    kw = {} if team_size is None else {"team_size": team_size}
+    sc = load_scenario(generate_scenario(ruleset, 5003, mirrored=True, **kw))[0]
+    x, y = (t.name for t in sc.teams)
+    reg = dict(agents.base._REGISTRY)
+    try:
+        for name, factory in (extra or {}).items():
+            register_policy(name, factory)
+        outs = [play_fight(sc, {x: p, y: "tactical"}, 11, 0) for p in players]
+    finally:
+        agents.base._REGISTRY.clear()
+        agents.base._REGISTRY.update(reg)
+    return [(r.winner, r.rounds, r.actions, r.damage_taken) for r in outs]
+
+
 def test_selective_wide_is_selective_at_margin_one_half_and_plays_its_fights():
     """`selective-wide` (cortex_hu's `best`) is the shipped `selective` at margin 0.5: the same fights as a
     `SelectivePolicy(margin=0.5)` registered apart (experiments/selective_margin.py's `sel50`, whose 3,200 table
     fights made it `best`), and not those of `selective` where a decision's top two are between 0.2 and 0.5 apart."""
-    import agents.base
-    from agents.base import register_policy
     from agents.selective import WideSelectivePolicy
-    from envs.generators import generate_scenario
-    from evaluation.simulate import play_fight
 
     p = make_policy("selective-wide", 0)
     assert isinstance(p, WideSelectivePolicy) and p.margin == 0.5 and p.top_k == 3 and p.planner.budget == 16
-    reg = dict(agents.base._REGISTRY)
-    try:
-        register_policy("sel50", lambda seed=None: SelectivePolicy(seed=seed, margin=0.5))
-        sc = load_scenario(generate_scenario("cortex_hu", 5003, mirrored=True))[0]
-        a, b = (t.name for t in sc.teams)
-        got = play_fight(sc, {a: "selective-wide", b: "tactical"}, 11, 0)
-        ref = play_fight(sc, {a: "sel50", b: "tactical"}, 11, 0)
-        narrow = play_fight(sc, {a: "selective", b: "tactical"}, 11, 0)
-    finally:
-        agents.base._REGISTRY.clear()
-        agents.base._REGISTRY.update(reg)
-    assert (got.winner, got.rounds, got.actions, got.damage_taken) == (ref.winner, ref.rounds, ref.actions,
-                                                                       ref.damage_taken)
-    assert (narrow.actions, narrow.damage_taken) != (got.actions, got.damage_taken)
+    got, ref, narrow = _fights("cortex_hu", ["selective-wide", "sel50", "selective"],
+                               {"sel50": lambda seed=None: SelectivePolicy(seed=seed, margin=0.5)})
+    assert got == ref
+    assert narrow[2:] != got[2:]
+
+
+def test_planner_net_searches_the_networks_candidates_at_every_decision_with_tacticals_rollouts():
+    """`planner-net` (cortex's `best`) is `selective` at margin 1 with `tactical` playing the rollouts: the same
+    fights as that player registered apart (experiments/selective_margin.py's `sel100t`, whose 800 table fights
+    made it `best`); it looks ahead at every decision where the network gives two actions or more a chance."""
+    from agents.selective import NetPlannerPolicy, ranked
+    from agents.tactical import TacticalPolicy
+    from envs.generators import generate_scenario
+
+    p = make_policy("planner-net", 0)
+    assert isinstance(p, NetPlannerPolicy) and p.margin == 1.0 and type(p.planner.guide) is TacticalPolicy
+    assert p.top_k == 3 and p.planner.budget == 16
+    spec, src = load_scenario(generate_scenario("cortex", 5003, mirrored=True, team_size=2))
+    b = new_battle(spec, Dice(3), src, record=False)
+    b.start()
+    s = b.state
+    seen = set()
+    for _ in range(6):
+        me = s.actor
+        before = (p.searched, p.decisions)
+        several = len(ranked(p.net, s, me)[2]) > 1   # actions the network gives a chance (its candidates)
+        a = p.act(s, me)
+        assert (p.searched - before[0], p.decisions - before[1]) == (1 if several else 0, 1)
+        seen.add(several)
+        b.step(a)
+    assert seen == {True, False}   # both kinds of decision met
+    got, ref = _fights("cortex", ["planner-net", "sel100t"],
+                       {"sel100t": lambda seed=None: SelectivePolicy(seed=seed, margin=1.0, guide="tactical")}, 2)
+    assert got == ref
