@@ -95,7 +95,7 @@ def test_parse_faces_refuses_impossible_values():
 
 
 def test_manual_dice_prompt_names_who_rolls_what_against_what_and_uses_the_faces():
-    s = Session.new("cortex/duel", seed=2, dice_mode="manual")
+    s = Session.new("cortex/duel", seed=2, dice_mode="manual", npc=["outlaws=planner"])   # answers by default
     asked = []
 
     def provider(req):

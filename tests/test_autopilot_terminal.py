@@ -102,9 +102,9 @@ def test_terminal_npc_plan_confirm_override_and_no_confirm(tmp_path):
     by = [h["by"] for h in s.history]
     assert by[:4] == ["gm", "plan", "alternative", "gm"]
     assert "policy" in by[4:]
-    npc = default_policy("cortex")   # best (as the planner), where it decides fast enough
+    npc = default_policy("cortex")   # best (as planner-net), where it decides fast enough
     tag = f"best ({best_name('cortex')}): " if npc == "best" else ""
-    assert f"Jubal's plan ({npc})" in out and f"why: {tag}Jubal" in out
+    assert f"Jubal's plan ({npc})" in out and f"why: {tag}" in out
     assert s.confirm is False
 
 

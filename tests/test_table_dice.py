@@ -63,7 +63,7 @@ def test_r_for_every_hand_roll_is_the_engine_fight():
 def test_the_next_roll_is_read_from_one_run_of_the_announcements():
     """No replaying the action three times: one run on a copy finds the request, and the
     request carries the rules' own words and modifiers."""
-    s = Session.new("cortex/duel", seed=2)
+    s = Session.new("cortex/duel", seed=2, npc=["outlaws=planner"])   # an NPC that answers questions by default
     s.begin()
     while s.state.actor.id != "mal":
         s.resolve(Action("end_turn"))

@@ -357,7 +357,7 @@ def test_replay_of_a_replay_file_and_of_an_autopilot_save(tmp_path):
     d = rp.to_json(0)
     assert d["kind"] == "replay file" and len(d["frames"]) == 2 and "attack" in d["frames"][1]["title"]
     save = tmp_path / "save.json"
-    s = Session.new("cortex/duel", seed=4, save_path=save)
+    s = Session.new("cortex/duel", seed=4, save_path=save, npc=["outlaws=planner"])   # 3 NPC actions, 3 frames
     s.begin()
     for _ in range(3):
         s.resolve(s.plan().action, by="npc")
