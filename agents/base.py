@@ -120,6 +120,8 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     #: `planner`'s search (`tactical` in the rollouts) over the shipped network's top three, at every decision
     #: (agents/selective.py; cortex's `best`)
     "planner-net": "agents.selective:NetPlannerPolicy",
+    #: the same with `bold` playing the rollouts, as in `planner-bold`'s
+    "planner-net-bold": "agents.selective:BoldNetPlannerPolicy",
 }
 
 

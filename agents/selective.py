@@ -14,8 +14,8 @@ Registry names: `selective` searches over the ruleset's shipped network (`ppo`),
 the same at a wider margin (0.5: twice the decisions searched, 17% against 8% of the network's
 decisions in 12 cortex_hu fights against `tactical`; cortex_hu's `best`), `planner-net` the
 planner's search over the network's three most likely actions at every decision, `tactical`
-playing this side in the rollouts as in `planner`'s (cortex's `best`), and `selective:PATH.npz`
-over an exported one. `searched` / `decisions` count how often it
+playing this side in the rollouts as in `planner`'s (cortex's `best`), `planner-net-bold` the
+same with `bold` playing them as in `planner-bold`'s, and `selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it
 looked ahead (`last_reason` says what it found).
 """
 
@@ -141,6 +141,15 @@ class NetPlannerPolicy(SelectivePolicy):
         kw.setdefault("margin", self.MARGIN)
         kw.setdefault("guide", self.GUIDE)
         super().__init__(seed, **kw)
+
+
+class BoldNetPlannerPolicy(NetPlannerPolicy):
+    """`planner-bold`'s search over the shipped network's candidates: `planner-net` with `bold` playing this side
+    in the rollouts, as in `planner-bold`'s (the stronger model of play where `bold` beats `tactical`:
+    cybergeneration, cortex_hu)."""
+
+    name = "planner-net-bold"
+    GUIDE = "bold"
 
 
 def make_selective(name: str, seed=None) -> SelectivePolicy:

@@ -198,3 +198,16 @@ def test_planner_net_searches_the_networks_candidates_at_every_decision_with_tac
     got, ref = _fights("cortex", ["planner-net", "sel100t"],
                        {"sel100t": lambda seed=None: SelectivePolicy(seed=seed, margin=1.0, guide="tactical")}, 2)
     assert got == ref
+
+
+def test_planner_net_bold_is_planner_net_with_bolds_rollouts():
+    """`planner-net-bold`: margin 1 as `planner-net`, `bold` playing the rollouts; the same fights as the shipped
+    `selective` at margin 1 registered apart (experiments/selective_margin.py's `sel100`)."""
+    from agents.selective import BoldNetPlannerPolicy
+    from agents.tactical import BoldPolicy
+
+    p = make_policy("planner-net-bold", 0)
+    assert isinstance(p, BoldNetPlannerPolicy) and p.margin == 1.0 and type(p.planner.guide) is BoldPolicy
+    got, ref = _fights("cybergeneration", ["planner-net-bold", "sel100"],
+                       {"sel100": lambda seed=None: SelectivePolicy(seed=seed, margin=1.0)}, 2)
+    assert got == ref
