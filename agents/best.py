@@ -56,12 +56,12 @@ BEST: dict[str, BestEntry] = {
         "95%: -1.8 to +1.4) at selective's median decision time, a fiftieth of planner-bold's",
         0.002, 0.263),
     "cybergeneration": BestEntry(
-        "ppo", "the network of training/configs/cybergeneration.yaml (PPO with bold's score parts, then one round of "
-        "rollout policy iteration): 53.9% of 3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical "
-        "(Wilson 52.2-55.7%), 7.3 points above bold's 46.6% on the same fights and 4.3 above the PPO stage (paired "
-        "95%: 2.4-6.1); head to head 51.6% of its decided fights vs planner-bold (98-92, 10 drawn, of 200), and "
-        "59.0% vs tactical on those fights, as planner-bold",
-        0.002, 0.008),
+        "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
+        "likely actions at every decision: 69.5% of 800 held-out fights (the player table's first 100 maps x 4 dice "
+        "seeds x 2 sides) vs tactical (Wilson 66.2-72.6%), +14.0 over the network alone on the same fights (55.5% "
+        "there, 53.9% of all 3,200; the network was best until 2026-12-06; paired 95%: 10.0-18.0); planner-bold "
+        "57.6% of the same 800",
+        0.070, 0.190),
 }
 
 #: the player of a ruleset with no entry, or of a fight the entry's player cannot play
