@@ -15,8 +15,9 @@ the same at a wider margin (0.5: twice the decisions searched, 17% against 8% of
 decisions in 12 cortex_hu fights against `tactical`; cortex_hu's `best`), `planner-net` the
 planner's search over the network's three most likely actions at every decision, `tactical`
 playing this side in the rollouts as in `planner`'s (cortex's `best`), `planner-net-bold` the
-same with `bold` playing them as in `planner-bold`'s, and `selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it
-looked ahead (`last_reason` says what it found).
+same with `bold` playing them as in `planner-bold`'s (cybergeneration's `best`), and
+`selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it looked
+ahead (`last_reason` says what it found).
 """
 
 from __future__ import annotations
@@ -54,13 +55,19 @@ class SelectivePolicy(Policy):
     name = "selective"
     #: an open question is the network's to answer (`NumpyPolicy.asks`): no search over answers
     answers_in_act = True
+    #: the default `margin` and `guide` (the registered variants below change only these)
+    MARGIN = 0.2
+    GUIDE = "bold"
 
-    def __init__(self, seed=None, *, policy: str | Path | None = None, margin: float = 0.2, top_k: int = 3,
-                 budget: int = 16, horizon: int = 1, confidence: float = 1.5, guide: str = "bold") -> None:
+    def __init__(self, seed=None, *, policy: str | Path | None = None, margin: float | None = None, top_k: int = 3,
+                 budget: int = 16, horizon: int = 1, confidence: float = 1.5, guide: str | None = None) -> None:
         """`policy`: the network's `.npz` (None: the ruleset's shipped one); `margin`: search when
-        the network's two most likely actions are closer than this in probability; `top_k`,
-        `budget`, `horizon`, `confidence`, `guide`: the planner's settings (agents/planner.py)."""
+        the network's two most likely actions are closer than this in probability (None: `MARGIN`);
+        `top_k`, `budget`, `horizon`, `confidence`, `guide` (None: `GUIDE`): the planner's settings
+        (agents/planner.py)."""
         super().__init__(seed)
+        margin = self.MARGIN if margin is None else margin
+        guide = self.GUIDE if guide is None else guide
         ss = np.random.SeedSequence(int(self.rng.integers(1 << 62)))
         net_seed, plan_seed = ss.spawn(2)
         self.net = NumpyPolicy(policy, seed=net_seed)
@@ -121,10 +128,6 @@ class WideSelectivePolicy(SelectivePolicy):
     #: the margin `selective-wide` searches under (experiments/selective_margin.py's `sel50`)
     MARGIN = 0.5
 
-    def __init__(self, seed=None, **kw) -> None:
-        kw.setdefault("margin", self.MARGIN)
-        super().__init__(seed, **kw)
-
 
 class NetPlannerPolicy(SelectivePolicy):
     """`planner`'s search over the shipped network's candidates: at every decision where the network gives two
@@ -136,11 +139,6 @@ class NetPlannerPolicy(SelectivePolicy):
     #: a gap between two probabilities is always below 1: every decision with two chances or more is searched
     MARGIN = 1.0
     GUIDE = "tactical"
-
-    def __init__(self, seed=None, **kw) -> None:
-        kw.setdefault("margin", self.MARGIN)
-        kw.setdefault("guide", self.GUIDE)
-        super().__init__(seed, **kw)
 
 
 class BoldNetPlannerPolicy(NetPlannerPolicy):

@@ -1,8 +1,8 @@
 """`selective` searching at more of its decisions: where between the network and the search is the strongest player? (issue 31)
 
 `selective` (agents/selective.py) looks ahead with `planner-bold`'s paired rollouts over the shipped network's three
-most likely actions where its two most likely are less than `margin` (0.2) apart: about 15% of cortex_hu's decisions,
-for 2.5 points over the network alone. A wider margin searches more decisions, towards a search over the network's
+most likely actions where its two most likely are less than `margin` (0.2) apart (8% of the network's decisions in 12
+counted cortex_hu fights against `tactical`), for 2.5 points over the network alone. A wider margin searches more decisions, towards a search over the network's
 candidates at every one (`margin` 1). Registered for `tactica evaluate` as `sel35`, `sel50` and `sel100` (margins 0.35,
 0.5 and 1.0, the shipped settings otherwise) through a `sitecustomize` module in a scratch folder (as
 experiments/tiebreak.py):

@@ -419,9 +419,11 @@ def test_settings_round_trip_and_figures_override_their_team() -> None:
 
 @pytest.mark.parametrize("ruleset,scenario", FIGHTS)
 def test_every_scripted_policy_plays_legal_actions_with_settings(ruleset: str, scenario: str) -> None:
-    """Each registered scripted policy, wrapped, chooses only legal actions (the learned `ppo`, `planner-net` and `selective` players aside)."""
+    """Each registered scripted policy, wrapped, chooses only legal actions (the shipped networks' players aside:
+    `ppo`, the `selective` and the `planner-net` ones)."""
     mixed = {"teams": {"*": {"downed": "spare", "morale": "fall_back", "break_at": 0.3}}}
-    for name in [n for n in available_policies() if n != "ppo" and not n.startswith(("selective", "planner-net"))]:   # learned: shipped networks
+    learned = ("ppo", "selective", "planner-net")   # the shipped networks' players
+    for name in [n for n in available_policies() if not n.startswith(learned)]:
         spec, src = load_scenario(scenario)
         bt = new_battle(spec, Dice(np.random.default_rng(4)), src, record=False)
         bt.start()
