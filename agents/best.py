@@ -128,6 +128,12 @@ class BestPolicy(Policy):
         if commit is not None:
             commit(state, actor, action)
 
+    @property
+    def last_choices(self) -> list:
+        """The player's own view of its last decision's alternatives, where it keeps one (a learned player:
+        (action, words), likeliest first); [] otherwise."""
+        return list(getattr(self.delegate, "last_choices", []) or []) if self.delegate is not None else []
+
     def _tag(self) -> str:
         return f"best ({self.player}{'; ' + self.note if self.note else ''}): "
 

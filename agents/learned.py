@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from agents import net_words
 from agents.base import Policy
 from envs.encoding import ADVICE_ROWS, ECON_LEN, GRID_CHANNELS, PARTS_ROWS, UNIT_FEATURES, Layout, layout_for
 from rules.actions import END_TURN, Action
@@ -24,6 +25,8 @@ from rules.ruleset import get_ruleset
 from rules.state import BattleState, Combatant
 
 FORMAT = "tactica-policy"
+#: how many of the network's likeliest actions a decision keeps for the table (`last_choices`)
+ALTERNATIVES = 5
 #: architecture parts: `cnn` / `mlp` features, and `spatial` (plus its `spatial` head record)
 _PLAIN_PARTS = ("grid", "vec", "trunk")
 _SPATIAL_PARTS = ("cells", "grid", "vec", "pi", "action")
@@ -130,6 +133,9 @@ class NumpyPolicy(Policy):
         self.w: dict[str, np.ndarray] = {}
         self.layout: Layout | None = None
         self.last_probs: list[tuple[float, Action]] = []
+        #: the last action `act` played, and the network's likeliest actions there (`last_choices`)
+        self.last_action: Action | None = None
+        self._likeliest: list[tuple[float, Action]] = []
         self.advice: str | None = None
         self.advice_parts = False
         self.clock = False
@@ -138,6 +144,12 @@ class NumpyPolicy(Policy):
         self._fits = False
         if self.path is not None:
             self.load(self.path)
+
+    @property
+    def last_choices(self) -> list[tuple[Action, str]]:
+        """The last decision's likeliest actions with the network's words, likeliest first (the table's
+        alternatives: tactica/table/suggest.py)."""
+        return net_words.choices(self._likeliest)
 
     @property
     def advisor(self):
@@ -400,6 +412,7 @@ class NumpyPolicy(Policy):
 
     def act(self, state: BattleState, actor: Combatant) -> Action:
         if state.pending is not None and not self.asks(state):   # no answer block: the default
+            self.last_action, self._likeliest = None, []
             return self.answer(state)
         lmap, p = self.scores(state, actor)
         if self.deterministic:
@@ -407,9 +420,11 @@ class NumpyPolicy(Policy):
         else:
             i = int(np.searchsorted(np.cumsum(p), self.uniform() * p.sum()))
             i = min(i, len(p) - 1)
-        top = np.argsort(-p)[:3]
-        self.last_probs = [(float(p[j]), lmap.get(int(j), END_TURN)) for j in top if p[j] > 0]
+        top = np.argsort(-p)[:ALTERNATIVES]
+        likeliest = [(float(p[j]), lmap.get(int(j), END_TURN)) for j in top if p[j] > 0]
+        self.last_probs = likeliest[:3]
         action = lmap.get(i, END_TURN)
+        self.last_action, self._likeliest = action, likeliest
         self.last_reason = "learned policy: " + ", ".join(f"{a} {q:.0%}" for q, a in self.last_probs)
         if self._advisor is not None:
             pick = self._advisor.pick
@@ -418,6 +433,18 @@ class NumpyPolicy(Policy):
                                  if pick is not None else "")
         self.commit(state, actor, action)
         return action
+
+    def explain(self, state: BattleState, actor: Combatant, action: Action | None) -> str:
+        """The action's numbers (hit odds, damage, cover, the path), then what the network weighed: its
+        probability for it and the next likeliest, and what its advisor would have done
+        (agents/net_words.py). `action` None: the last one played."""
+        action = self.last_action if action is None else action
+        if action is None or action != self.last_action or not self.last_probs:
+            return super().explain(state, actor, action)
+        line = f"{net_words.head(state, actor, action)} - " + net_words.network(
+            state, action, self.last_probs, drawn=not self.deterministic)
+        adv = net_words.advice(state, action, self.advice or "", self._advisor.pick if self._advisor else None)
+        return line + (f"; {adv}" if adv else "")
 
 
 def _core(fp: dict[str, Any], mine: Layout) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from rules.actions import Action
+from rules.actions import KIND_VERBS, Action
 from rules.errors import TacticaError
 from rules.ruleset import Ruleset, get_ruleset
 from rules.state import BattleState, Combatant
@@ -160,6 +160,33 @@ def action_words(state: BattleState, actor: Combatant, action: Action, fallback:
     """The numbers of an action (attack or move), or `fallback` (the policy's own words)."""
     words = attack_words(state, actor, action) or move_words(state, actor, action)
     return words or fallback or str(action)
+
+
+def label(state: BattleState, action: Action | None) -> str:
+    """An action's short name in a GM's words, with map coordinates and figure names: "move to
+    [18, 8]", "attack Bomber with the shotgun", "drop prone", "answer innate_defence: roll"."""
+    if action is None:
+        return "end the turn"
+    k = action.kind
+    g = state.grid
+    if k == "move" and action.cell is not None:
+        x, y = g.xy(action.cell)
+        return f"move to [{x}, {y}]"
+    if k == "choose":
+        q = state.pending.question.key if state.pending is not None else "the question"
+        return f"answer {q.replace('_', ' ')}: {action.option}"
+    bits = [KIND_VERBS.get(k, k.replace("_", " "))]
+    if action.target:
+        t = state.by_id.get(action.target)
+        bits.append(t.name if t is not None else action.target)
+    if action.weapon:
+        bits.append(("the " if k in ("reload", "pick_up", "ready", "drop") else "with the ") + action.weapon)
+    if action.cell is not None and k != "move":
+        x, y = g.xy(action.cell)
+        bits.append(f"at [{x}, {y}]")
+    if action.option:
+        bits.append(f"({action.option.replace(':', ' ')})")
+    return " ".join(bits)
 
 
 def _purpose(own: str) -> str:

@@ -26,8 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import net_words
 from agents.base import Policy
-from agents.learned import NumpyPolicy
+from agents.learned import ALTERNATIVES, NumpyPolicy
 from agents.planner import PlannerPolicy
 from agents.tactical import Choice
 from rules.actions import END_TURN, Action
@@ -77,11 +78,15 @@ class SelectivePolicy(Policy):
         self.top_k = max(2, int(top_k))
         self.searched = 0
         self.decisions = 0
+        #: the last decision the network weighed: (played, the network's pick, its likeliest as (p, action),
+        #: the candidates looked ahead, their means, their rollouts' scores); None after an answer (`explain`)
+        self._last: tuple | None = None
 
     def asks(self, state: BattleState) -> bool:
         return self.net.asks(state)
 
     def act(self, state: BattleState, actor: Combatant) -> Action:
+        self._last = None
         if state.pending is not None:
             action = self.net.act(state, actor)
             self.last_reason = self.net.last_reason
@@ -90,6 +95,8 @@ class SelectivePolicy(Policy):
         action = pick
         self.decisions += 1
         self.last_reason = f"learned policy: {pick} {p[order[0]]:.0%}" if order else "learned policy: end turn"
+        cands: list[Action] = []
+        values: dict[Action, float] = {}
         if gap < self.margin:
             cands = [lmap[i] for i in order[:self.top_k]]
             guide = self.planner.guide
@@ -100,8 +107,39 @@ class SelectivePolicy(Policy):
             self.last_reason += (f", {gap:.0%} ahead of the next: looked ahead over {len(cands)} candidates, "
                                  + ", ".join(f"{a} {values[a]:+.2f}" for a in cands if a in values)
                                  + (f"; plays {action}" if action != pick else "; keeps it"))
+        self._last = (action, pick, [(float(p[i]), lmap[i]) for i in order[:ALTERNATIVES]], cands, values,
+                      {a: list(v) for a, v in self.planner._samples.items()} if values else {})
         self.commit(state, actor, action)
         return action
+
+    @property
+    def last_action(self) -> Action | None:
+        """The action the last `act` played where the network weighed it (None after an answer)."""
+        return self._last[0] if self._last else self.net.last_action
+
+    @property
+    def last_choices(self) -> list[tuple[Action, str]]:
+        """The last decision's likeliest actions, with the network's probability and, where it looked ahead,
+        each one's mean result (the table's alternatives: tactica/table/suggest.py)."""
+        if self._last is None:
+            return self.net.last_choices
+        return net_words.choices(self._last[2], self._last[4])
+
+    def explain(self, state: BattleState, actor: Combatant, action: Action | None) -> str:
+        """The action's numbers (hit odds, damage, cover, the path), what the network gave it and the
+        next likeliest, and what the lookahead found where it looked (agents/net_words.py)."""
+        if self._last is None:
+            return self.net.explain(state, actor, action)
+        played, pick, probs, cands, _, samples = self._last
+        action = played if action is None else action
+        if action != played:
+            return super().explain(state, actor, action)
+        line = f"{net_words.head(state, actor, action)} - " + net_words.network(state, action, probs[:3])
+        found = net_words.search(state, action, pick, cands, samples, self.planner.guide.name,
+                                 self.planner.horizon, self.planner.confidence)
+        if found:
+            return line + "; " + found
+        return line + ("; sure enough not to look ahead" if len(probs) > 1 else "; its only choice")
 
     def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
         """Tell the network's advisor and the rollouts' guide (their turn memories) the action

@@ -42,6 +42,13 @@ KIND_TARGET: dict[str, str] = {
     "end_turn": "self", "move": "cell", "attack": "enemy", "grapple": "enemy", "feint": "enemy",
     "suppress": "enemy", "first_aid": "ally", "heal": "ally", "pick_up": "cell",
 }
+#: each kind's verb in a GM's words ("drop prone", "stand up"), for the lines the table and the
+#: policies' reasons write (agents/reasons.py `label`, tactica/table/words.py `describe_action`)
+KIND_VERBS: dict[str, str] = {
+    "end_turn": "end the turn", "attack": "attack", "grapple": "grapple", "reload": "reload", "pick_up": "pick up",
+    "defend": "defend", "drop_prone": "drop prone", "stand": "stand up", "aim": "aim", "use": "use",
+    "first_aid": "first aid to", "ready": "ready", "delay": "delay", "feint": "feint", "suppress": "suppress",
+    "heal": "heal", "turn": "turn", "posture": "posture", "drop": "drop"}
 #: kinds that name one of the actor's weapons
 WEAPON_KINDS: frozenset[str] = frozenset({"attack", "reload", "ready", "suppress", "drop"})
 

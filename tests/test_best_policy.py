@@ -84,7 +84,9 @@ def test_explain_names_the_player():
     best = make_policy("best", 1)
     a = best.act(s, s.actor)
     why = best.explain(s, s.actor, a)
-    assert why.startswith("best (ppo): learned policy: ") and best.last_reason.startswith("best (ppo): ")
+    assert why.startswith(f"best (ppo): {s.actor.name}") and "the network" in why
+    assert best.last_reason.startswith("best (ppo): learned policy: ")
+    assert best.last_choices and best.last_choices[0][1].startswith("the network ")
 
 
 @pytest.mark.parametrize("ruleset", ["metalface", "cortex_hu"])

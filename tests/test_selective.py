@@ -83,7 +83,7 @@ def test_a_real_lookahead_plays_legal_actions_and_explains_them():
         me = s.actor
         a = pol.act(s, me)
         assert a in b.ruleset.legal_actions(s)
-        assert pol.explain(s, me, a).startswith("learned policy")
+        assert pol.explain(s, me, a).startswith(me.name) and pol.last_reason.startswith("learned policy")
         b.step(a)
     assert pol.searched >= 1
 

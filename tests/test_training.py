@@ -116,7 +116,7 @@ def test_numpy_policy_plays_and_explains(run):
     env.reset(seed=0)
     s = env.battle.state
     pol.act(s, s.actor)
-    assert "learned policy" in pol.explain(s, s.actor, None) and "%" in pol.last_reason
+    assert "the network" in pol.explain(s, s.actor, None) and "%" in pol.last_reason
 
 
 def test_corrupt_and_mismatched_policy_files_give_clear_errors(tmp_path, run):

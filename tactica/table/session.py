@@ -303,7 +303,7 @@ class Session(BuildingMixin):
         action = pol.act(s, actor)
         reason = pol.explain(s, actor, action)
         ranker = copy.deepcopy(before) if hasattr(before, "rank") else None
-        alts = alternatives_for(s, actor, action, ranker, 4, self.seed)
+        alts = alternatives_for(s, actor, action, ranker, 4, self.seed, getattr(pol, "last_choices", None))
         return Plan(actor.id, getattr(pol, "name", self.role_of(actor).policy or ADVISOR_POLICY), action, reason, alts)
 
     def advise(self) -> Plan:

@@ -117,15 +117,26 @@ def _odds_ranked(state: BattleState, legal: list[Action]) -> list[tuple[Action, 
 
 
 def alternatives_for(state: BattleState, actor: Combatant, chosen: Action, ranker=None, n: int = 4,
-                     seed: int = 0) -> list[Alternative]:
-    """The next best actions after `chosen`: from `ranker.rank` (or the advisor policy), then
-    the legal actions scored by the ruleset's odds; at least 3 when that many are legal."""
+                     seed: int = 0, own=None) -> list[Alternative]:
+    """The next best actions after `chosen`: first the policy's `own` view of this decision where
+    it keeps one (a learned player's `last_choices`: (action, words) likeliest first, each shown
+    with its numbers and then the player's words), then from `ranker.rank` (or the advisor
+    policy), then the legal actions scored by the ruleset's odds; at least 3 when that many are
+    legal."""
+    from agents import net_words
     from rules.ruleset import get_ruleset
 
     legal = get_ruleset(state.ruleset).legal_actions(state)
     legal_set = set(legal)
     out: list[Alternative] = []
     seen = {chosen}
+    for a, note in own or ():
+        if len(out) >= n:
+            break
+        if a in seen or a not in legal_set or cannot_succeed(state, a):
+            continue
+        seen.add(a)
+        out.append(Alternative(a, f"{net_words.head(state, actor, a)} - {note}"))
     pools = []
     if ranker is not None:
         pools.append(_ranked(ranker, state, actor))
@@ -135,7 +146,7 @@ def alternatives_for(state: BattleState, actor: Combatant, chosen: Action, ranke
         except TacticaError:
             pass
     pools.append(_odds_ranked(state, legal))
-    moves_listed = 0
+    moves_listed = sum(x.action.kind == "move" for x in out)
     for pool in pools:
         for a, reason, score in pool:
             if len(out) >= n:
@@ -201,7 +212,7 @@ def suggest(state: BattleState, actor_id: str | None = None, policy: str | Any =
     pre = copy.deepcopy(pol) if hasattr(pol, "rank") else None
     action = pol.act(s, me)
     reason = pol.explain(s, me, action)
-    alts = alternatives_for(s, me, action, pre, n_alternatives, seed)
+    alts = alternatives_for(s, me, action, pre, n_alternatives, seed, getattr(pol, "last_choices", None))
     return Plan(actor_id, getattr(pol, "name", str(policy)), action, reason, alts, hypothetical)
 
 

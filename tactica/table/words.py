@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from rules.actions import Action
+from rules.actions import KIND_VERBS, Action
 from rules.state import BattleState
 
 
@@ -135,10 +135,7 @@ def describe_action(state: BattleState, action: Action, with_odds: bool = True) 
             from rules.grid import COVER_NAMES
             cover = f", next to {COVER_NAMES[min(near, 4)]} cover"
         return f"move to {cell_xy(state, action.cell)} ({move_words(move_facts(state, action), d)}{cover})"
-    verbs = {"attack": "attack", "grapple": "grapple", "reload": "reload", "pick_up": "pick up", "defend": "defend",
-             "drop_prone": "drop prone", "stand": "stand up", "aim": "aim", "use": "use", "first_aid": "first aid to",
-             "ready": "ready", "delay": "delay", "feint": "feint", "suppress": "suppress", "heal": "heal"}
-    bits = [verbs.get(k, k.replace("_", " "))]
+    bits = [KIND_VERBS.get(k, k.replace("_", " "))]
     if action.target:
         t = state.by_id.get(action.target)
         bits.append(t.name if t else action.target)

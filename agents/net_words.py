@@ -1,0 +1,89 @@
+"""The learned players' reasons in a GM's words: the network alone (`ppo`, `NumpyPolicy`) and the
+network with the planner's lookahead (`selective`, `planner-net` ... : `SelectivePolicy`).
+
+A GM at the table reads an NPC's plan and its reason before confirming it. A network has no score
+a GM can check, but it has what it weighed: its probability for each action, what its advisor
+(`tactical` or `bold`) would have done, and, where it looked ahead, the mean result of each
+candidate played out on the same dice. These lines say that with the action's own numbers first
+(hit odds, expected damage, cover, the path: agents/reasons.py), actions named as the map shows
+them ("move to [18, 8]", never a cell index). Nothing here changes the state or a decision.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from agents import reasons
+from rules.actions import Action
+from rules.state import BattleState, Combatant
+
+#: what a lookahead's number means (agents/planner.py `evaluate`), said once per line
+STANDING = "our side's standing after it, health and figures up, ours minus theirs"
+#: a probability below this is not worth a GM's reading
+SHOWN = 0.005
+
+
+def head(state: BattleState, actor: Combatant, action: Action) -> str:
+    """"Heavy moves to [17, 9]: 2.2 m, ..." (the action's numbers), or "Heavy: drop prone"."""
+    words = reasons.attack_words(state, actor, action) or reasons.move_words(state, actor, action)
+    return f"{actor.name} {words}" if words else f"{actor.name}: {reasons.label(state, action)}"
+
+
+def network(state: BattleState, action: Action, probs: Sequence[tuple[float, Action]], drawn: bool = False) -> str:
+    """What the network gave `action` among its likeliest `probs` ((p, action), likeliest first): "the
+    network's first choice at 62% (then move to [18, 8] 16%, stand up 10%)", or "the network gave it 18%
+    (first: move to [18, 8] 62%, ...)"; `drawn`: a sampling network drew it at that probability."""
+    if not probs:
+        return "the network's only choice"
+    mine = next((q for q, a in probs if a == action), None)
+    if probs[0][1] == action:
+        rest = [f"{reasons.label(state, a)} {q:.0%}" for q, a in probs[1:] if q >= SHOWN]
+        return f"the network's first choice at {mine:.0%}" + (f" (then {', '.join(rest)})" if rest else "")
+    others = ", ".join(f"{reasons.label(state, a)} {q:.0%}" for q, a in probs if a != action and q >= SHOWN)
+    gave = f"the network gave it {mine:.0%}" if mine is not None else "not among the network's likeliest"
+    return gave + (", drawn at that chance" if drawn and mine is not None else "") + f" (first: {others})"
+
+
+def advice(state: BattleState, action: Action, advisor: str, pick: Action | None) -> str:
+    """"tactical advised the same" / "tactical advised move to [18, 9]"; '' without advice."""
+    if not advisor or pick is None:
+        return ""
+    if pick == action:
+        return f"{advisor} advised the same"
+    return f"{advisor} advised {reasons.label(state, pick)}"
+
+
+def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Action],
+           samples: dict[Action, list[float]], guide: str, horizon: int = 1, confidence: float = 1.5) -> str:
+    """What the lookahead found: each candidate's mean over its rollouts (the same dice streams for all),
+    and whether the network's pick stood; where another candidate's mean was higher but the pick stood,
+    that its lead was within the dice's spread (agents/planner.py `pick`)."""
+    shown = [a for a in cands if samples.get(a)]
+    if not shown:
+        return ""
+    mean = {a: sum(samples[a]) / len(samples[a]) for a in shown}
+    n = max(len(samples[a]) for a in shown)
+    turns = "one more turn" if horizon == 1 else f"{horizon} more turns"
+    line = (f"looked ahead over its {len(shown)} likeliest on the same {n} dice streams, {turns} each with {guide} "
+            f"playing our side ({STANDING}): " + ", ".join(f"{reasons.label(state, a)} {mean[a]:+.2f}" for a in shown))
+    if len({tuple(samples[a]) for a in shown}) == 1:
+        return line + f"; all came out alike on every stream: no difference {turns} ahead, the network's choice stands"
+    if action != pick:
+        return line + (f"; plays it over the network's choice ({reasons.label(state, pick)}): "
+                       f"{mean.get(action, 0.0) - mean.get(pick, 0.0):+.2f} on the same dice")
+    line += "; the network's choice stands"
+    rival = max((a for a in shown if a != pick), key=lambda a: mean[a], default=None)
+    if rival is not None and pick in mean and mean[rival] > mean[pick] + 1e-9:
+        k = min(len(samples[rival]), len(samples[pick]))
+        line += (f": {reasons.label(state, rival)}'s lead ({mean[rival] - mean[pick]:+.2f}) is within the dice's "
+                 f"spread over {k} streams (it must be {confidence:g} standard errors)")
+    return line
+
+
+def choices(probs: Sequence[tuple[float, Action]], values: dict[Action, float] | None = None
+            ) -> list[tuple[Action, str]]:
+    """The network's candidates, likeliest first, each with what the player knew of it: "the network
+    16%; looked ahead -0.24" (the table's alternatives)."""
+    values = values or {}
+    return [(a, f"the network {q:.0%}" + (f"; looked ahead {values[a]:+.2f}" if a in values else ""))
+            for q, a in probs]

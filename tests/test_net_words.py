@@ -1,0 +1,170 @@
+"""The learned players explain themselves in a GM's words (agents/net_words.py): the action's own
+numbers first, then what the network gave it, what its advisor would have done, and where it looked
+ahead what each candidate came to; actions named as the map shows them, never by cell index. The
+table's alternatives for a learned player are the network's own candidates."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from agents import reasons
+from agents.base import make_policy
+from agents.learned import shipped_policy_path
+from agents.selective import SelectivePolicy
+from rules.actions import END_TURN, Action
+from rules.dice import Dice
+from rules.scenario import load_scenario, new_battle
+from tactica.table import suggest
+
+NET = shipped_policy_path("metalface")
+#: a cell index as `Action.__str__` writes it ("move @178"): never in a GM's line
+INDEX = re.compile(r"@\d")
+
+
+def fight(scenario: str = "metalface/foundry", seed: int = 3):
+    spec, src = load_scenario(scenario)
+    b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
+    b.start()
+    return b
+
+
+def test_labels_name_cells_by_their_coordinates_and_figures_by_name():
+    s = fight().state
+    g = s.grid
+    foe = next(c for c in s.combatants if c.team != s.actor.team)
+    weapon = next(iter(s.actor.weapons))
+    assert reasons.label(s, Action("move", cell=g.index(4, 7))) == "move to [4, 7]"
+    assert reasons.label(s, Action("attack", target=foe.id, weapon=weapon)) == f"attack {foe.name} with the {weapon}"
+    assert reasons.label(s, END_TURN) == "end the turn"
+    assert reasons.label(s, Action("defend", option="block")) == "defend (block)"
+    assert reasons.label(s, Action("reload", weapon=weapon)) == f"reload the {weapon}"
+
+
+def test_the_network_alone_gives_its_numbers_its_probability_and_its_advisor():
+    b = fight("metalface/scrapyard", 1)
+    s = b.state
+    pol = make_policy("ppo", 1)
+    lines = 0
+    for _ in range(10):
+        if s.over:
+            break
+        me = s.actor
+        a = pol.act(s, me)
+        line = pol.explain(s, me, a)
+        assert line.startswith(me.name) and "\n" not in line and not INDEX.search(line), line
+        q, first = pol.last_probs[0]
+        if first == a:
+            assert f"the network's first choice at {q:.0%}" in line
+        if a.kind == "attack":   # the shot's odds and damage, as the ruleset gives them (agents/reasons.py)
+            assert reasons.attack_words(s, me, a) in line
+        pick = pol.advisor.pick
+        assert ("tactical advised the same" in line) == (pick == a)
+        if pick is not None and pick != a:
+            assert f"tactical advised {reasons.label(s, pick)}" in line
+        lines += 1
+        b.step(a)
+    assert lines >= 5
+
+
+def _rigged(samples_for):
+    """A selective player over the metalface network that looks ahead at every decision, its
+    lookahead replaced by `samples_for(candidates)` (each candidate's rollout scores)."""
+    pol = SelectivePolicy(seed=2, policy=NET, margin=1.01, budget=8, top_k=3)
+
+    def lookahead(state, actor, cands):
+        pol.planner._samples = samples_for(cands)
+        return {a: float(np.mean(v)) for a, v in pol.planner._samples.items()}
+
+    pol.planner.lookahead = lookahead
+    return pol
+
+
+def _searched_state():
+    """A decision where the network weighs three actions or more."""
+    b = fight()
+    probe = SelectivePolicy(seed=2, policy=NET, margin=0.0)
+    for _ in range(30):
+        s = b.state
+        from agents.selective import ranked
+        _, _, order, _, _ = ranked(probe.net, s, s.actor)
+        if len(order) >= 3 and s.pending is None:
+            return b
+        b.step(probe.act(s, s.actor))
+    raise AssertionError("no decision with three candidates")
+
+
+def test_a_search_that_overrules_the_network_says_so_with_the_margin_on_the_same_dice():
+    b = _searched_state()
+    s, me = b.state, b.state.actor
+    pol = _rigged(lambda cands: {a: ([1.0] * 8 if a == cands[1] else [0.0] * 8) for a in cands})
+    from agents.selective import ranked
+    lmap, p, order, pick, _ = ranked(pol.net, s, me)
+    second = lmap[order[1]]
+    a = pol.act(s, me)
+    assert a == second != pick
+    line = pol.explain(s, me, a)
+    assert line.startswith(me.name) and not INDEX.search(line), line
+    assert f"the network gave it {p[order[1]]:.0%}" in line
+    assert f"{reasons.label(s, second)} +1.00" in line and f"{reasons.label(s, pick)} +0.00" in line
+    assert f"plays it over the network's choice ({reasons.label(s, pick)}): +1.00 on the same dice" in line
+    assert "same 8 dice streams" in line
+    # the table's alternatives: the network's overruled pick first, in the network's words
+    plan = suggest(s, policy=_rigged(lambda cands: {a: ([1.0] * 8 if a == cands[1] else [0.0] * 8) for a in cands}))
+    assert plan.action == second
+    first = plan.alternatives[0]
+    assert first.action == pick and first.reason.endswith(f"the network {p[order[0]]:.0%}; looked ahead +0.00")
+    assert first.reason.startswith(me.name) and len(plan.alternatives) >= 3
+
+
+def test_a_lead_within_the_dice_spread_leaves_the_pick_and_says_why():
+    b = _searched_state()
+    s, me = b.state, b.state.actor
+    pol = _rigged(lambda cands: {a: ([2.0, -1.5] * 4 if a == cands[1] else [0.0] * 8) for a in cands})
+    a = pol.act(s, me)
+    pick = pol._last[1]
+    assert a == pick
+    line = pol.explain(s, me, a)
+    second = pol._last[3][1]
+    assert "the network's choice stands" in line
+    assert f"{reasons.label(s, second)}'s lead (+0.25) is within the dice's spread over 8 streams" in line
+
+
+def test_candidates_that_all_come_out_alike_are_called_no_difference():
+    b = _searched_state()
+    s, me = b.state, b.state.actor
+    pol = _rigged(lambda cands: {a: [0.1, 0.1] for a in cands})
+    a = pol.act(s, me)
+    assert "all came out alike on every stream: no difference one more turn ahead" in pol.explain(s, me, a)
+
+
+def test_explaining_changes_no_decision():
+    runs = []
+    for explaining in (False, True):
+        b = fight(seed=5)
+        s = b.state
+        pols = {t: SelectivePolicy(seed=7 + i, policy=NET, margin=0.5, budget=4) for i, t in enumerate(s.teams)}
+        acts = []
+        for _ in range(14):
+            if s.over:
+                break
+            p = pols[s.actor.team]
+            a = p.act(s, s.actor)
+            if explaining:
+                assert not INDEX.search(p.explain(s, s.actor, a))
+            acts.append(a)
+            b.step(a)
+        runs.append(acts)
+    assert runs[0] == runs[1] and len(runs[0]) >= 10
+
+
+@pytest.mark.parametrize("scenario", ["metalface/scrapyard", "cortex_hu/csarda"])
+def test_best_at_the_table_lists_the_networks_candidates(scenario):
+    s = fight(scenario, 2).state
+    plan = suggest(s, policy="best")
+    assert plan.reason.startswith("best (") and not INDEX.search(plan.reason)
+    assert plan.action not in [x.action for x in plan.alternatives]
+    assert any("the network " in x.reason for x in plan.alternatives), [x.reason for x in plan.alternatives]
+    assert not any(INDEX.search(x.reason) for x in plan.alternatives)
