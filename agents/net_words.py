@@ -54,24 +54,25 @@ def advice(state: BattleState, action: Action, advisor: str, pick: Action | None
 
 
 def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Action],
-           samples: dict[Action, list[float]], guide: str, horizon: int = 1, confidence: float = 1.5) -> str:
+           samples: dict[Action, list[float]], guide: str, horizon: int = 1, confidence: float = 1.5,
+           whose: str = "the network's", noun: str = "likeliest") -> str:
     """What the lookahead found: each candidate's mean over its rollouts (the same dice streams for all),
-    and whether the network's pick stood; where another candidate's mean was higher but the pick stood,
-    that its lead was within the dice's spread (agents/planner.py `pick`)."""
+    and whether the pick of `whose` ranking stood; where another candidate's mean was higher but the pick
+    stood, that its lead was within the dice's spread (agents/planner.py `pick`)."""
     shown = [a for a in cands if samples.get(a)]
     if not shown:
         return ""
     mean = {a: sum(samples[a]) / len(samples[a]) for a in shown}
     n = max(len(samples[a]) for a in shown)
     turns = "one more turn" if horizon == 1 else f"{horizon} more turns"
-    line = (f"looked ahead over its {len(shown)} likeliest on the same {n} dice streams, {turns} each with {guide} "
+    line = (f"looked ahead over {whose} {len(shown)} {noun} on the same {n} dice streams, {turns} each with {guide} "
             f"playing our side ({STANDING}): " + ", ".join(f"{reasons.label(state, a)} {mean[a]:+.2f}" for a in shown))
     if len({tuple(samples[a]) for a in shown}) == 1:
-        return line + f"; all came out alike on every stream: no difference {turns} ahead, the network's choice stands"
+        return line + f"; all came out alike on every stream: no difference {turns} ahead, {whose} choice stands"
     if action != pick:
-        return line + (f"; plays it over the network's choice ({reasons.label(state, pick)}): "
+        return line + (f"; plays it over {whose} choice ({reasons.label(state, pick)}): "
                        f"{mean.get(action, 0.0) - mean.get(pick, 0.0):+.2f} on the same dice")
-    line += "; the network's choice stands"
+    line += f"; {whose} choice stands"
     rival = max((a for a in shown if a != pick), key=lambda a: mean[a], default=None)
     if rival is not None and pick in mean and mean[rival] > mean[pick] + 1e-9:
         k = min(len(samples[rival]), len(samples[pick]))

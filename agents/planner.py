@@ -40,7 +40,7 @@ from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 
-from agents import reasons
+from agents import net_words, reasons
 from agents.base import Policy
 from agents.tactical import BoldPolicy, Choice, TacticalPolicy, TurnMemory
 from rules.errors import TacticaError
@@ -211,6 +211,7 @@ class PlannerPolicy(Policy):
         if self.screen is not None:
             ranked = self.screen(state, actor, ranked)
         cands = self.candidates(ranked)
+        self._looked = None
         if len(cands) == 1:
             best = cands[0]
             self.last_values = {}
@@ -219,6 +220,7 @@ class PlannerPolicy(Policy):
             values = self.lookahead(state, actor, [c.action for c in cands])
             self.last_values = values
             best = self.pick(cands, values)
+            self._looked = ([c.action for c in cands], {a: list(v) for a, v in self._samples.items()})
             others = sorted((c for c in cands if c is not best and c.action in values), key=lambda c: -values[c.action])
             vs = f", next best {others[0].action.kind} {values[others[0].action]:+.2f}" if others else ""
             self.last_reason = (f"{best.reason} [lookahead: {values[best.action]:+.2f} over "
@@ -251,9 +253,16 @@ class PlannerPolicy(Policy):
         """The action's numbers and why not tactical's other candidates (agents/reasons.py),
         then what the lookahead found."""
         if getattr(self, "last_action", None) == action and self.last_reason:
-            own, _, look = self.last_reason.partition(" [lookahead")
+            own = self.last_reason.partition(" [lookahead")[0]
             line = reasons.explain(state, actor, action, self.last_ranked, own)
-            return line + (f" [lookahead{look}" if look else "")
+            looked = getattr(self, "_looked", None)
+            if looked is None:
+                return line
+            cands, samples = looked
+            g = self.guide.name
+            found = net_words.search(state, action, cands[0], cands, samples, g, self.horizon, self.confidence,
+                                     whose=f"{g}'s", noun="best")
+            return line + (f"; {found}" if found else "")
         return self.guide.explain(state, actor, action)
 
     def candidates(self, ranked: list[Choice]) -> list[Choice]:

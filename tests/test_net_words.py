@@ -168,3 +168,28 @@ def test_best_at_the_table_lists_the_networks_candidates(scenario):
     assert plan.action not in [x.action for x in plan.alternatives]
     assert any("the network " in x.reason for x in plan.alternatives), [x.reason for x in plan.alternatives]
     assert not any(INDEX.search(x.reason) for x in plan.alternatives)
+
+
+def test_the_planner_says_what_its_lookahead_found_in_the_same_words():
+    spec, src = load_scenario("cortex/warehouse")
+    b = new_battle(spec, Dice(3), src, record=False)
+    b.start()
+    s = b.state
+    pols = {t: make_policy("planner" if i else "tactical", 3 + i) for i, t in enumerate(s.teams)}
+    searched = 0
+    for _ in range(24):
+        if s.over:
+            break
+        p = pols[s.actor.team]
+        a = p.act(s, s.actor)
+        if p.name == "planner":
+            line = p.explain(s, s.actor, a)
+            assert line.startswith(s.actor.name) and "[lookahead" not in line and not INDEX.search(line), line
+            if p._looked is not None:
+                searched += 1
+                cands, samples = p._looked
+                assert f"looked ahead over tactical's {len(cands)} best" in line
+                for c in cands:
+                    assert f"{reasons.label(s, c)} {np.mean(samples[c]):+.2f}" in line
+        b.step(a)
+    assert searched >= 2
