@@ -128,7 +128,7 @@ def test_planner_uses_lookahead_and_scores_candidates() -> None:
     assert planner.last_values, "several candidates should have been rolled out"
     assert a in planner.last_values
     assert all(-1.5 <= v <= 1.5 for v in planner.last_values.values())
-    assert "lookahead" in planner.explain(s, s.actor, a)
+    assert "looked ahead over tactical's" in planner.explain(s, s.actor, a)
 
 
 def test_planner_searches_around_its_guide(monkeypatch) -> None:
