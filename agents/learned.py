@@ -25,6 +25,8 @@ from rules.ruleset import get_ruleset
 from rules.state import BattleState, Combatant
 
 FORMAT = "tactica-policy"
+#: the kind that takes back each kind at once (`NumpyPolicy.no_undo`)
+UNDO = {"drop_prone": "stand", "stand": "drop_prone"}
 #: how many of the network's likeliest actions a decision keeps for the table (`last_choices`)
 ALTERNATIVES = 5
 #: architecture parts: `cnn` / `mlp` features, and `spatial` (plus its `spatial` head record)
@@ -122,11 +124,17 @@ class NumpyPolicy(Policy):
     name = "ppo"
     #: its `act` answers an open question through the answer block (`asks`)
     answers_in_act = True
+    #: the default of `no_undo`: mask the action that takes back the figure's last action this turn
+    NO_UNDO = False
     #: shared by a snapshot's copy (Policy.shared_memos): what `load` read, never changed after
     shared_memos = ("meta", "w", "layout")
 
-    def __init__(self, path: str | Path | None = None, seed=None, deterministic: bool = True) -> None:
+    def __init__(self, path: str | Path | None = None, seed=None, deterministic: bool = True,
+                 no_undo: bool | None = None) -> None:
         super().__init__(seed)
+        self.no_undo = self.NO_UNDO if no_undo is None else bool(no_undo)
+        #: (round, turn index, figure, kind) of the last action committed (`no_undo`)
+        self._turn_last: tuple | None = None
         self.path = Path(path) if path is not None else None
         self.deterministic = deterministic
         self.meta: dict[str, Any] | None = None
@@ -396,10 +404,24 @@ class NumpyPolicy(Policy):
             obs.update(self._advisor.advise(state, actor, lmap, legal))
         batch = {k: v[None] for k, v in obs.items()}
         mask = lay.mask(lmap)[None]
+        undo = self._undoing(state, actor)
+        if undo is not None:   # the figure's last action this turn is not taken back at once
+            for i, a in lmap.items():
+                if a.kind == undo:
+                    mask[0, i] = 0
         return lmap, self.action_probs(batch, mask)[0]
+
+    def _undoing(self, state: BattleState, actor: Combatant) -> str | None:
+        """With `no_undo`, the action kind that would take back the figure's last action of this very turn
+        (`UNDO`: stand up right after dropping prone, or the reverse), else None."""
+        last = self._turn_last
+        if not self.no_undo or last is None or last[:3] != (state.round, state.turn_index, actor.id):
+            return None
+        return UNDO.get(last[3])
 
     def commit(self, state: BattleState, actor: Combatant, action: Action) -> None:
         """Tell the advisor (its turn memory) the action played at this decision."""
+        self._turn_last = (state.round, state.turn_index, actor.id, action.kind)
         if self._advisor is not None:
             self._advisor.commit(state, actor, action)
 

@@ -1,0 +1,68 @@
+"""`NumpyPolicy(no_undo=True)` (agents/learned.py): the network never takes back the figure's last action of the
+same turn at once (stand up right after dropping prone, or the reverse), and decides as before everywhere else.
+cortex's shipped network, unmasked, toggles prone and standing four to six times in some turns
+(experiments/no_undo.py)."""
+
+from __future__ import annotations
+
+from agents.base import make_policy
+from agents.learned import UNDO, NumpyPolicy
+from envs.generators import generate_scenario
+from rules.dice import Dice
+from rules.scenario import load_scenario, new_battle
+
+#: generated cortex fights in which the unmasked network stands up twice or more in a turn (seen: maps 1004-1006)
+MAPS = (1004, 1005, 1006)
+
+
+def _turns(no_undo: bool):
+    """Each of the network's turns as (its decisions' masked probabilities honoured?, the kinds it played), and how
+    many of its decisions were identical to the unmasked network's where the mask could not apply."""
+    out = []
+    for k in MAPS:
+        spec, src = load_scenario(generate_scenario("cortex", k))
+        b = new_battle(spec, Dice(k - 1000), src, record=False)
+        b.start()
+        s = b.state
+        net = NumpyPolicy(seed=k, no_undo=no_undo)
+        foe = make_policy("tactical", k)
+        cur, kinds = None, []
+        while not s.over and b.actions_resolved < 600:
+            who = s.actor
+            mine = who.team == s.teams[0]
+            a = (net if mine else foe).act(s, who)
+            if mine:
+                key = (s.round, s.turn_index, who.id)
+                if key != cur:
+                    if kinds:
+                        out.append(kinds)
+                    cur, kinds = key, []
+                kinds.append(a.kind)
+            b.step(a, check=False)
+    return out
+
+
+def test_the_mask_forbids_the_immediate_undo_only():
+    plain, masked = _turns(False), _turns(True)
+    undone = lambda turns: sum(1 for t in turns for x, y in zip(t, t[1:]) if UNDO.get(x) == y)  # noqa: E731
+    assert undone(plain) >= 5          # the habit the mask is for
+    assert undone(masked) == 0
+    # where the mask is not in play, it changes nothing: the first turn of each fight plays alike until an undo
+    assert plain[0][:2] == masked[0][:2]
+
+
+def test_the_mask_reads_the_turn_from_the_actions_committed():
+    spec, src = load_scenario(generate_scenario("cortex", 1004))
+    b = new_battle(spec, Dice(4), src, record=False)
+    b.start()
+    s = b.state
+    net = NumpyPolicy(seed=1, no_undo=True)
+    me = s.actor
+    drop = next((a for a in b.ruleset.legal_actions(s) if a.kind == "drop_prone"), None)
+    assert drop is not None
+    net.commit(s, me, drop)   # a GM's action at the table is committed as the policy's own
+    b.step(drop)
+    lmap, p = net.scores(s, me)
+    stand = [i for i, a in lmap.items() if a.kind == "stand"]
+    assert stand and all(p[i] == 0 for i in stand)
+    assert NumpyPolicy(seed=1).scores(s, me)[1][stand].sum() > 0   # unmasked, standing has a chance
