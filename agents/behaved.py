@@ -88,6 +88,7 @@ class BehavedPolicy(Policy):
         self._moves = 0
         self._decisions = 0
         self._dropped = False
+        self._plain = True
 
     # -- the policy interface --------------------------------------------------------
     def choose(self, state: BattleState, question) -> str:
@@ -97,12 +98,14 @@ class BehavedPolicy(Policy):
         return self.inner.asks(state)
 
     def act(self, state: BattleState, actor: Combatant) -> Action:
+        self._plain = True   # the wrapped player decides alone (`last_choices`)
         if state.pending is not None:   # a question the rules ask: the wrapped policy answers it
             a = self.inner.act(state, actor)
             self.last_action, self.last_reason, self.note = a, getattr(self.inner, "last_reason", ""), ""
             return a
         b = self.book.resolve(actor.team, actor.id)
         self.note = ""
+        self._plain = b.is_default
         if b.is_default:
             a = self.inner.act(state, actor)
             self.last_action, self.last_reason = a, getattr(self.inner, "last_reason", "")
@@ -121,6 +124,12 @@ class BehavedPolicy(Policy):
         self.last_action = a
         self.last_reason = f"{c.reason}; {self.note}" if self.note else c.reason
         return a
+
+    @property
+    def last_choices(self) -> list:
+        """The wrapped player's view of its last decision's alternatives (a learned player's candidates) where
+        the behaviour is the default; [] where a behaviour screened the decision (its candidates may break it)."""
+        return list(getattr(self.inner, "last_choices", []) or []) if self._plain else []
 
     def explain(self, state: BattleState, actor: Combatant, action: Action) -> str:
         if action == self.last_action and self.note:

@@ -193,3 +193,16 @@ def test_the_planner_says_what_its_lookahead_found_in_the_same_words():
                     assert f"{reasons.label(s, c)} {np.mean(samples[c]):+.2f}" in line
         b.step(a)
     assert searched >= 2
+
+
+def test_a_behaviour_screen_keeps_the_networks_candidates_only_where_it_left_the_decision_alone():
+    from agents.behaved import BehavedPolicy
+
+    s = fight("metalface/scrapyard", 3).state
+    plain = BehavedPolicy(make_policy("best", 1), None)
+    a = plain.act(s, s.actor)
+    assert plain.last_choices and plain.last_choices[0] == (a, plain.last_choices[0][1])
+    assert plain.last_choices[0][1].startswith("the network ")
+    held = BehavedPolicy(make_policy("best", 1), {"morale": "fall_back", "break_at": 0.99})
+    held.act(s, s.actor)
+    assert held.last_choices == []   # its candidates may break the behaviour: the table's own alternatives
