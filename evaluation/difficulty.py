@@ -305,6 +305,7 @@ def assess(spec: ScenarioSpec, *, pc: str | None = None, policies: Mapping[str, 
         if own:
             pool.close()
     report = summarise(spec, pc_team, pols, fights, seed, source)
+    report["table_npcs"] = table_npcs(spec.ruleset, pc_team, pols)
     report["mode"] = "precision" if precision is not None else "episodes"
     report["precision"] = precision
     report["max_episodes"] = max_episodes if precision is not None else None
@@ -312,6 +313,22 @@ def assess(spec: ScenarioSpec, *, pc: str | None = None, policies: Mapping[str, 
     if keep_fights:
         report["_fights"] = fights
     return report
+
+
+def table_npcs(ruleset: str, pc_team: str, policies: Mapping[str, str]) -> dict[str, Any] | None:
+    """Where the NPC teams were played by another policy than the one the autopilot and the API give an NPC
+    team of this ruleset by default (`agents.base.default_policy`: `best` where it decides fast enough): that
+    policy, the player it is, and those teams, so the report can say its odds are not the table's; else None."""
+    from agents.base import default_policy
+    from agents.best import BEST
+
+    table = default_policy(ruleset)
+    teams = sorted(t for t, p in policies.items() if t != pc_team and p != table)
+    if not teams:
+        return None
+    entry = BEST.get(ruleset)
+    player = entry.policy if table == "best" and entry is not None else table
+    return {"policy": table, "player": player, "teams": teams}
 
 
 def public(report: Mapping[str, Any]) -> dict[str, Any]:

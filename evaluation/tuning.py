@@ -54,7 +54,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import yaml
 
-from evaluation.difficulty import (Estimate, assess, interval, label_for, pc_team_of, resolve_policies,
+from evaluation.difficulty import (Estimate, assess, interval, label_for, pc_team_of, resolve_policies, table_npcs,
                                    run_fights, tally)
 from evaluation.parallel import FightPool
 from evaluation.tune_search import Note, check_note, search_round
@@ -163,7 +163,8 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
     gap = abs(check["pc_win_rate"] - target_win)
     return {
         "scenario": spec.name, "source": source, "pc_team": pc_team, "policies": pols,
-        "target_win": target_win, "tolerance": tolerance, "search_episodes": episodes, "seed": seed,
+        "table_npcs": table_npcs(spec.ruleset, pc_team, pols), "target_win": target_win, "tolerance": tolerance,
+        "search_episodes": episodes, "seed": seed,
         "knobs_declared": declared,
         "knobs": [{"label": knob_label(k), **k.model_dump(exclude_none=True),
                    "as_written": values_dict([k], [b])[knob_label(k)]} for k, b in zip(knobs, bases)],

@@ -116,6 +116,7 @@ def render_difficulty(console: Console, r: Mapping[str, Any], *, workers: int, b
     lo_lab, hi_lab = r["label_range"]
     rng = "" if lo_lab == hi_lab == r["label"] else f"  (between {lo_lab} and {hi_lab} within the intervals)"
     console.print(f"difficulty for {escape(r['pc_team'])}: [bold]{label}[/]{rng}", highlight=False)
+    _table_note(console, r)
     t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     t.add_column("")
     t.add_column("rate", justify="right")
@@ -145,6 +146,20 @@ def render_difficulty(console: Console, r: Mapping[str, Any], *, workers: int, b
                   highlight=False)
 
 
+def _table_note(console: Console, r: Mapping[str, Any]) -> None:
+    """Where the NPC teams were played by another policy than the table's default NPC (`table_npcs`): say so,
+    with the flags that play them as the autopilot and the API would."""
+    t_npc = r.get("table_npcs")
+    if not t_npc:
+        return
+    teams = ", ".join(t_npc["teams"])
+    flags = " ".join(f"-p {t}={t_npc['policy']}" for t in t_npc["teams"])
+    used = ", ".join(sorted({r["policies"][t] for t in t_npc["teams"]}))
+    console.print(f"[yellow]note:[/] the autopilot and the API play {escape(teams)} with `{escape(t_npc['policy'])}` "
+                  f"({escape(t_npc['player'])}) unless told otherwise, not with {escape(used)}; for the odds "
+                  f"against that table add {escape(flags)} (slower)", highlight=False)
+
+
 def render_tuning(console: Console, r: Mapping[str, Any], out: str) -> None:
     """The tuning search: knobs, the path it took and the fresh measurement(s)."""
     src = "declared in the scenario" if r["knobs_declared"] else "derived (the scenario declares none)"
@@ -167,6 +182,7 @@ def render_tuning(console: Console, r: Mapping[str, Any], out: str) -> None:
         console.print(f"the final settings, all their fresh checks pooled ({c['episodes']} fights): PC win "
                       f"{_pct(c['pc_win_rate'])} ({_pct(c['ci_low'])} - {_pct(c['ci_high'])}), {c['label']}",
                       highlight=False)
+    _table_note(console, r)
     verdict = "[green]within tolerance[/]" if r["within_tolerance"] else "[bold red]NOT within tolerance[/]"
     console.print(f"result: {verdict}", highlight=False)
     console.print("settings: " + escape(", ".join(f"{k} = {v}" for k, v in r["values"].items())), highlight=False)
