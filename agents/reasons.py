@@ -164,7 +164,7 @@ def action_words(state: BattleState, actor: Combatant, action: Action, fallback:
 
 def label(state: BattleState, action: Action | None) -> str:
     """An action's short name in a GM's words, with map coordinates and figure names: "move to
-    [18, 8]", "attack Bomber with the shotgun", "drop prone", "answer innate_defence: roll"."""
+    [18, 8]", "attack Bomber with the shotgun", "drop prone", "answer innate defence: roll"."""
     if action is None:
         return "end the turn"
     k = action.kind
