@@ -43,9 +43,9 @@ BEST: dict[str, BestEntry] = {
         "planner-bold (400), 47.3% vs that selective (800, within chance)", 0.006, 0.016),
     "cortex": BestEntry(
         "planner-net", "planner's search (tactical playing the rollouts) over the shipped network's three most likely "
-        "actions at every decision: 68.0% of 800 held-out fights (the player table's first 100 maps x 4 dice seeds x 2 "
-        "sides) vs tactical (Wilson 64.7-71.1%), +8.0 over planner on the same fights (60.0%, best until 2026-12-06; "
-        "paired 95%: 4.4-11.6) and +15.1 over the network alone (52.9%); planner itself 60.1% of all 3,200",
+        "actions at every decision: 65.7% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds x 2 "
+        "sides) vs tactical (Wilson 64.1-67.3%), +5.7 over planner on the same fights (60.1%, best until 2026-12-06; "
+        "paired 95%: 3.8-7.5) and +11.7 over the network alone (54.0%; 10.0-13.5); 68.0% of the first 800",
         0.065, 0.243),
     "cortex_hu": BestEntry(
         "selective-wide", "the shipped network (PPO, then one round of rollout policy iteration; 60.7% of 3,200 held-out "
