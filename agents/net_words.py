@@ -23,6 +23,16 @@ STANDING = "our side's standing after it, health and figures up, ours minus thei
 SHOWN = 0.005
 
 
+def pct(q: float) -> str:
+    """A probability as a GM reads it: "62%", and "<1%" / ">99%" for what rounds to 0% or 100% but is not."""
+    text = f"{q:.0%}"
+    if q > 0.0 and text == "0%":
+        return "<1%"
+    if q < 1.0 and text == "100%":
+        return ">99%"
+    return text
+
+
 def head(state: BattleState, actor: Combatant, action: Action) -> str:
     """"Heavy moves to [17, 9]: 2.2 m, ..." (the action's numbers), or "Heavy: drop prone"."""
     words = reasons.attack_words(state, actor, action) or reasons.move_words(state, actor, action)
@@ -37,10 +47,10 @@ def network(state: BattleState, action: Action, probs: Sequence[tuple[float, Act
         return "the network's only choice"
     mine = next((q for q, a in probs if a == action), None)
     if probs[0][1] == action:
-        rest = [f"{reasons.label(state, a)} {q:.0%}" for q, a in probs[1:] if q >= SHOWN]
-        return f"the network's first choice at {mine:.0%}" + (f" (then {', '.join(rest)})" if rest else "")
-    others = ", ".join(f"{reasons.label(state, a)} {q:.0%}" for q, a in probs if a != action and q >= SHOWN)
-    gave = f"the network gave it {mine:.0%}" if mine is not None else "not among the network's likeliest"
+        rest = [f"{reasons.label(state, a)} {pct(q)}" for q, a in probs[1:] if q >= SHOWN]
+        return f"the network's first choice at {pct(mine)}" + (f" (then {', '.join(rest)})" if rest else "")
+    others = ", ".join(f"{reasons.label(state, a)} {pct(q)}" for q, a in probs if a != action and q >= SHOWN)
+    gave = f"the network gave it {pct(mine)}" if mine is not None else "not among the network's likeliest"
     return gave + (", drawn at that chance" if drawn and mine is not None else "") + f" (first: {others})"
 
 
@@ -86,5 +96,5 @@ def choices(probs: Sequence[tuple[float, Action]], values: dict[Action, float] |
     """The network's candidates, likeliest first, each with what the player knew of it: "the network
     16%; looked ahead -0.24" (the table's alternatives)."""
     values = values or {}
-    return [(a, f"the network {q:.0%}" + (f"; looked ahead {values[a]:+.2f}" if a in values else ""))
+    return [(a, f"the network {pct(q)}" + (f"; looked ahead {values[a]:+.2f}" if a in values else ""))
             for q, a in probs]

@@ -93,7 +93,7 @@ def test_terminal_npc_plan_confirm_override_and_no_confirm(tmp_path):
     out = run_terminal(s, [
         ("pc mal> ", "end"),
         ("npc jubal> ", ""),         # accept the plan
-        ("npc jubal> ", "2"),        # the second alternative
+        ("npc jubal> ", "1"),        # the first alternative (the network's next candidate)
         ("npc jubal> ", "end"),      # a typed override
         ("npc dobson> ", "confirm off"),
         ("npc dobson> ", ""),        # from now on the NPCs act without asking

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from agents import reasons
+from agents import net_words, reasons
 from agents.base import make_policy
 from agents.learned import shipped_policy_path
 from agents.selective import SelectivePolicy
@@ -29,6 +29,11 @@ def fight(scenario: str = "metalface/foundry", seed: int = 3):
     b = new_battle(spec, Dice(np.random.default_rng(seed)), src, record=False)
     b.start()
     return b
+
+
+def test_probabilities_that_round_to_0_or_100_percent_are_not_shown_as_such():
+    assert [net_words.pct(q) for q in (0.0, 0.001, 0.005, 0.0051, 0.62, 0.994, 0.996, 1.0)] == [
+        "0%", "<1%", "<1%", "1%", "62%", "99%", ">99%", "100%"]
 
 
 def test_labels_name_cells_by_their_coordinates_and_figures_by_name():
@@ -57,7 +62,7 @@ def test_the_network_alone_gives_its_numbers_its_probability_and_its_advisor():
         assert line.startswith(me.name) and "\n" not in line and not INDEX.search(line), line
         q, first = pol.last_probs[0]
         if first == a:
-            assert f"the network's first choice at {q:.0%}" in line
+            assert f"the network's first choice at {net_words.pct(q)}" in line
         if a.kind == "attack":   # the shot's odds and damage, as the ruleset gives them (agents/reasons.py)
             assert reasons.attack_words(s, me, a) in line
         pick = pol.advisor.pick
@@ -107,7 +112,7 @@ def test_a_search_that_overrules_the_network_says_so_with_the_margin_on_the_same
     assert a == second != pick
     line = pol.explain(s, me, a)
     assert line.startswith(me.name) and not INDEX.search(line), line
-    assert f"the network gave it {p[order[1]]:.0%}" in line
+    assert f"the network gave it {net_words.pct(p[order[1]])}" in line
     assert f"{reasons.label(s, second)} +1.00" in line and f"{reasons.label(s, pick)} +0.00" in line
     assert f"plays it over the network's choice ({reasons.label(s, pick)}): +1.00 on the same dice" in line
     assert "same 8 dice streams" in line
@@ -115,7 +120,7 @@ def test_a_search_that_overrules_the_network_says_so_with_the_margin_on_the_same
     plan = suggest(s, policy=_rigged(lambda cands: {a: ([1.0] * 8 if a == cands[1] else [0.0] * 8) for a in cands}))
     assert plan.action == second
     first = plan.alternatives[0]
-    assert first.action == pick and first.reason.endswith(f"the network {p[order[0]]:.0%}; looked ahead +0.00")
+    assert first.action == pick and first.reason.endswith(f"the network {net_words.pct(p[order[0]])}; looked ahead +0.00")
     assert first.reason.startswith(me.name) and len(plan.alternatives) >= 3
 
 
