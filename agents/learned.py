@@ -140,7 +140,6 @@ class NumpyPolicy(Policy):
         self.meta: dict[str, Any] | None = None
         self.w: dict[str, np.ndarray] = {}
         self.layout: Layout | None = None
-        self.last_probs: list[tuple[float, Action]] = []
         #: the last action `act` played, and the network's likeliest actions there (`last_choices`)
         self.last_action: Action | None = None
         self._likeliest: list[tuple[float, Action]] = []
@@ -152,6 +151,11 @@ class NumpyPolicy(Policy):
         self._fits = False
         if self.path is not None:
             self.load(self.path)
+
+    @property
+    def last_probs(self) -> list[tuple[float, Action]]:
+        """The last decision's three likeliest actions as (probability, action)."""
+        return self._likeliest[:3]
 
     @property
     def last_choices(self) -> list[tuple[Action, str]]:
@@ -444,7 +448,6 @@ class NumpyPolicy(Policy):
             i = min(i, len(p) - 1)
         top = np.argsort(-p)[:ALTERNATIVES]
         likeliest = [(float(p[j]), lmap.get(int(j), END_TURN)) for j in top if p[j] > 0]
-        self.last_probs = likeliest[:3]
         action = lmap.get(i, END_TURN)
         self.last_action, self._likeliest = action, likeliest
         self.last_reason = "learned policy: " + ", ".join(f"{a} {q:.0%}" for q, a in self.last_probs)

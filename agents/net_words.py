@@ -72,7 +72,7 @@ def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Act
     shown = [a for a in cands if samples.get(a)]
     if not shown:
         return ""
-    mean = {a: sum(samples[a]) / len(samples[a]) for a in shown}
+    mean = means(samples)
     n = max(len(samples[a]) for a in shown)
     turns = "one more turn" if horizon == 1 else f"{horizon} more turns"
     line = (f"looked ahead over {whose} {len(shown)} {noun} on the same {n} dice streams, {turns} each with {guide} "
@@ -91,10 +91,15 @@ def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Act
     return line
 
 
-def choices(probs: Sequence[tuple[float, Action]], values: dict[Action, float] | None = None
+def means(samples: dict[Action, list[float]]) -> dict[Action, float]:
+    """Each looked-ahead candidate's mean rollout score."""
+    return {a: sum(v) / len(v) for a, v in samples.items() if v}
+
+
+def choices(probs: Sequence[tuple[float, Action]], samples: dict[Action, list[float]] | None = None
             ) -> list[tuple[Action, str]]:
     """The network's candidates, likeliest first, each with what the player knew of it: "the network
     16%; looked ahead -0.24" (the table's alternatives)."""
-    values = values or {}
-    return [(a, f"the network {pct(q)}" + (f"; looked ahead {values[a]:+.2f}" if a in values else ""))
+    mean = means(samples or {})
+    return [(a, f"the network {pct(q)}" + (f"; looked ahead {mean[a]:+.2f}" if a in mean else ""))
             for q, a in probs]

@@ -23,6 +23,7 @@ ahead (`last_reason` says what it found).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,6 +37,16 @@ from rules.state import BattleState, Combatant
 
 #: the name prefix of a selective player over an exported network (`selective:runs/x/policy.npz`)
 PREFIX = "selective:"
+
+
+class _Weighed(NamedTuple):
+    """What a `SelectivePolicy` decision weighed, for its words (agents/net_words.py)."""
+
+    played: Action
+    pick: Action                              # the network's most likely action
+    likeliest: list[tuple[float, Action]]     # (probability, action), likeliest first
+    cands: list[Action]                       # the candidates looked ahead ([] where it did not look)
+    samples: dict[Action, list[float]]        # each candidate's rollout scores, on the same dice streams
 
 
 def ranked(net: NumpyPolicy, state: BattleState, actor: Combatant
@@ -78,9 +89,8 @@ class SelectivePolicy(Policy):
         self.top_k = max(2, int(top_k))
         self.searched = 0
         self.decisions = 0
-        #: the last decision the network weighed: (played, the network's pick, its likeliest as (p, action),
-        #: the candidates looked ahead, their means, their rollouts' scores); None after an answer (`explain`)
-        self._last: tuple | None = None
+        #: the last decision the network weighed; None after an answer (`explain`, `last_choices`)
+        self._last: _Weighed | None = None
 
     def asks(self, state: BattleState) -> bool:
         return self.net.asks(state)
@@ -96,7 +106,7 @@ class SelectivePolicy(Policy):
         self.decisions += 1
         self.last_reason = f"learned policy: {pick} {p[order[0]]:.0%}" if order else "learned policy: end turn"
         cands: list[Action] = []
-        values: dict[Action, float] = {}
+        samples: dict[Action, list[float]] = {}
         if gap < self.margin:
             cands = [lmap[i] for i in order[:self.top_k]]
             guide = self.planner.guide
@@ -107,15 +117,10 @@ class SelectivePolicy(Policy):
             self.last_reason += (f", {gap:.0%} ahead of the next: looked ahead over {len(cands)} candidates, "
                                  + ", ".join(f"{a} {values[a]:+.2f}" for a in cands if a in values)
                                  + (f"; plays {action}" if action != pick else "; keeps it"))
-        self._last = (action, pick, [(float(p[i]), lmap[i]) for i in order[:ALTERNATIVES]], cands, values,
-                      {a: list(v) for a, v in self.planner._samples.items()} if values else {})
+            samples = {a: list(v) for a, v in self.planner._samples.items()}
+        self._last = _Weighed(action, pick, [(float(p[i]), lmap[i]) for i in order[:ALTERNATIVES]], cands, samples)
         self.commit(state, actor, action)
         return action
-
-    @property
-    def last_action(self) -> Action | None:
-        """The action the last `act` played where the network weighed it (None after an answer)."""
-        return self._last[0] if self._last else self.net.last_action
 
     @property
     def last_choices(self) -> list[tuple[Action, str]]:
@@ -123,14 +128,14 @@ class SelectivePolicy(Policy):
         each one's mean result (the table's alternatives: tactica/table/suggest.py)."""
         if self._last is None:
             return self.net.last_choices
-        return net_words.choices(self._last[2], self._last[4])
+        return net_words.choices(self._last.likeliest, self._last.samples)
 
     def explain(self, state: BattleState, actor: Combatant, action: Action | None) -> str:
         """The action's numbers (hit odds, damage, cover, the path), what the network gave it and the
         next likeliest, and what the lookahead found where it looked (agents/net_words.py)."""
         if self._last is None:
             return self.net.explain(state, actor, action)
-        played, pick, probs, cands, _, samples = self._last
+        played, pick, probs, cands, samples = self._last
         action = played if action is None else action
         if action != played:
             return super().explain(state, actor, action)
