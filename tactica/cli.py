@@ -219,8 +219,11 @@ def scenarios(as_json: bool = typer.Option(False, "--json")) -> None:
         print(json.dumps(rows, indent=2))
         return
     t = Table(title="bundled scenarios")
-    for col in ("name", "ruleset", "teams", "map"):
-        t.add_column(col)
+    # the name is what a GM types next: never cut short (the teams wrap instead)
+    t.add_column("name", no_wrap=True, min_width=max((len(r["name"]) for r in rows), default=4))
+    t.add_column("ruleset", no_wrap=True)
+    t.add_column("teams", min_width=12)
+    t.add_column("map", no_wrap=True)
     for r in rows:
         t.add_row(r["name"], r["ruleset"], "; ".join(f"{k}: {len(v)}" for k, v in r["teams"].items()),
                   f"{r['map'][0]}x{r['map'][1]}")

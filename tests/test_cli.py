@@ -124,6 +124,17 @@ def test_scenarios_table() -> None:
     assert "cortex/duel" in out and "cortex/ambush" in out
 
 
+def test_scenarios_table_never_cuts_a_name_short(monkeypatch) -> None:
+    """The name is what a GM types next: in an 80-column terminal every one is there whole (the
+    longest, cybergeneration/rooftop_standoff, came out as 'cybergeneration/roofto...')."""
+    from rules.scenario import bundled_scenarios
+
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run("scenarios")
+    for name in bundled_scenarios():
+        assert f" {name} " in out, name
+
+
 def test_rulesets_json() -> None:
     infos = run_json("rulesets", "--json")
     by_name = {i["name"]: i for i in infos}

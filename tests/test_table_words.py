@@ -106,3 +106,20 @@ def test_alternatives_give_numbers_not_scores():
                 seen.add("move")
         s.resolve(p.action)
     assert seen == {"attack", "move"}
+
+
+def test_alternatives_without_numbers_keep_the_policys_words_not_the_kind():
+    """An alternative with no odds or path to show (end the turn, aim, delay) is said in words
+    of the figure: tactical's "Rust takes aim", never the raw kind "Rust aim" / "Rust end_turn"."""
+    s = Session.new("cybergeneration/alley_brawl", pc=["evolved=tactical"], seed=3)
+    s.begin()
+    plain = 0
+    for _ in range(2):  # Rust's run and its end of turn: both list plain actions
+        p = s.plan()
+        for alt in p.alternatives:
+            assert alt.reason.startswith(s.state.actor.name), alt.reason
+            if alt.action.kind in ("end_turn", "aim", "delay", "drop_prone"):
+                plain += 1
+                assert "_" not in alt.reason and alt.reason != f"{s.state.actor.name} {alt.action.kind}", alt.reason
+        s.resolve(p.action)
+    assert plain >= 3

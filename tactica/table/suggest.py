@@ -165,14 +165,14 @@ def _in_numbers(state: BattleState, actor: Combatant, a: Action, own: str) -> st
     """An alternative's reason in numbers a GM checks (hit odds, expected damage in the
     ruleset's track, cover gained or lost, the path's length: agents/reasons.py), with what
     the policy meant it for."""
-    from agents.reasons import _purpose, action_words
+    from agents.reasons import _purpose, attack_words, move_words
 
-    try:
-        words = action_words(state, actor, a, "")
+    try:  # the numbers only: with none (aim, end the turn) the policy's own words stand
+        words = attack_words(state, actor, a) or move_words(state, actor, a)
     except Exception:  # noqa: BLE001 - words are advice; the policy's own reason stands
         words = ""
-    if not words:
-        return own
+    if not words:  # a bare description ("delay") is said of the figure, as the policy's words are
+        return own if not own or own.startswith(actor.name + " ") else f"{actor.name}: {own}"
     bare = own[len(actor.name) + 1:] if own.startswith(actor.name + " ") else own
     purpose = _purpose(bare) if a.kind == "move" else ""
     purpose = purpose if purpose and purpose != bare else ""
