@@ -94,9 +94,12 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
     """One row per figure: mark, id, name, team, position, health, conditions, ammunition."""
     marks = dict(marks or figure_marks(state, pc_teams))
     roles = roles or {}
-    tb = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    tb = Table(box=None, pad_edge=False, show_header=True, header_style="bold", padding=(0, 1, 0, 0))
     for col in ("", "id", "name", "team", "at", "health", "", "conditions", "ammo"):
-        tb.add_column(col, no_wrap=col in ("", "id", "at", "health"))
+        # conditions and ammunition counts are never cut short (in 80 columns "dart_gun:1" came out
+        # as "dart_gun:..."): a word too long for its column folds onto the next line
+        tb.add_column(col, no_wrap=col in ("", "id", "at", "health"),
+                      overflow="fold" if col in ("conditions", "ammo") else "ellipsis")
     actor = state.actor if not state.over else None
     for c in state.combatants:
         hp, mx = rs.health(c)

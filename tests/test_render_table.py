@@ -1,0 +1,36 @@
+"""The figures' table a GM reads at the table (tactica/render.py `figures_table`), in a plain 80-column terminal."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from rules.ruleset import get_ruleset
+from tactica.render import figures_table
+from tactica.table import Session
+
+
+def _lines(scenario: str, pc: str) -> list[str]:
+    s = Session.new(scenario, pc=[pc], seed=3)
+    s.begin()
+    buf = io.StringIO()
+    Console(file=buf, width=80, color_system=None).print(figures_table(s.state, get_ruleset(s.state.ruleset), [pc.split("=")[0]]))
+    return buf.getvalue().splitlines()
+
+
+def test_each_figure_is_one_line_with_its_ammunition_whole():
+    """cybergeneration/alley_brawl in 80 columns: every figure on one line, "heavy_pistol:8" and
+    "dart_gun:10" whole (they came out as "heavy_pist" / "dart_gun:..." with the team on two lines)."""
+    lines = _lines("cybergeneration/alley_brawl", "evolved=tactical")
+    assert len(lines) == 1 + 6, lines
+    text = "\n".join(lines)
+    assert "heavy_pistol:8" in text and "dart_gun:10" in text
+    assert all(len(x) <= 80 for x in lines)
+
+
+def test_a_long_ammunition_list_folds_but_loses_nothing():
+    lines = _lines("metalface/foundry", "cell=tactical")
+    text = "".join(x.rstrip() for x in lines).replace(" ", "")
+    for word in ("assault_rifle:30", "rocket_launcher:1", "beam_rifle:2"):
+        assert word in text, word
