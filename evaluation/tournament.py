@@ -181,7 +181,7 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
                 seed: int | Sequence[int], workers: int = 1, progress: Callable[[int, int], None] | None = None,
                 backend: str = "local", address: str | None = None, dice_streams: str = "shared",
                 against: str | None = None, fight_seeds: str = "scenario",
-                log: str | Path | None = None) -> dict[str, Any]:
+                log: str | Path | None = None, reuse: Sequence[str | Path] = ()) -> dict[str, Any]:
     """Play every pair of `policies` on every scenario; per-scenario and overall results.
 
     With `against` (one of `policies`, or added to them), only the pairs of each other policy
@@ -194,7 +194,8 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     `fight_seeds` (`scenario`, `index`) says how fights are seeded (`plan_fights`); `log`, a file
     each fight's result is written to as it ends: the fights it already holds are not played again
     (evaluation/fight_log.py), and the result is the same as an uninterrupted run's (`progress` then
-    counts the fights left to play)."""
+    counts the fights left to play). `reuse`: other runs' logs whose fights this run plays too are
+    taken from them and written to `log` (evaluation/log_reuse.py)."""
     from agents.base import check_policy
 
     policies = list(dict.fromkeys([*policies, *([against] if against is not None else [])]))
@@ -219,6 +220,17 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
                                                                against, fight_seeds, len(fights)), fights)
     done = {} if book is None else book.load()
     n_read = len(done)
+    if reuse and book is None:
+        raise TacticaError("--reuse-log without --fights-log", field="--reuse-log",
+                           expected="--fights-log too: the fights taken are written to it")
+    n_reused = 0
+    for old in reuse:
+        from evaluation.log_reuse import reused_fights
+
+        got = sorted((i, w) for i, w in reused_fights(old, book.header, scenarios, fights).items() if i not in done)
+        book.append(got)
+        done.update(got)
+        n_reused += len(got)
     todo = spread([i for i in range(len(fights)) if i not in done])
     if todo:   # progress counts this run's fights, so a resumed run's time left is its own
         with FightPool(workers, backend, address) as pool:
@@ -230,7 +242,7 @@ def round_robin(scenarios: Sequence[tuple[ScenarioSpec, str]], policies: Sequenc
     out["against"] = against
     out["fight_seeds"] = fight_seeds
     if log is not None:
-        out["log"] = {"path": str(log), "read": n_read, "played": len(fights) - n_read}
+        out["log"] = {"path": str(log), "read": n_read, "reused": n_reused, "played": len(fights) - n_read - n_reused}
     return out
 
 

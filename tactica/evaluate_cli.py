@@ -55,6 +55,10 @@ def register(app: typer.Typer, friendly, out, err, default_scenario: str, worker
                                                   "as it ends (JSON lines). Run the same command again after a stop and "
                                                   "the fights the file holds are not played again; the result is the "
                                                   "same as an uninterrupted run's."),
+        reuse_log: list[Path] = typer.Option([], "--reuse-log", help="Another run's fights' log (repeatable): "
+                                             "the fights it holds that this run plays too (same scenario, "
+                                             "policies, seed and dice) are taken from it, not played again; "
+                                             "e.g. a 100-map run's in a 400-map run. Needs --fights-log."),
     ) -> None:
         """Round robin of policies: win rates with Wilson 95% intervals, per scenario and overall,
         and Elo ratings with bootstrap intervals.
@@ -101,12 +105,13 @@ def register(app: typer.Typer, friendly, out, err, default_scenario: str, worker
         with progress_bar(err, "evaluating", tty, log=not tty) as update:
             result = round_robin(specs, names, episodes, seeds, workers=workers, backend=backend, address=address,
                                  progress=update, dice_streams=dice_streams, against=against, fight_seeds=fight_seeds,
-                                 log=fights_log)
+                                 log=fights_log, reuse=reuse_log)
         seconds = time.perf_counter() - t0
         if fights_log is not None:
             got = result["log"]
-            err.print(f"fights' log {safe(str(fights_log))}: {_fights(got['read'])} read from it, {got['played']} "
-                      "played and written to it", highlight=False, soft_wrap=True)
+            taken = f", {_fights(got['reused'])} taken from --reuse-log" if reuse_log else ""
+            err.print(f"fights' log {safe(str(fights_log))}: {_fights(got['read'])} read from it{taken}, "
+                      f"{got['played']} played and written to it", highlight=False, soft_wrap=True)
         written = None
         if report is not None:
             from evaluation.report import shell_command, write_report

@@ -52,7 +52,7 @@ def test_the_log_holds_every_fight_and_changes_no_result(scen, full) -> None:
     assert head["fights"] == 16 and head["episodes"] == 4 and head["seeds"] == SEEDS
     rows = [json.loads(x) for x in lines[1:]]
     assert sorted(r["i"] for r in rows) == list(range(16))
-    assert out["log"] == {"path": str(path), "read": 0, "played": 16}
+    assert out["log"] == {"path": str(path), "read": 0, "reused": 0, "played": 16}
     # the rows say the winners the result counts: a's wins from the log equal the pooled record
     teams = {0: scen[0][0].teams[0].name, 1: scen[1][0].teams[0].name}
     a_wins = sum(1 for r in rows if r["winner"] is not None and (r["winner"] == teams[r["scenario"]]) != r["swapped"])
@@ -77,7 +77,7 @@ def test_a_stopped_run_resumes_and_plays_only_the_fights_it_lacks(scen, full, tm
     assert _without_log(again) == _without_log(out)
     done_before = {json.loads(x)["i"] for x in lines[1:7]}
     assert sorted(played) == sorted(set(range(16)) - done_before)
-    assert again["log"] == {"path": str(cut), "read": 6, "played": 10}
+    assert again["log"] == {"path": str(cut), "read": 6, "reused": 0, "played": 10}
     # the log is whole now: one more run plays nothing
     played.clear()
     third = round_robin(scen, PLAYERS, 4, SEEDS, log=cut)
