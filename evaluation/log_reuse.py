@@ -21,6 +21,7 @@ a policy file that changed, maps that differ) is an error naming the file and th
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any, Sequence
@@ -34,11 +35,14 @@ def _error(path: Path, what: str, field: str, expected: str) -> TacticaError:
 
 
 def _read(path: Path) -> list[Any]:
-    """The log's lines, parsed (a last line cut short dropped, as a resumed run drops it)."""
+    """The log's lines, parsed (a last line cut short dropped, as a resumed run drops it); a `.gz` file
+    is read through gzip."""
     try:
         raw = path.read_bytes()
-    except OSError as e:
-        raise _error(path, f"cannot read it: {e.strerror or e}", "--reuse-log",
+        if path.suffix == ".gz":  # a log kept with the results (experiments/results/table-*.jsonl.gz)
+            raw = gzip.decompress(raw)
+    except (OSError, EOFError) as e:
+        raise _error(path, f"cannot read it: {getattr(e, 'strerror', None) or e}", "--reuse-log",
                      "the fights' log of an earlier `tactica evaluate --fights-log` run") from None
     lines = raw.split(b"\n")
     lines.pop()   # b"" after a final newline; else a line whose write did not finish

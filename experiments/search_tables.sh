@@ -16,15 +16,18 @@ out=${TABLES_DIR:-runs/tables}
 workers=${WORKERS:-2}
 mkdir -p "$out"
 
-table() {  # ruleset, players (comma-separated), name, reference (default tactical), evaluate command
+table() {  # ruleset, players (comma-separated), name, reference (default tactical), evaluate command, a pilot's log
   local json="$out/$1-$3.json" ref="${4:-tactical}" cmd="${5:-python -m tactica evaluate}"
+  local reuse=()
+  # a 100-map pilot's fights (kept in experiments/results) are the first quarter of the 400-map run's
+  if [ -n "${6:-}" ]; then reuse=(--reuse-log "$6"); fi
   if [ -s "$json" ]; then
     echo "$json: done"
     return
   fi
   echo "$json: $2 against $ref, $(date -u +%FT%TZ)"
   $cmd --policies "$2" --against "$ref" --ruleset "$1" --generated 400 --episodes 2 \
-    --seed 1 --seed 2 --seed 3 --seed 4 --workers "$workers" --json --fights-log "$out/$1-$3.jsonl" > "$json.part"
+    --seed 1 --seed 2 --seed 3 --seed 4 --workers "$workers" --json --fights-log "$out/$1-$3.jsonl" "${reuse[@]}" > "$json.part"
   mv "$json.part" "$json"
 }
 
@@ -44,3 +47,7 @@ table metalface planner-bold,ppo planner-bold
 # last: in cortex the network is 6.1 points below `planner` against `tactical` on these fights (88-111 head to head
 # on 200), so this head to head only sizes a gap already known
 table cortex ppo h2h-planner planner
+# cybergeneration's `best` (`planner-net-bold`, as `sel100`) beside the network: 69.5% of the first 800 (2026-12-06),
+# whose fights the pilot's log holds (about 3 hours for the other 2,400 pairs of fights on 2 workers)
+table cybergeneration sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
+  experiments/results/table-cybergeneration-sel100-100maps.jsonl.gz

@@ -132,3 +132,17 @@ def test_the_command_line_says_how_many_fights_it_took(pilot, tmp_path) -> None:
     missing = CliRunner().invoke(app, args[:-2] + ["--reuse-log", str(tmp_path / "nope.jsonl")])
     assert missing.exit_code != 0 and "Traceback" not in missing.output
     assert "nope.jsonl" in missing.stderr
+
+
+def test_a_gzipped_log_kept_with_the_results_is_read_too(scen, pilot, tmp_path) -> None:
+    import gzip
+
+    packed = tmp_path / "pilot.jsonl.gz"
+    packed.write_bytes(gzip.compress(pilot.read_bytes()))
+    out = round_robin(scen, PLAYERS, 4, SEEDS, log=tmp_path / "from-gz.jsonl", reuse=[packed])
+    assert out["log"]["reused"] == 8 and _without_log(out) == round_robin(scen, PLAYERS, 4, SEEDS)
+    broken = tmp_path / "broken.jsonl.gz"
+    broken.write_bytes(gzip.compress(pilot.read_bytes())[:40])
+    with pytest.raises(TacticaError) as e:
+        round_robin(scen, PLAYERS, 4, SEEDS, log=tmp_path / "y.jsonl", reuse=[broken])
+    assert e.value.source == str(broken) and e.value.field == "--reuse-log"
