@@ -66,29 +66,54 @@ def advice(state: BattleState, action: Action, advisor: str, pick: Action | None
 def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Action],
            samples: dict[Action, list[float]], guide: str, horizon: int = 1, confidence: float = 1.5,
            whose: str = "the network's", noun: str = "likeliest") -> str:
-    """What the lookahead found: each candidate's mean over its rollouts (the same dice streams for all),
-    and whether the pick of `whose` ranking stood; where another candidate's mean was higher but the pick
-    stood, that its lead was within the dice's spread (agents/planner.py `pick`)."""
+    """What the lookahead found: each candidate's mean over its rollouts, and whether the pick of `whose`
+    ranking stood; where another candidate did better on the dice streams both were rolled on but the pick
+    stood, that its lead was within the dice's spread (agents/planner.py `pick`: a paired comparison on at
+    least 3 shared streams).
+
+    The planner halves its candidates as it goes (`Planner.lookahead`): one that falls behind on the first
+    streams is not rolled on the later ones. Its mean is over fewer streams, so it is said so, and it is
+    compared with the pick on the streams they share only (the means over all of each one's streams are of
+    different dice)."""
     shown = [a for a in cands if samples.get(a)]
     if not shown:
         return ""
     mean = means(samples)
     n = max(len(samples[a]) for a in shown)
     turns = "one more turn" if horizon == 1 else f"{horizon} more turns"
+
+    def found(a: Action) -> str:
+        k = len(samples[a])
+        fewer = "" if k == n else f" (on the first {k}, then left behind)"
+        return f"{reasons.label(state, a)} {mean[a]:+.2f}{fewer}"
+
     line = (f"looked ahead over {whose} {len(shown)} {noun} on the same {n} dice streams, {turns} each with {guide} "
-            f"playing our side ({STANDING}): " + ", ".join(f"{reasons.label(state, a)} {mean[a]:+.2f}" for a in shown))
+            f"playing our side ({STANDING}): " + ", ".join(found(a) for a in shown))
     if len({tuple(samples[a]) for a in shown}) == 1:
         return line + f"; all came out alike on every stream: no difference {turns} ahead, {whose} choice stands"
     if action != pick:
+        k = min(len(samples.get(action, ())), len(samples.get(pick, ())))
+        lead = paired_lead(samples, action, pick)
         return line + (f"; plays it over {whose} choice ({reasons.label(state, pick)}): "
-                       f"{mean.get(action, 0.0) - mean.get(pick, 0.0):+.2f} on the same dice")
+                       f"{lead:+.2f} on the same dice" + ("" if k == n else f" (its {k} streams)"))
     line += f"; {whose} choice stands"
-    rival = max((a for a in shown if a != pick), key=lambda a: mean[a], default=None)
-    if rival is not None and pick in mean and mean[rival] > mean[pick] + 1e-9:
+    if pick not in mean:
+        return line
+    leads = {a: paired_lead(samples, a, pick) for a in shown if a != pick}
+    rival = max(leads, key=lambda a: leads[a], default=None)
+    if rival is not None and leads[rival] > 1e-9:
         k = min(len(samples[rival]), len(samples[pick]))
-        line += (f": {reasons.label(state, rival)}'s lead ({mean[rival] - mean[pick]:+.2f}) is within the dice's "
-                 f"spread over {k} streams (it must be {confidence:g} standard errors)")
+        why = (f"is within the dice's spread over {k} streams (it must be {confidence:g} standard errors)" if k >= 3
+               else f"rests on {k} stream{'s' if k != 1 else ''}, too few to tell (at least 3)")
+        line += f": {reasons.label(state, rival)}'s lead ({leads[rival]:+.2f} on the same dice) {why}"
     return line
+
+
+def paired_lead(samples: dict[Action, list[float]], a: Action, b: Action) -> float:
+    """How much better `a` did than `b` on the dice streams both were rolled on (their first k)."""
+    xs, ys = samples.get(a, ()), samples.get(b, ())
+    k = min(len(xs), len(ys))
+    return (sum(xs[:k]) - sum(ys[:k])) / k if k else 0.0
 
 
 def means(samples: dict[Action, list[float]]) -> dict[Action, float]:

@@ -134,7 +134,34 @@ def test_a_lead_within_the_dice_spread_leaves_the_pick_and_says_why():
     line = pol.explain(s, me, a)
     second = pol._last[3][1]
     assert "the network's choice stands" in line
-    assert f"{reasons.label(s, second)}'s lead (+0.25) is within the dice's spread over 8 streams" in line
+    assert f"{reasons.label(s, second)}'s lead (+0.25 on the same dice) is within the dice's spread over 8 streams" in line
+
+
+def test_a_candidate_left_behind_is_compared_on_the_streams_it_shares():
+    """The planner halves its candidates (one behind on the first streams is not rolled on the later ones):
+    cybergeneration's Goon 1 kept its attack (+0.19 over 6 streams) though "ready the heavy_pistol" came out
+    +0.23 over its 2, and the line called that a lead within the spread; on their 2 shared streams the attack
+    led (+0.29). The comparison is on the shared streams, and the shorter mean is said to be shorter."""
+    b = _searched_state()
+    s, me = b.state, b.state.actor
+    pick_scores = [0.425, 0.16, 0.019, 0.369, 0.194, -0.025]
+
+    def rig(cands):
+        return {cands[0]: pick_scores, cands[1]: [0.2625, 0.1975], cands[2]: list(pick_scores)}
+
+    pol = _rigged(rig)
+    a = pol.act(s, me)
+    pick, second = pol._last[1], pol._last[3][1]
+    assert a == pick
+    line = pol.explain(s, me, a)
+    assert f"{reasons.label(s, second)} +0.23 (on the first 2, then left behind)" in line, line
+    assert "the network's choice stands" in line and "lead" not in line, line
+    # ahead on its two shared streams: too few to tell (the planner asks for 3)
+    pol = _rigged(lambda cands: {cands[0]: pick_scores, cands[1]: [0.6, 0.5], cands[2]: list(pick_scores)})
+    a = pol.act(s, me)
+    line = pol.explain(s, me, a)
+    assert a == pol._last[1]
+    assert f"{reasons.label(s, pol._last[3][1])}'s lead (+0.26 on the same dice) rests on 2 streams, too few to tell" in line, line
 
 
 def test_candidates_that_all_come_out_alike_are_called_no_difference():
