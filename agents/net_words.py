@@ -124,7 +124,13 @@ def means(samples: dict[Action, list[float]]) -> dict[Action, float]:
 def choices(probs: Sequence[tuple[float, Action]], samples: dict[Action, list[float]] | None = None
             ) -> list[tuple[Action, str]]:
     """The network's candidates, likeliest first, each with what the player knew of it: "the network
-    16%; looked ahead -0.24" (the table's alternatives)."""
-    mean = means(samples or {})
-    return [(a, f"the network {pct(q)}" + (f"; looked ahead {mean[a]:+.2f}" if a in mean else ""))
-            for q, a in probs]
+    16%; looked ahead -0.24" (the table's alternatives), "-0.24 on 2 streams, then left behind" where the
+    search stopped rolling it early (`search`)."""
+    samples = samples or {}
+    mean = means(samples)
+    n = max((len(v) for v in samples.values()), default=0)
+
+    def looked(a: Action) -> str:
+        k = len(samples[a])
+        return f"; looked ahead {mean[a]:+.2f}" + ("" if k == n else f" on {k} streams, then left behind")
+    return [(a, f"the network {pct(q)}" + (looked(a) if a in mean else "")) for q, a in probs]

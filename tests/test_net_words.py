@@ -156,6 +156,7 @@ def test_a_candidate_left_behind_is_compared_on_the_streams_it_shares():
     line = pol.explain(s, me, a)
     assert f"{reasons.label(s, second)} +0.23 (on the first 2, then left behind)" in line, line
     assert "the network's choice stands" in line and "lead" not in line, line
+    assert dict(pol.last_choices)[second].endswith("looked ahead +0.23 on 2 streams, then left behind")
     # ahead on its two shared streams: too few to tell (the planner asks for 3)
     pol = _rigged(lambda cands: {cands[0]: pick_scores, cands[1]: [0.6, 0.5], cands[2]: list(pick_scores)})
     a = pol.act(s, me)
