@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from rules.actions import KIND_VERBS, Action
+from rules.actions import KIND_VERBS, Action, option_words
 from rules.errors import TacticaError
 from rules.ruleset import Ruleset, get_ruleset
 from rules.state import BattleState, Combatant
@@ -61,7 +61,7 @@ def attack_words(state: BattleState, actor: Combatant, action: Action) -> str | 
     verb = "grapples" if action.kind == "grapple" else (
         "fires at" if g.chebyshev(actor.pos, t.pos) > 1 and not A.is_melee(rs, actor) else "attacks")
     how = f" with the {action.weapon}" if action.weapon and action.weapon != "unarmed" else ""
-    opt = f" ({action.option.replace(':', ' ')})" if action.option else ""
+    opt = f" ({option_words(action.option)})" if action.option else ""
     p, exp = float(odds.get("p_hit", 0.0)), float(odds.get("exp_damage", 0.0))
     if_hit = float(odds.get("damage_if_hit", exp / p if p > 0 else 0.0))
     left = rs.health(t)[0]
@@ -185,7 +185,7 @@ def label(state: BattleState, action: Action | None) -> str:
         x, y = g.xy(action.cell)
         bits.append(f"at [{x}, {y}]")
     if action.option:
-        bits.append(f"({action.option.replace(':', ' ')})")
+        bits.append(f"({option_words(action.option)})")
     return " ".join(bits)
 
 

@@ -123,3 +123,20 @@ def test_alternatives_without_numbers_keep_the_policys_words_not_the_kind():
                 assert "_" not in alt.reason and alt.reason != f"{s.state.actor.name} {alt.action.kind}", alt.reason
         s.resolve(p.action)
     assert plain >= 3
+
+
+def test_options_read_as_words_and_commands_stay_typeable():
+    """The plan's headline said "attack Ferenc with the revolver (called:head)" and "(all_out)"; the
+    command beside it is what a GM types, so it keeps the option as the rules name it."""
+    from rules.actions import Action
+    from tactica.table.commands import command_for
+
+    s = Session.new("cortex_hu/csarda", seed=4)
+    s.begin()
+    st = s.state
+    enemy = next(c for c in st.combatants if c.team != st.actor.team)
+    weapon = next(iter(st.actor.weapons))
+    for option, said in (("called:head", "(called head)"), ("all_out", "(all out)")):
+        a = Action("attack", target=enemy.id, weapon=weapon, option=option)
+        assert said in describe_action(st, a, with_odds=False)
+        assert command_for(st, a).endswith(option)

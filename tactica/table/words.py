@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from rules.actions import KIND_VERBS, Action
+from rules.actions import KIND_VERBS, Action, option_words
 from rules.state import BattleState
 
 
@@ -144,7 +144,7 @@ def describe_action(state: BattleState, action: Action, with_odds: bool = True) 
     if action.cell is not None and k != "move":
         bits.append(f"at {cell_xy(state, action.cell)}")
     if action.option:
-        bits.append(f"({action.option})")
+        bits.append(f"({option_words(action.option)})")
     text = " ".join(bits)
     if with_odds:
         o = odds_words(state, action)
