@@ -21,14 +21,15 @@ message.
     python experiments/player_table.py a.json slow.json --ruleset metalface --maps 100 --seeds 1,2
     python experiments/player_table.py runs/tables/cortex-planner.jsonl --ruleset cortex
 
-A `.jsonl` file is read as a fights' log (`tactica evaluate --fights-log`), also of a run still
-going: only the maps on which every player has finished all its fights (on every seed, or on
+A `.jsonl` file is read as a fights' log (`tactica evaluate --fights-log`; `.jsonl.gz` as the logs kept in
+experiments/results), also of a run still going: only the maps on which every player has finished all its fights (on every seed, or on
 `--seeds`) are counted.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import sys
@@ -60,7 +61,7 @@ def rows(paths: list[Path], ruleset: str, maps: int | None,
     acc: dict[str, dict] = {}
     all_maps: set[int] = set()
     for path in paths:
-        if path.suffix == ".jsonl":
+        if path.suffix == ".jsonl" or path.name.endswith(".jsonl.gz"):
             data = from_log(path, ruleset, keep_seeds)
         else:
             try:
@@ -147,9 +148,10 @@ def from_log(path: Path, ruleset: str, keep_seeds: list[int] | None = None) -> d
     from envs.generators import heldout_scenarios
 
     try:
-        lines = path.read_text().splitlines()
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        lines = raw.decode("utf-8").splitlines()
         head = json.loads(lines[0]) if lines else {}
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
         sys.exit(f"{path}: cannot read the fights' log ({e})")
     if not isinstance(head, dict) or "tactica_fight_log" not in head:
         sys.exit(f"{path}: the first line is not a fights' log header; expected a `tactica evaluate --fights-log` file")
@@ -225,7 +227,7 @@ def markdown(table: list[dict], ref: str, seeds: list[int]) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+", type=Path,
-                    help="`tactica evaluate --against REF --json` outputs, or its --fights-log files (.jsonl)")
+                    help="`tactica evaluate --against REF --json` outputs, or its --fights-log files (.jsonl, .jsonl.gz)")
     ap.add_argument("--ruleset", required=True)
     ap.add_argument("--maps", type=int, default=None, help="keep the first N held-out maps only")
     ap.add_argument("--seeds", default=None, metavar="S,S,...",

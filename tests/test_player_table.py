@@ -117,6 +117,10 @@ def test_a_fights_log_gives_the_tables_rows_and_a_partial_one_its_finished_maps(
     js.write_text(json.dumps(out))
     from_json = pt.rows([js], "metalface", None)
     assert pt.rows([log], "metalface", None) == from_json
+    import gzip   # a log kept with the results, gzipped
+    packed = tmp_path / "run.jsonl.gz"
+    packed.write_bytes(gzip.compress(log.read_bytes()))
+    assert pt.rows([packed], "metalface", None) == from_json
     assert from_json[3] == 2 and from_json[0][0]["n"] == 8
     lines = log.read_text().splitlines()
     part = tmp_path / "part.jsonl"
