@@ -84,7 +84,7 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "initiative": lambda e: "Initiative: " + ", ".join(e["order"]),
     "turn_start": lambda e: f"{e['actor']}'s turn.",
     "turn_end": lambda e: f"{e['actor']} ends the turn.",
-    "move": lambda e: f"{e['actor']} {e['mode']}s {e['metres']:.1f} m to {tuple(e['to'])}.",
+    "move": lambda e: f"{e['actor']} {e['mode']}s {e['metres']:.1f} m to {_xy(list(e['to']))}.",
     "roll": lambda e: (f"{e['actor']} rolls {e['purpose']}"
                        + (f" ({e['pool']})" if e.get("pool") else "")
                        + f": {_dice(e)} = {e['total']}"
@@ -115,7 +115,8 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 
 
 def _xy(v: Any) -> str:
-    return f"({v[0]}, {v[1]})" if isinstance(v, list) and len(v) == 2 else str(v)
+    """A map cell as the map, the plans and the commands write it: [x, y]."""
+    return f"[{v[0]}, {v[1]}]" if isinstance(v, list) and len(v) == 2 else str(v)
 
 
 def _override(e: Mapping[str, Any]) -> str:
@@ -150,10 +151,15 @@ def _action(a: Any) -> str:
     return str(a)
 
 
-def narrate(e: Mapping[str, Any]) -> str:
+def narrate(e: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
     """One readable line for an event; rolls, defences and damage with all their numbers
-    (rules/narration.py)."""
+    (rules/narration.py). `names`: figure id -> the name to tell it by (the table's lines name
+    figures as its plans do: "Goon 1 attacks Rust", where the event holds "goon1", "rust")."""
     from rules import narration
+    if names:
+        e = {**e, **{k: names.get(e[k], e[k]) for k in ("actor", "target", "figure") if isinstance(e.get(k), str)}}
+        if isinstance(e.get("order"), list):
+            e["order"] = [names.get(x, x) if isinstance(x, str) else x for x in e["order"]]
     t = e.get("type", "")
     f = {"roll": narration.roll_line, "defence": narration.defence_line,
          "damage": narration.damage_line}.get(t) or _NARRATORS.get(t)

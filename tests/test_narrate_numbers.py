@@ -136,3 +136,21 @@ def test_difficulty_parts_when_an_event_carries_them():
          "difficulty_parts": [{"source": "innate defence", "value": 9}, {"source": "medium cover", "value": 8}],
          "round": 1, "step": 1}
     assert narrate(e).endswith("= 17 vs 17 (innate defence 9 + medium cover 8)")
+
+
+def test_the_table_tells_figures_by_name_and_cells_as_the_map_writes_them():
+    """The autopilot's plans say "Goon 1 attacks Rust" and "move to [6, 6]"; its narration said "goon1
+    attacks rust" and "to (6, 6)". With the table's names the lines name figures as the plans do; without
+    them (logs, replays) they keep the ids the events hold."""
+    from rules.events import event, narrate
+
+    names = {"goon1": "Goon 1", "rust": "Rust"}
+    move = event("move", actor="rust", **{"from": [9, 2]}, to=[6, 6], metres=8.2, mode="run")
+    assert narrate(move) == "rust runs 8.2 m to [6, 6]."
+    assert narrate(move, names) == "Rust runs 8.2 m to [6, 6]."
+    hit = event("attack", actor="goon1", target="rust", weapon="stun_baton", result="hit")
+    assert narrate(hit, names).startswith("Goon 1 attacks Rust with stun_baton")
+    assert narrate(event("initiative", order=["rust", "goon1"]), names) == "Initiative: Rust, Goon 1"
+    placed = event("override", kind="place", figure="rust", before=[0, 1], after=[4, 0])
+    assert narrate(placed, names) == "GM: Rust is placed at [4, 0] (from [0, 1])."
+    assert narrate(hit, {"someone": "else"}) == narrate(hit)   # an id the map lacks stays as it is

@@ -249,7 +249,7 @@ def test_place_costs_nothing_and_rolls_nothing():
     evs = apply_override(b, {"kind": "place", "figure": "mal", "cell": [10, 4]})
     assert s.grid.xy(s.by_id["mal"].pos) == (10, 4) and s.economy == econ
     assert evs[0]["before"] == [0, 1] and evs[0]["after"] == [10, 4] and types(evs) == ["override"]
-    assert narrate(evs[0]) == "GM: mal is placed at (10, 4) (from (0, 1))."
+    assert narrate(evs[0]) == "GM: mal is placed at [10, 4] (from [0, 1])."
 
 
 def test_add_joins_the_end_of_the_order_and_acts():
@@ -356,9 +356,9 @@ def test_shipped_replay_with_overrides():
     assert said == [
         (0, "mal's turn."),
         (0, "GM: thug's wound 0 -> 14."), (0, "thug goes down (dying (GM: wound 14))."),
-        (0, "GM: zoe is now prone."), (0, "GM: mal is placed at (4, 0) (from (0, 1))."),
+        (0, "GM: zoe is now prone."), (0, "GM: mal is placed at [4, 0] (from [0, 1])."),
         (1, "zoe's turn."),
-        (1, "GM: thug3 (thug) joins b at (10, 4)."), (1, "GM: zoe is taken out of the fight."),
+        (1, "GM: thug3 (thug) joins b at [10, 4]."), (1, "GM: zoe is taken out of the fight."),
         (1, "thug2's turn."), (1, "GM: the order is now mal, thug3, thug, thug2."),
         (2, "mal's turn.")]
     s = b.state

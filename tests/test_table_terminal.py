@@ -44,7 +44,7 @@ def test_mixed_dice_fight_in_a_terminal(tmp_path: Path):
             if not overruled:
                 d.send("set jubal stun 3")
                 i, before = d.next()
-                assert "GM: jubal's stun 0 -> 3" in ANSI.sub("", before).replace("Stun", "stun"), before[-600:]
+                assert "GM: Jubal's stun 0 -> 3" in ANSI.sub("", before).replace("Stun", "stun"), before[-600:]
                 d.send("undo")
                 i, before = d.next()
                 assert "undone: GM: set jubal stun 3" in before, before[-600:]

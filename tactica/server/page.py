@@ -67,8 +67,9 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         m = map_json(s.grid)
         if "image" in m:
             m["image"]["url"] = f"/fights/{f.id}/map-image"
+        names = {c.id: c.name for c in s.combatants}   # the log names figures as the board and the plans do
         return {"id": f.id, "map": m, "board": board_json(s, b.ruleset), "summary": f.summary(),
-                "log": [{"i": i, "text": narrate(e), "event": e} for i, e in enumerate(evs[since:], since)],
+                "log": [{"i": i, "text": narrate(e, names), "event": e} for i, e in enumerate(evs[since:], since)],
                 "since": min(since, len(evs)), "total": len(evs), "undo": f.undo_depth(),
                 "undo_last": f.undo_last(), "settings": f.settings, "decision": b.actions_resolved}
 

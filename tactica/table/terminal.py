@@ -54,6 +54,7 @@ class Terminal:
                                    {t: "PC" for t, r in s.roles.items() if r.role == "pc"}, highlight))
 
     def narrate(self, evs: list[Event]) -> None:
+        names = {c.id: c.name for c in self.s.state.combatants}   # told as the plans tell them
         for e in evs:
             if e.get("type") == "roll" and e.get("purpose") == "initiative":
                 continue
@@ -61,7 +62,7 @@ class Terminal:
                 continue
             style = {"round_start": "bold", "battle_end": "bold green", "down": "bold red", "dead": "bold red",
                      "attack": "yellow", "damage": "red"}.get(e.get("type", ""))
-            self.say("  " + narrate(e), style)
+            self.say("  " + narrate(e, names), style)
 
     def ask(self, prompt: str) -> str:
         try:
