@@ -398,6 +398,8 @@ class Replay:
         rs = f.ruleset_obj
         frames = []
         rows = f.grid_json["rows"]
+        # the log names figures as the board does (a figure a GM adds mid-fight is in a later frame)
+        names = {c.id: c.name for fr in f.frames for c in fr.state.combatants}
         for fr in f.frames:
             board = board_json(fr.state, rs)
             if board["map_rows"] == rows:
@@ -408,7 +410,7 @@ class Replay:
                            "actor": fr.actor, "action": fr.action})
         return {"source": self.rec.source, "kind": self.rec.kind, "fights": self.fights, "fight": i,
                 "scenario": f.scenario, "ruleset": f.ruleset, "map": f.grid_json, "frames": frames,
-                "log": [{"i": n, "text": narrate(e), "event": e} for n, e in enumerate(f.events)],
+                "log": [{"i": n, "text": narrate(e, names), "event": e} for n, e in enumerate(f.events)],
                 "warning": f.warning}
 
     def frame_state(self, i: int, frame: int) -> BattleState:
