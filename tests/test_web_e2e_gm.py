@@ -101,7 +101,7 @@ def test_a_track_set_in_the_gm_panel_shows_and_undo_takes_it_back(live, page):
     assert page.inner_text("#order li[data-id='gunman1'] .hp-text") == f"{g['hp']:g}/{g['max']:g}"
     assert g["hp"] < figure(before, "gunman1")["hp"]
     assert page.input_value("#gm-track-stun") == "3"
-    assert page.locator("#log li").last.inner_text() == "GM: gunman1's stun 0 -> 3."
+    assert page.locator("#log li").last.inner_text() == "GM: Gunman 1's stun 0 -> 3."
     assert "GM: set gunman1 stun 3" in page.get_attribute("#undo", "title")
     shot(page, "20-gm-track.png")
     t0 = view(c, fid)["total"]
