@@ -66,3 +66,28 @@ def test_the_mask_reads_the_turn_from_the_actions_committed():
     stand = [i for i, a in lmap.items() if a.kind == "stand"]
     assert stand and all(p[i] == 0 for i in stand)
     assert NumpyPolicy(seed=1).scores(s, me)[1][stand].sum() > 0   # unmasked, standing has a chance
+
+
+def test_the_steady_planner_net_never_takes_back_its_last_action_at_once():
+    """`planner-net-steady` (a GM's choice at the table): the search looks only at what the masked network gives a
+    chance, so no turn of it stands up right after dropping prone, or the reverse."""
+    from agents.selective import SteadyNetPlannerPolicy
+
+    assert make_policy("planner-net-steady", 1).net.no_undo and not make_policy("planner-net", 1).net.no_undo
+    spec, src = load_scenario(generate_scenario("cortex", 1004))
+    b = new_battle(spec, Dice(4), src, record=False)
+    b.start()
+    s = b.state
+    me = SteadyNetPlannerPolicy(seed=1, budget=4)
+    foe = make_policy("tactical", 1)
+    last, undone = None, 0
+    while not s.over and b.actions_resolved < 400:
+        who = s.actor
+        mine = who.team == s.teams[0]
+        a = (me if mine else foe).act(s, who)
+        if mine:
+            key = (s.round, s.turn_index, who.id)
+            undone += last is not None and last[0] == key and UNDO.get(last[1]) == a.kind
+            last = (key, a.kind)
+        b.step(a, check=False)
+    assert undone == 0 and me.searched > 0
