@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from rules.actions import END_TURN, Action
+from rules.actions import END_TURN, Action, option_words
 from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
@@ -394,12 +394,8 @@ class TacticalPolicy(MoveChoices, Policy):
             if a.kind == "defend" and A.turn_over(s2):
                 cost += 0.02
             what = a.option.replace("_", " ") if a.option else a.kind.replace("_", " ")
-            reason = (f"takes a defensive stance ({what}): the enemies' next attacks lose "
-                      f"{gain / ATTACKS_PER_TURN / ctx.def_weight * ctx.hp:.1f} expected damage"
-                      if a.kind == "defend" else
-                      f"drops prone: the enemies' next attacks lose "
-                      f"{gain / ATTACKS_PER_TURN / ctx.def_weight * ctx.hp:.1f} expected damage")
-            out.append(Choice(a, gain - cost, reason))
+            head = f"takes a defensive stance ({what})" if a.kind == "defend" else "drops prone"
+            out.append(Choice(a, gain - cost, f"{head}: {_guard_words(gain / ATTACKS_PER_TURN / ctx.def_weight * ctx.hp)}"))
         return out
 
     # everything else ----------------------------------------------------------------
@@ -491,5 +487,15 @@ def describe(state: BattleState, action: Action) -> str:
     if action.cell is not None:
         bits.append(f"to {list(state.grid.xy(action.cell))}")
     if action.option:
-        bits.append(f"({action.option})")
+        bits.append(f"({option_words(action.option)})")
     return " ".join(bits)
+
+
+def _guard_words(saved: float) -> str:
+    """What a stance does to the enemies' next attacks, by the expected damage it saves (`saved`, in the figure's
+    health; negative: it draws more)."""
+    if round(saved, 1) > 0:
+        return f"the enemies' next attacks lose {saved:.1f} expected damage"
+    if round(saved, 1) < 0:
+        return f"the enemies' next attacks gain {-saved:.1f} expected damage"
+    return "the enemies' next attacks would lose nothing by it"
