@@ -108,7 +108,7 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
                    safe_text(c.id), safe_text(c.name),
                    safe_text(c.team + (f" ({roles[c.team]})" if c.team in roles else "")),
                    str(list(state.grid.xy(c.pos))), health_bar(hp, mx),
-                   f"{hp:g}/{mx:g}", safe_text(",".join(sorted(c.conditions)) or "-"),
+                   f"{hp:g}/{mx:g}", safe_text(", ".join(sorted(c.conditions)) or "-"),
                    safe_text(" ".join(f"{k}:{v}" for k, v in ammo.items()) or "-"))
     return tb
 
