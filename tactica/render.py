@@ -107,7 +107,7 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
         tb.add_row(Text(marks.get(c.id, "?"), style=team_style(state, c.team) + (" reverse" if c is actor else "")),
                    safe_text(c.id), safe_text(c.name),
                    safe_text(c.team + (f" ({roles[c.team]})" if c.team in roles else "")),
-                   str(list(state.grid.xy(c.pos))), health_bar(hp, mx),
+                   str(list(state.grid.xy(c.pos))), health_bar(hp, mx, 8),
                    f"{hp:g}/{mx:g}", safe_text(", ".join(sorted(c.conditions)) or "-"),
                    safe_text(" ".join(f"{k}:{v}" for k, v in ammo.items()) or "-"))
     return tb

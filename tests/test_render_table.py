@@ -29,6 +29,13 @@ def test_each_figure_is_one_line_with_its_ammunition_whole():
     assert all(len(x) <= 80 for x in lines)
 
 
+def test_metalface_figures_fit_one_line_each_with_the_pc_mark():
+    """metalface/scrapyard's runners (PC) and their beam pistols in 80 columns, one line each."""
+    lines = _lines("metalface/scrapyard", "runners=tactical")
+    assert len(lines) == 1 + 6 and sum("runners (PC)" in x for x in lines) == 3
+    assert sum("beam_pistol:3" in x for x in lines) == 2
+
+
 def test_a_long_ammunition_list_folds_but_loses_nothing():
     lines = _lines("metalface/foundry", "cell=tactical")
     text = "".join(x.rstrip() for x in lines).replace(" ", "")
