@@ -15,7 +15,9 @@ def _lines(scenario: str, pc: str) -> list[str]:
     s = Session.new(scenario, pc=[pc], seed=3)
     s.begin()
     buf = io.StringIO()
-    Console(file=buf, width=80, color_system=None).print(figures_table(s.state, get_ruleset(s.state.ruleset), [pc.split("=")[0]]))
+    team = pc.split("=")[0]
+    table = figures_table(s.state, get_ruleset(s.state.ruleset), [team], roles={team: "PC"})   # as the autopilot shows it
+    Console(file=buf, width=80, color_system=None).print(table)
     return buf.getvalue().splitlines()
 
 
