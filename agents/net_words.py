@@ -71,7 +71,7 @@ def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Act
     stood, that its lead was within the dice's spread (agents/planner.py `pick`: a paired comparison on at
     least 3 shared streams).
 
-    The planner halves its candidates as it goes (`Planner.lookahead`): one that falls behind on the first
+    The planner halves its candidates as it goes (`PlannerPolicy.lookahead`): one that falls behind on the first
     streams is not rolled on the later ones. Its mean is over fewer streams, so it is said so, and it is
     compared with the pick on the streams they share only (the means over all of each one's streams are of
     different dice)."""
