@@ -86,7 +86,7 @@ def test_override_commands_at_the_prompt(tmp_path):
     x, y = s.state.grid.xy(free)
     out = run_terminal(s, [f"set {other.id} stun 2", f"cond {other.id} +prone", f"place {other.id} {x} {y}",
                            "set nobody stun 2", "undo", "quit"])
-    assert f"GM: {other.id}'s stun 0 -> 2." in out
+    assert f"GM: {other.name}'s stun 0 -> 2." in out   # told by name, as the plans tell it
     assert "no figure 'nobody'" in out
     kinds = [h["override"]["kind"] for h in s.history if "override" in h]
     assert kinds == ["track", "condition"]          # the place was undone
