@@ -48,7 +48,7 @@ table metalface planner-bold,ppo planner-bold
 # on 200), so this head to head only sizes a gap already known
 table cortex ppo h2h-planner planner
 # cybergeneration's `best` (`planner-net-bold`, as `sel100`) beside the network: 69.5% of the first 800 (2026-12-06).
-# The run's fights so far (the 100-map pilot's 1,600 and 1,017 more, 2026-12-06, ninth session) are kept in
-# experiments/results; about 2.5 hours on 2 workers for the other 3,783
+# The run's fights so far (the 100-map pilot's 1,600 and 1,977 more, 2026-12-06, ninth session) are kept in
+# experiments/results; about 2 hours on 2 workers for the other 2,823
 table cybergeneration sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
   experiments/results/table-cybergeneration-sel100-partial.jsonl.gz
