@@ -18,13 +18,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import evaluation.tournament as T
 from evaluation.tournament import load_scenarios, round_robin
 from rules.errors import TacticaError
 from tactica.cli import app
 
-PLAYERS = ["aggressive", "cautious"]
-SEEDS = [1, 2]
+from tests.fight_log_setup import PLAYERS, SEEDS, count_plays
+from tests.fight_log_setup import without_log as _without_log
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +36,6 @@ def full(scen, tmp_path_factory) -> tuple[dict, Path]:
     path = tmp_path_factory.mktemp("log") / "fights.jsonl"
     out = round_robin(scen, PLAYERS, 4, SEEDS, log=path)
     return out, path
-
-
-def _without_log(result: dict) -> dict:
-    return {k: v for k, v in result.items() if k != "log"}
 
 
 def test_the_log_holds_every_fight_and_changes_no_result(scen, full) -> None:
@@ -65,14 +60,7 @@ def test_a_stopped_run_resumes_and_plays_only_the_fights_it_lacks(scen, full, tm
     cut = tmp_path / "cut.jsonl"
     # six fights written, the seventh cut short mid-write (the process killed)
     cut.write_text("".join(lines[:7]) + lines[7][:25])
-    played: list[int] = []
-    real = T._play
-
-    def counting(payload, i):
-        played.append(i)
-        return real(payload, i)
-
-    monkeypatch.setattr(T, "_play", counting)
+    played = count_plays(monkeypatch)
     again = round_robin(scen, PLAYERS, 4, SEEDS, log=cut)
     assert _without_log(again) == _without_log(out)
     done_before = {json.loads(x)["i"] for x in lines[1:7]}

@@ -23,8 +23,8 @@ from evaluation.tournament import load_scenarios, round_robin
 from rules.errors import TacticaError
 from tactica.cli import app
 
-PLAYERS = ["aggressive", "cautious"]
-SEEDS = [1, 2]
+from tests.fight_log_setup import PLAYERS, SEEDS, count_plays
+from tests.fight_log_setup import without_log as _without_log
 
 
 @pytest.fixture(scope="module")
@@ -42,19 +42,7 @@ def pilot(scen, tmp_path_factory) -> Path:
 
 @pytest.fixture
 def played(monkeypatch) -> list[int]:
-    seen: list[int] = []
-    real = T._play
-
-    def counting(payload, i):
-        seen.append(i)
-        return real(payload, i)
-
-    monkeypatch.setattr(T, "_play", counting)
-    return seen
-
-
-def _without_log(result: dict) -> dict:
-    return {k: v for k, v in result.items() if k != "log"}
+    return count_plays(monkeypatch)
 
 
 def test_a_bigger_run_takes_the_pilots_fights_and_gives_the_same_result(scen, pilot, played, tmp_path) -> None:
