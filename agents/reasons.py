@@ -189,6 +189,16 @@ def label(state: BattleState, action: Action | None) -> str:
     return " ".join(bits)
 
 
+def guard_words(saved: float) -> str:
+    """What a stance does to the enemies' next attacks, by the expected damage it saves (`saved`, in the figure's
+    health; negative: it draws more)."""
+    if round(saved, 1) > 0:
+        return f"the enemies' next attacks lose {saved:.1f} expected damage"
+    if round(saved, 1) < 0:
+        return f"the enemies' next attacks gain {-saved:.1f} expected damage"
+    return "the enemies' next attacks would lose nothing by it"
+
+
 def _purpose(own: str) -> str:
     """What a move is for, in the policy's words: tactical's "moves to [3, 4] (heavy cover vs 2
     enemies) to fire at the Jubal: 60% to hit" gives "to fire at the Jubal: 60% to hit"."""

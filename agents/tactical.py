@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from rules.actions import END_TURN, Action, option_words
+from rules.actions import END_TURN, Action
 from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
@@ -39,7 +39,7 @@ from agents.tactical_moves import MoveChoices
 from agents.tactical_types import Choice, Ctx, ScoreParts, TurnMemory
 from agents.threat_memo import ThreatMemo
 
-__all__ = ["ATTACKS_PER_TURN", "BoldPolicy", "Choice", "Ctx", "ScoreParts", "TacticalPolicy", "TurnMemory", "describe"]
+__all__ = ["ATTACKS_PER_TURN", "BoldPolicy", "Choice", "Ctx", "ScoreParts", "TacticalPolicy", "TurnMemory"]
 
 
 class TacticalPolicy(MoveChoices, Policy):
@@ -116,7 +116,7 @@ class TacticalPolicy(MoveChoices, Policy):
         ranked = getattr(self, "last_ranked", None) if getattr(self, "last_action", None) == action else None
         if ranked is None:   # not the action act() chose last (or act() was not asked: a wrapper ranked)
             ranked = self.rank(state, actor)
-        own = next((c.reason for c in ranked if c.action == action), describe(state, action))
+        own = next((c.reason for c in ranked if c.action == action), reasons.label(state, action))
         return reasons.explain(state, actor, action, ranked, own)
 
     def fork(self) -> "TacticalPolicy":
@@ -395,7 +395,7 @@ class TacticalPolicy(MoveChoices, Policy):
                 cost += 0.02
             what = a.option.replace("_", " ") if a.option else a.kind.replace("_", " ")
             head = f"takes a defensive stance ({what})" if a.kind == "defend" else "drops prone"
-            out.append(Choice(a, gain - cost, f"{head}: {_guard_words(gain / ATTACKS_PER_TURN / ctx.def_weight * ctx.hp)}"))
+            out.append(Choice(a, gain - cost, f"{head}: {reasons.guard_words(gain / ATTACKS_PER_TURN / ctx.def_weight * ctx.hp)}"))
         return out
 
     # everything else ----------------------------------------------------------------
@@ -474,28 +474,3 @@ class BoldPolicy(TacticalPolicy):
 
     name = "bold"
     caution = 0.1
-
-
-def describe(state: BattleState, action: Action) -> str:
-    """A plain description of an action."""
-    bits = [action.kind.replace("_", " ")]
-    if action.target:
-        t = state.by_id.get(action.target)
-        bits.append(t.name if t else action.target)
-    if action.weapon:
-        bits.append(f"with the {action.weapon}")
-    if action.cell is not None:
-        bits.append(f"to {list(state.grid.xy(action.cell))}")
-    if action.option:
-        bits.append(f"({option_words(action.option)})")
-    return " ".join(bits)
-
-
-def _guard_words(saved: float) -> str:
-    """What a stance does to the enemies' next attacks, by the expected damage it saves (`saved`, in the figure's
-    health; negative: it draws more)."""
-    if round(saved, 1) > 0:
-        return f"the enemies' next attacks lose {saved:.1f} expected damage"
-    if round(saved, 1) < 0:
-        return f"the enemies' next attacks gain {-saved:.1f} expected damage"
-    return "the enemies' next attacks would lose nothing by it"

@@ -120,7 +120,7 @@ def test_explain_changes_nothing_a_policy_does(policy: str):
 def test_a_stance_that_saves_nothing_says_so():
     """At the table tactical's alternatives said "Rust drops prone: the enemies' next attacks lose 0.0 expected
     damage"; a stance that saves nothing says that, and one that draws more fire says it gains."""
-    from agents.tactical import _guard_words
+    from agents.reasons import guard_words as _guard_words
 
     assert _guard_words(1.24) == "the enemies' next attacks lose 1.2 expected damage"
     assert _guard_words(0.01) == _guard_words(-0.04) == "the enemies' next attacks would lose nothing by it"
