@@ -121,18 +121,24 @@ teams:
 
 
 def write_starter(name: str, ruleset: str, out: Optional[Path]) -> Path | None:
-    """Write the starter to `out` (default NAME.yaml; `-`: standard output), never over a file."""
+    """Write the starter to `out` (default NAME.yaml, or NAME itself where it ends .yaml/.yml; `-`: standard output),
+    never over a file."""
     from rules.atomic import atomic_write
 
+    given = None
+    if name.lower().endswith((".yaml", ".yml")) and out is None:
+        # `tactica new mine.yaml`: the GM named the file; the encounter takes its stem (not mine.yaml.yaml)
+        given, name = Path(name), Path(name).stem
     text = starter(name, ruleset)
     if out is not None and str(out) == "-":
         sys.stdout.write(text)
         return None
-    path = out or Path(name.replace("/", "_").replace("\\", "_") + ".yaml")
+    field = "-o" if out is not None else "NAME"  # where the file's name came from
+    path = out or given or Path(name.replace("/", "_").replace("\\", "_") + ".yaml")
     if path.exists() or path.is_symlink():
-        raise ScenarioError("the file exists already", source=str(path), field="-o",
+        raise ScenarioError("the file exists already", source=str(path), field=field,
                             expected="a new file name (tactica new never overwrites)")
-    atomic_write(path, text, field="-o")
+    atomic_write(path, text, field=field)
     return path
 
 
@@ -140,7 +146,7 @@ def register(app: typer.Typer, friendly, out) -> None:
     @app.command()
     @friendly
     def new(
-        name: str = typer.Argument(..., help="The encounter's name (and the file's, without -o)."),
+        name: str = typer.Argument(..., help="The encounter's name (and the file's, without -o); a name ending .yaml is the file to write, the encounter named by its stem."),
         ruleset: str = typer.Option(..., "--ruleset", "-r", help="cortex, cortex_hu, metalface or cybergeneration."),
         output: Optional[Path] = typer.Option(None, "--output", "-o", help="The file to write (default NAME.yaml; - for standard output)."),
     ) -> None:

@@ -211,3 +211,21 @@ def test_new_never_overwrites_and_names_a_bad_ruleset(tmp_path: Path) -> None:
     assert code == 2 and "exists" in err and f.read_text() == "my own encounter\n"
     code, _, err = cli("new", "x", "--ruleset", "cortx", "-o", str(tmp_path / "y.yaml"))
     assert code == 2 and "--ruleset" in err and not (tmp_path / "y.yaml").exists()
+
+
+def test_new_takes_a_name_ending_yaml_as_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tactica new mine.yaml` writes mine.yaml (not mine.yaml.yaml), the encounter named `mine`."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli("new", "mine.yaml", "--ruleset", "metalface")
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.yaml"]
+    assert yaml.safe_load((tmp_path / "mine.yaml").read_text())["name"] == "mine"
+    (tmp_path / "fights").mkdir()
+    code, out, err = cli("new", "fights/Ambush.yml", "--ruleset", "cortex")
+    assert code == 0 and (tmp_path / "fights" / "Ambush.yml").exists(), err
+    # again: never over it, and the error names NAME (where the file's name came from)
+    code, _, err = cli("new", "mine.yaml", "--ruleset", "cortex")
+    assert code == 2 and "NAME" in err and "exists" in err
+    assert yaml.safe_load((tmp_path / "mine.yaml").read_text())["ruleset"] == "metalface"
+    code, _, err = cli("new", "nowhere/x.yaml", "--ruleset", "cortex")
+    assert code == 2 and "NAME" in err and "existing folder" in err
