@@ -13,13 +13,13 @@ its choices by the acting figure's settings:
 - broken morale (fall back, surrender) and moves back into a held position or to a
   protected figure are the wrapper's own choices.
 
-`explain` says which setting changed a choice: "Rook fires at the Ganger ...; spares the
+`explain` says which setting changed a choice: "Rook fires at Ganger ...; spares the
 downed Mal (behaviour: spare)".
 """
 
 from __future__ import annotations
 
-from rules.actions import END_TURN, Action, target_of
+from rules.actions import END_TURN, Action, option_words, target_of
 from rules.state import BattleState, Combatant
 
 from agents import assess as A
@@ -348,6 +348,6 @@ def _worst_threat(rs, state: BattleState, actor: Combatant, lead: Combatant) -> 
 def _attack_words(state: BattleState, o: A.Odds) -> str:
     t = state.by_id[o.action.target]
     how = f" with the {o.action.weapon}" if o.action.weapon and o.action.weapon != "unarmed" else ""
-    opt = f" ({o.action.option.replace(':', ' ')})" if o.action.option else ""
-    down = "downed " if t.down else ""
-    return f"attacks the {down}{t.name}{how}{opt}: {o.p_hit:.0%} to hit, {o.exp_damage:.1f} expected damage"
+    opt = f" ({option_words(o.action.option)})" if o.action.option else ""
+    down = " (down)" if t.down else ""
+    return f"attacks {t.name}{down}{how}{opt}: {o.p_hit:.0%} to hit, {o.exp_damage:.1f} expected damage"

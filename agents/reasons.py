@@ -48,7 +48,7 @@ def succeeds(state: BattleState, actor: Combatant, action: Action) -> bool | Non
 
 
 def attack_words(state: BattleState, actor: Combatant, action: Action) -> str | None:
-    """"fires at the Jubal with the revolver: 45% to hit, 2.3 Stun and Wound expected (5.1 if
+    """"fires at Jubal with the revolver: 45% to hit, 2.3 Stun and Wound expected (5.1 if
     it hits, of 12 left); Jubal has medium cover (crates) against it"; None if not an attack."""
     if action.kind not in A.ATTACK_KINDS or action.target is None:
         return None
@@ -201,7 +201,7 @@ def guard_words(saved: float) -> str:
 
 def _purpose(own: str) -> str:
     """What a move is for, in the policy's words: tactical's "moves to [3, 4] (heavy cover vs 2
-    enemies) to fire at the Jubal: 60% to hit" gives "to fire at the Jubal: 60% to hit"."""
+    enemies) to fire at Jubal: 60% to hit" gives "to fire at Jubal: 60% to hit"."""
     m = re.match(r"(.*?) to \[\d+, \d+\] \([^)]*\),?\s*(.*)", own)
     if m is None:
         return own

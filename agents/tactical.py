@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from rules.actions import END_TURN, Action
+from rules.actions import END_TURN, Action, option_words
 from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
@@ -352,15 +352,15 @@ class TacticalPolicy(MoveChoices, Policy):
         a = o.action
         t = ctx.state.by_id[a.target]
         frac = A.health_frac(ctx.rs, t)
-        adj = "wounded " if frac < 0.5 else ""
+        adj = " (wounded)" if frac < 0.5 else ""
         verb = "fires at" if not ctx.melee and ctx.state.grid.chebyshev(ctx.me.pos, t.pos) > 1 else "attacks"
         if a.kind == "grapple":
             verb = "grapples"
         how = f" with the {a.weapon}" if a.weapon and a.weapon != "unarmed" else ""
-        opt = f" ({a.option.replace(':', ' ')})" if a.option else ""
+        opt = f" ({option_words(a.option)})" if a.option else ""
         cover = A.cover_words(ctx.state, t.pos, ctx.me.pos)
         behind = f", target in {cover}" if cover != "no cover" else ""
-        return (f"{verb} the {adj}{t.name}{how}{opt}: {o.p_hit:.0%} to hit, "
+        return (f"{verb} {t.name}{adj}{how}{opt}: {o.p_hit:.0%} to hit, "
                 f"{o.exp_damage:.1f} expected damage{behind}")
 
     # defence ----------------------------------------------------------------------

@@ -270,9 +270,9 @@ class MoveChoices:
         shot = ctx.shots.get(cell)
         if shot is not None:
             t = ctx.state.by_id[shot.action.target]
-            wounded = "wounded " if A.health_frac(ctx.rs, t) < 0.5 else ""
+            wounded = " (wounded)" if A.health_frac(ctx.rs, t) < 0.5 else ""
             verb2 = "attack" if g.chebyshev(cell, t.pos) <= 1 else "fire at"
-            aim = f" to {verb2} the {wounded}{t.name}: {shot.p_hit:.0%} to hit"
+            aim = f" to {verb2} {t.name}{wounded}: {shot.p_hit:.0%} to hit"
         elif tgt is not None:
             cov = A.cover_name(g.cover(tgt.pos, cell))
             aim = f", {tgt.name} in {cov} cover from there" if cov != "none" else f", {tgt.name} in the open from there"
