@@ -69,6 +69,7 @@ def test_terminal_cancel_and_undo_at_the_dice_prompt(tmp_path):
     out = run_terminal(s, [
         ("pc mal> ", "attack jubal"),
         ("dice> ", "11 1"),          # a d10 cannot show 11: refused, asked again
+        ("dice> ", "-3 4"),          # a negative face is refused as a face, not read as a command
         ("dice> ", "cancel"),        # nothing resolved
         ("pc mal> ", "prone"),
         ("pc mal> ", "atack jubal"),  # typo: a suggestion
@@ -78,6 +79,7 @@ def test_terminal_cancel_and_undo_at_the_dice_prompt(tmp_path):
         ("pc mal> ", "quit"),
     ])
     assert "a d10 cannot show 11" in out
+    assert "'-3' is not a die face" in out and "unknown command '-3" not in out
     assert "cancelled: nothing was resolved" in out
     assert "did you mean 'attack'" in out
     assert f"Jubal (jubal) [outlaws, NPC {default_policy('cortex')}]" in out   # the default NPC: best, where fast

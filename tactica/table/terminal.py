@@ -223,7 +223,7 @@ class Terminal:
             line = self.ask("dice> ").strip()
             if line.lower() in ("r", "roll"):
                 return None
-            if re.fullmatch(r"[\d\s,+]+", line or "x"):
+            if re.fullmatch(r"[\d\s,+-]+", line or "x"):  # faces, a negative one refused as a face
                 try:
                     return parse_faces(line, req.sides)
                 except CommandError as e:
