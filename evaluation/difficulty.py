@@ -1,7 +1,7 @@
 """Encounter difficulty: how likely the party is to win a fight, and how bloody it will be.
 
 `assess(spec, ...)` plays many fights of a scenario under real rules with a policy per team
-and reports, for the PC team (the team marked `pc: true`, else the first):
+and reports, for the PC team (the team marked `pc: true`, else the first; `--pc` where several are):
 
 - `pc_win_rate` with its Wilson 95% interval (`ci_low`, `ci_high`), `draws`;
 - `p_pc_down` / `p_pc_death`: the share of fights in which at least one PC went down at
@@ -82,13 +82,18 @@ def label_for(win_rate: float, death_rate: float) -> str:
 
 
 def pc_team_of(spec: ScenarioSpec, pc: str | None = None) -> str:
-    """The PC team: `pc` if given (checked), else the team marked `pc: true`, else the first."""
+    """The PC team: `pc` if given (checked), else the team marked `pc: true` (an error where several are), else the
+    first."""
     teams = [t.name for t in spec.teams]
     if pc is not None:
         if pc not in teams:
             raise TacticaError(f"no team {pc!r} in {spec.name}", field="--pc", expected="one of " + ", ".join(teams))
         return pc
     marked = [t.name for t in spec.teams if t.pc]
+    if len(marked) > 1:
+        # whose chance to win is reported must not be a guess: the first of them was taken silently before
+        raise TacticaError(f"{len(marked)} teams of {spec.name} are marked pc: true ({', '.join(marked)})",
+                           field="--pc", expected="--pc naming the team whose chance to win to report")
     return marked[0] if marked else teams[0]
 
 

@@ -230,7 +230,7 @@ def scenarios(as_json: bool = typer.Option(False, "--json")) -> None:
     out.print(t)
 
 
-_PC_HELP = "The PC team (default: the team marked pc: true, else the first)."
+_PC_HELP = "The PC team (default: the team marked pc: true, else the first; needed where several are marked)."
 _POLICY_HELP = "TEAM=POLICY (repeatable; *=POLICY for all; default tactical)."
 _WORKERS_HELP = "Worker processes (or Ray CPUs), capped at the cores and the fights; results do not depend on it."
 _ADDRESS_HELP = "Ray cluster address (default: start a local Ray)."

@@ -161,6 +161,21 @@ def test_difficulty_bad_input_is_one_line_and_exit_2(args, field):
     assert field in res.output and "Traceback" not in res.output
 
 
+def test_two_teams_marked_pc_need_pc_named(tmp_path):
+    """Whose chance to win is reported is never a guess: with two teams marked `pc: true` difficulty and tune ask for
+    --pc (the first was taken silently before), and with --pc they report that team."""
+    doc, _ = resolve_scenario("cortex/duel")
+    for t in doc["teams"]:
+        t["pc"] = True
+    f = tmp_path / "both.yaml"
+    f.write_text(yaml.safe_dump(doc, sort_keys=False))
+    for cmd in (["difficulty", str(f), "-n", "2"], ["tune", str(f), "--target-win", "0.5", "-n", "2"]):
+        res = runner.invoke(app, cmd)
+        assert res.exit_code == 2 and "--pc" in res.output and "crew, outlaws" in res.output, res.output
+    res = runner.invoke(app, ["difficulty", str(f), "-n", "2", "--pc", "outlaws", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["pc_team"] == "outlaws", res.output
+
+
 def test_difficulty_of_a_missing_scenario_is_an_error():
     res = runner.invoke(app, ["difficulty", "no/such"])
     assert res.exit_code == 2 and "no/such" in res.output
