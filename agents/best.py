@@ -57,10 +57,9 @@ BEST: dict[str, BestEntry] = {
         0.002, 0.263),
     "cybergeneration": BestEntry(
         "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
-        "likely actions at every decision: 69.5% of 800 held-out fights (the player table's first 100 maps x 4 dice "
-        "seeds x 2 sides) vs tactical (Wilson 66.2-72.6%), +14.0 over the network alone on the same fights (55.5% "
-        "there, 53.9% of all 3,200; the network was best until 2026-12-06; paired 95%: 10.0-18.0); planner-bold "
-        "57.6% of the same 800",
+        "likely actions at every decision: 67.5% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds "
+        "x 2 sides) vs tactical (Wilson 65.9-69.1%), +13.6 over the network alone on the same fights (53.9%; the "
+        "network was best until 2026-12-06; paired 95%: 11.7-15.5); on the first 800 69.5%, planner-bold 57.6%",
         0.070, 0.190),
 }
 

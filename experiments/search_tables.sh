@@ -47,8 +47,7 @@ table metalface planner-bold,ppo planner-bold
 # last: in cortex the network is 6.1 points below `planner` against `tactical` on these fights (88-111 head to head
 # on 200), so this head to head only sizes a gap already known
 table cortex ppo h2h-planner planner
-# cybergeneration's `best` (`planner-net-bold`, as `sel100`) beside the network: 69.5% of the first 800 (2026-12-06).
-# The run's fights so far (the 100-map pilot's 1,600 and 1,977 more, 2026-12-06, ninth session) are kept in
-# experiments/results; about 2 hours on 2 workers for the other 2,823
+# cybergeneration's `best` (`planner-net-bold`, as `sel100`) beside the network: 67.5% of all 3,200 (2026-12-06,
+# tenth session). All 6,400 fights are kept in experiments/results: this call takes them and plays none
 table cybergeneration sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
-  experiments/results/table-cybergeneration-sel100-partial.jsonl.gz
+  experiments/results/table-cybergeneration-sel100.jsonl.gz
