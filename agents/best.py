@@ -36,11 +36,11 @@ class BestEntry(NamedTuple):
 #: the player `best` is in each ruleset (docs/baselines.md, "The `best` player")
 BEST: dict[str, BestEntry] = {
     "metalface": BestEntry(
-        "ppo", "the network trained with the advisor's score parts (training/configs/metalface.yaml): 66.8% of "
-        "3,200 held-out fights (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 65.1-68.4%), level with "
-        "selective over the former network (66.1%) and 3.2 points above that network alone (paired 95%: 1.7-4.8); "
-        "selective over it adds nothing (69.8% vs 70.0% of 800); head to head 58.4% of its decided fights vs "
-        "planner-bold (400), 47.3% vs that selective (800, within chance)", 0.006, 0.016),
+        "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
+        "likely actions at every decision: 75.4% of 800 held-out fights (the player table's first 100 maps x 4 dice "
+        "seeds x 2 sides) vs tactical (Wilson 72.3-78.2%), +5.4 over the network alone on the same fights (70.0% "
+        "there, 66.8% of all 3,200; paired 95%: 2.0-8.8); the network was best until 2026-12-07 (selective over it, "
+        "searching only its close calls, adds nothing: 69.8% vs 70.0% of the same 800)", 0.040, 0.175),
     "cortex": BestEntry(
         "planner-net", "planner's search (tactical playing the rollouts) over the shipped network's three most likely "
         "actions at every decision: 65.7% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds x 2 "

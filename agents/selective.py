@@ -189,7 +189,7 @@ class NetPlannerPolicy(SelectivePolicy):
 class BoldNetPlannerPolicy(NetPlannerPolicy):
     """`planner-bold`'s search over the shipped network's candidates: `planner-net` with `bold` playing this side
     in the rollouts, as in `planner-bold`'s (the stronger model of play where `bold` beats `tactical`:
-    cybergeneration, cortex_hu)."""
+    cybergeneration, cortex_hu). `best` in metalface and cybergeneration (agents/best.py)."""
 
     name = "planner-net-bold"
     GUIDE = "bold"

@@ -51,3 +51,8 @@ table cortex ppo h2h-planner planner
 # tenth session). All 6,400 fights are kept in experiments/results: this call takes them and plays none
 table cybergeneration sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
   experiments/results/table-cybergeneration-sel100.jsonl.gz
+# metalface's `best` since 2026-12-07 (`planner-net-bold`, as `sel100`) beside the network: 75.4% of the first 800,
+# +5.4 over the network there; its 100-map pilot's 1,600 fights are kept in experiments/results (about 55 minutes on
+# 2 workers for the other 4,800)
+table metalface sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
+  experiments/results/table-metalface-sel100-100maps.jsonl.gz

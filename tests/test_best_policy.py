@@ -84,15 +84,16 @@ def test_explain_names_the_player():
     best = make_policy("best", 1)
     a = best.act(s, s.actor)
     why = best.explain(s, s.actor, a)
-    assert why.startswith(f"best (ppo): {s.actor.name}") and "the network" in why
-    assert best.last_reason.startswith("best (ppo): learned policy: ")
+    name = BEST["metalface"].policy   # planner-net-bold since 2026-12-07 (the network alone before)
+    assert why.startswith(f"best ({name}): {s.actor.name}") and "the network" in why
+    assert best.last_reason.startswith(f"best ({name}): learned policy: ")
     assert best.last_choices and best.last_choices[0][1].startswith("the network ")
 
 
 @pytest.mark.parametrize("ruleset", ["metalface", "cortex_hu"])
 def test_a_map_the_learned_player_cannot_play_falls_back_to_tactical(ruleset):
-    """metalface's `best` is the network alone, cortex_hu's the network with selective search: both refuse
-    a map larger than the network's, and `best` plays `tactical` there."""
+    """metalface's `best` is the search over the network's candidates, cortex_hu's the network with selective search:
+    both refuse a map larger than the network's, and `best` plays `tactical` there."""
     from envs.generators import generate_scenario
 
     spec, src = load_scenario(generate_scenario(ruleset, 3, width=30, height=20, team_size=1))
@@ -126,7 +127,7 @@ def test_a_table_session_gives_an_npc_team_the_default(monkeypatch):
 
     s = Session.new("metalface/scrapyard", seed=1)
     assert s.roles["gang"].policy == "best" and s.roles["runners"].policy is None
-    assert isinstance(s.policies["gang"], BestPolicy) and s.policies["gang"].player == "ppo"   # chosen at once
+    assert isinstance(s.policies["gang"], BestPolicy) and s.policies["gang"].player == BEST["metalface"].policy   # chosen at once
     assert s.set_role("runners", "npc", None).policy == "best"
     _slow(monkeypatch, "metalface")
     s = Session.new("metalface/scrapyard", seed=1, npc=["runners"])
@@ -174,7 +175,7 @@ def test_best_on_metalface_imports_no_torch():
     code = ("import sys\nfrom agents.base import make_policy\nfrom rules.dice import Dice\n"
             "from rules.scenario import load_scenario, new_battle\n"
             "spec, src = load_scenario('metalface/foundry'); b = new_battle(spec, Dice(1), src); b.start()\n"
-            "p = make_policy('best', 0); p.act(b.state, b.state.actor); assert p.player == 'ppo'\n"
+            "p = make_policy('best', 0); p.act(b.state, b.state.actor); assert p.player == 'planner-net-bold'\n"
             "print('torch' in sys.modules)")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)

@@ -277,7 +277,7 @@ def test_parallel_round_trip_with_and_without_an_opponent(opponent):
     assert e.value.field.startswith("snapshot.")
 
 
-@pytest.mark.parametrize("scenario,player", [("metalface/foundry", "ppo"), ("cortex/duel", "planner-net")])
+@pytest.mark.parametrize("scenario,player", [("metalface/foundry", "planner-net-bold"), ("cortex/duel", "planner-net")])
 def test_best_opponent(scenario, player):
     """`best` (agents/best.py) as the opponent: its copy holds a copy of the player it chose."""
     env = SkirmishEnv(scenario=scenario, opponent="best")
