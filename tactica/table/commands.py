@@ -1,62 +1,9 @@
-"""The command syntax typed at the table.
+"""The command syntax typed at the table: `parse_command` reads a line typed at a prompt (an
+action of the vocabulary, a numbered pick or a command of any prompt), `parse_faces` the dice.
 
-Command syntax (at a PC's prompt, or at an NPC's to override its plan):
-
-  move X Y           move to column X, row Y (also: m X Y, move X,Y)
-  attack TARGET [WEAPON] [OPTION]
-                     attack jubal / attack jubal revolver /
-                     attack jubal revolver called:head (or: called head)
-  defend block|dodge|all_out_block|all_out_dodge   (also: block, dodge)
-  reload [WEAPON]    prone              stand
-  grapple TARGET     escape             release
-  pickup [X Y] [ITEM]                   use OPTION (use second_wind)
-  pp N               spend N Plot Points on the next roll
-  end                end the turn (also: e, done, pass)
-  N                  the action numbered N in the list shown; at an NPC's
-                     prompt the N-th alternative (Enter accepts the plan)
-  KIND key=value     any action of the vocabulary: aim target=jubal
-
-Names may be ids or names, any case, or a unique prefix; typos get a
-suggestion.
-
-Commands at any prompt (the dice prompt too):
-
-  map                the map, the initiative order and the figures
-  moves              the map with the reachable cells (+)
-  list               the numbered legal actions again
-  status FIGURE      one figure in detail
-  order              the initiative order
-  log [N]            the last N narrated events
-  hint               what the advisor policy would do
-  undo               back one resolved action (at a dice prompt: the
-                     pending action is dropped too)
-  cancel             (dice prompt) drop the pending action
-  dice engine|manual who rolls: the engine or the GM by hand; dice crew=manual
-                     (a team or figure) rolls by hand for those only
-  behave NAME k=v .. NPC behaviour of a team or figure: downed=spare|finish,
-                     morale=fall_back|surrender break_at=0.5, protect=ID,
-                     hold=X,Y radius=M (docs/npc-behaviour.md)
-  confirm on|off     ask before resolving NPC plans, or not
-  save [FILE]        save now (it is saved after every action anyway)
-  export FILE        the fight so far as a replay file (tactica replay)
-  help               this text
-  quit               save and leave
-
-The GM overrules the engine (each is logged, undoable, saved and replayed):
-
-  set FIGURE TRACK VALUE       set jubal wound 5 (the ruleset's own tracks)
-  cond FIGURE +NAME | -NAME    add or remove a condition: cond mal +prone
-  place FIGURE X Y             put a figure on any free cell
-  add TEMPLATE TEAM X Y [NAME] a new figure, last in this round's order
-  remove FIGURE                take a figure out of the fight
-  order ID ID ...              set this round's initiative order
-  endfight [TEAM|draw] [WHY]   end the fight
-
-Manual dice: every roll the engine needs is asked for, naming who rolls
-what against what ("Jubal rolls attack with revolver: Agility d10 +
-Guns/Pistols d8 against Mal's defence - enter 2 dice (d10 d8), or r to
-roll"). Enter the faces separated by spaces, or r to let the engine roll
-them; a face the die cannot show is refused with the reason.
+The autopilot's `help` (tactica/table/helptext.py) writes the syntax for the fight's ruleset:
+its own action commands and options, with examples from the fight. The aliases (`m`, `shoot`,
+`block`, `pp N`, ...) are in `ACTION_ALIASES` and `META_ALIASES` below.
 """
 
 from __future__ import annotations
@@ -149,6 +96,9 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
     """Match `attack jubal revolver called:head`, `move 3 4`, ... to one legal action."""
     w0 = words[0].lower()
     kind = ACTION_ALIASES.get(w0) or (w0 if w0 in KINDS else None)
+    if w0 == "drop" and any(a.kind == "drop" for a in legal) and (len(words) > 1 or not any(
+            a.kind == "drop_prone" for a in legal)):
+        kind = "drop"   # cortex_hu drops a weapon (`drop pistol`); `drop` alone still drops prone
     if kind is None:
         raise CommandError(f"unknown command {words[0]!r}", field="command",
                            expected="an action (move, attack, defend, reload, prone, stand, end ...) or help"

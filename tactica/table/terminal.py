@@ -12,7 +12,6 @@ from rules.errors import TacticaError
 from rules.events import Event, narrate
 from rules.state import Combatant
 from tactica.table.base import ADVISOR_POLICY, CommandError
-from tactica.table import commands as _commands
 from tactica.table.commands import Command, parse_command, parse_faces
 from tactica.table.dice import DiceRequest
 from tactica.table.overrule import WORDS as OVERRIDES
@@ -23,9 +22,6 @@ from tactica.table.session import Session
 from tactica.table.suggest import Plan, _make_policy, _ranked
 from tactica.table.words import action_note, cannot_succeed, command_for, describe_action
 from tactica.textsafe import one_line, safe
-
-
-HELP = "Command syntax" + _commands.__doc__.split("Command syntax", 1)[1].rstrip()
 
 
 class Quit(Exception):
@@ -76,7 +72,9 @@ class Terminal:
         s = self.s
         n, args = cmd.name, cmd.args
         if n == "help":
-            self.con.print(HELP, highlight=False, markup=False)
+            from tactica.table.helptext import help_text
+            self.con.print(help_text(s.rs, s.state, s.legal() if s.state.actor and not s.state.over else []),
+                           highlight=False, markup=False)
         elif n == "map":
             self.show_map()
         elif n == "moves":
