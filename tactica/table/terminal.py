@@ -145,15 +145,10 @@ class Terminal:
         hp, mx = s.rs.health(c)
         self.say(f"{c.name} ({c.id}) [{c.team}, {s.role_of(c).label()}] at {list(st.grid.xy(c.pos))}: "
                  f"{hp:g}/{mx:g} {', '.join(sorted(c.conditions)) or 'no conditions'}")
-        ws = ", ".join(s.rs.weapon_slots(c)) if hasattr(s.rs, "weapon_slots") else ""
-        if ws:
-            self.say(f"  weapons: {ws}")
-        res = {k: v for k, v in c.res.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool) and v}
-        ammo = c.res.get("ammo")
-        if res:
-            self.say("  " + ", ".join(f"{k} {v}" for k, v in res.items()))
-        if isinstance(ammo, dict) and ammo:
-            self.say("  ammo: " + ", ".join(f"{k} {v}" for k, v in ammo.items()))
+        from tactica.table.status import status_lines
+        acting = st.actor is not None and st.actor.id == c.id
+        for line in status_lines(s.rs.tracked(st, c), acting, frozenset(s.rs.weapon_slots(c))):
+            self.say("  " + line)
 
     def show_actions(self) -> None:
         """The acting figure's legal actions, grouped and numbered (moves: a few, and `moves`)."""

@@ -1,0 +1,62 @@
+"""`status FIGURE` at the table shows the ruleset's own view of the figure (`Ruleset.tracked`, as
+the API serves it), not the engine's bookkeeping: metalface's facing was `facing 5`, cortex showed
+no stun or wound at all, cybergeneration showed `aim_round -1, turn_round 1`."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from tactica.table import Session, Terminal
+from tactica.table.status import status_lines
+
+SCENARIOS = ["cortex/warehouse", "cortex_hu/csarda", "metalface/foundry", "cybergeneration/mall_raid"]
+
+
+def _status(s: Session, fig: str) -> str:
+    buf = io.StringIO()
+    feed = [f"status {fig}"]
+    Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
+    out = buf.getvalue()
+    return out[out.index(f"status {fig}") if f"status {fig}" in out else 0:]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_status_gives_every_plain_value_of_the_rulesets_view(scenario, tmp_path):
+    s = Session.new(scenario, seed=0, save_path=tmp_path / "s.json")
+    s.begin()
+    other = next(c for c in s.state.combatants if c.id != s.state.actor.id)
+    view = s.rs.tracked(s.state, other)
+    text = _status(s, other.id)
+    for k, v in view.items():
+        if k in ("pos", "down") or isinstance(v, (dict, list)) or v is None or v is False:
+            continue
+        want = "yes" if v is True else (f"{v:g}" if isinstance(v, float) else str(v))
+        assert f"{k.replace('_', ' ')} {want}" in text, (k, v, text)
+    assert "this turn:" not in text            # another figure's turn: no economy
+    assert "_round -1" not in text and "aim_round" not in text
+
+
+def test_metalface_status_names_the_facing_and_follows_the_damage(tmp_path):
+    s = Session.new("metalface/foundry", seed=0, save_path=tmp_path / "s.json")
+    s.begin()
+    sarge = s.state.by_id["sarge"]
+    names = ("n", "ne", "e", "se", "s", "sw", "w", "nw")
+    text = _status(s, "sarge")
+    assert f"facing {names[sarge.res['facing']]}," in text and "facing 5" not in text
+    s.override({"kind": "track", "figure": "sarge", "track": "status", "value": 10})
+    lines = status_lines(s.rs.tracked(s.state, sarge), False)
+    assert "status 10" in lines[0] and "damage 15" in lines[0], lines
+    assert "level suffering" in lines[0], lines   # 10 left: at or below suffering's 12, above critical's 6
+
+
+def test_cortex_status_shows_stun_and_wound_and_the_actors_turn(tmp_path):
+    s = Session.new("cortex/warehouse", seed=0, save_path=tmp_path / "s.json")
+    s.begin()
+    me = s.state.actor
+    text = _status(s, me.id)
+    assert "stun 0" in text and "wound 0" in text and "life points" in text
+    assert "this turn: actions used 0" in text
+    assert "ammo: pistol 15" in text     # weapon ids as the commands type them
