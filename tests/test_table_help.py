@@ -125,3 +125,16 @@ def test_cortex_hu_drop_a_weapon_and_drop_prone():
             return
         s.resolve(rng.choice(legal), by="npc")
     pytest.fail("no state with both drops in 200 random actions")
+
+
+def test_an_unknown_word_lists_this_figures_actions():
+    """The error for a word that is no command names what the acting figure can do in this
+    ruleset (it named cortex's defend and stand in a metalface fight)."""
+    from tactica.table.base import CommandError
+
+    s = _opening("metalface/foundry")
+    with pytest.raises(CommandError) as e:
+        parse_command("r", s.state, s.legal())
+    msg = str(e.value)
+    assert "turn" in msg and "posture" in msg and "attack" in msg
+    assert "defend" not in msg and "stand," not in msg

@@ -100,8 +100,10 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
             a.kind == "drop_prone" for a in legal)):
         kind = "drop"   # cortex_hu drops a weapon (`drop pistol`); `drop` alone still drops prone
     if kind is None:
+        typed = {"end_turn": "end", "drop_prone": "prone", "pick_up": "pickup"}
+        now = list(dict.fromkeys(typed.get(a.kind, a.kind) for a in legal))
         raise CommandError(f"unknown command {words[0]!r}", field="command",
-                           expected="an action (move, attack, defend, reload, prone, stand, end ...) or help"
+                           expected=f"an action ({', '.join(now)}), a number from the list, or help"
                            + _suggest_words(w0, ACTION_WORDS + META))
     rest = [w for w in words[1:]]
     # shortcuts that carry their option in the verb
