@@ -12,6 +12,7 @@ from it); a test keeps this table and the schema in agreement.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Mapping
 
 Event = dict[str, Any]
@@ -151,6 +152,15 @@ def _action(a: Any) -> str:
     return str(a)
 
 
+def _named(text: str, names: Mapping[str, str]) -> str:
+    """`text` with each figure id standing as a whole word (or before `'s`) told by its name."""
+    ids = sorted((i for i in names if i and names[i] != i), key=len, reverse=True)
+    if not ids:
+        return text
+    pat = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, ids)) + r")(?![\w-])")
+    return pat.sub(lambda m: names[m.group(1)], text)
+
+
 def narrate(e: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
     """One readable line for an event; rolls, defences and damage with all their numbers
     (rules/narration.py). `names`: figure id -> the name to tell it by (the table's lines name
@@ -160,6 +170,8 @@ def narrate(e: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str
         e = {**e, **{k: names.get(e[k], e[k]) for k in ("actor", "target", "figure") if isinstance(e.get(k), str)}}
         if isinstance(e.get("order"), list):
             e["order"] = [names.get(x, x) if isinstance(x, str) else x for x in e["order"]]
+        if isinstance(e.get("text"), str) and e["text"]:   # a rule's own words ("sandor is attacked by ferenc")
+            e["text"] = _named(e["text"], names)
     t = e.get("type", "")
     f = {"roll": narration.roll_line, "defence": narration.defence_line,
          "damage": narration.damage_line}.get(t) or _NARRATORS.get(t)
