@@ -57,8 +57,13 @@ class RoundResult:
     moves: list[tuple[int, str, Mapping[str, Any]]] = field(default_factory=list)
 
 
+#: rates and targets are decimal fractions: 0.75 - 0.70 is 0.05000000000000004 in floating point, and
+#: a 75.0% result of a 70% +- 5% target is inside the band as a GM reads it
+EDGE = 1e-9
+
+
 def in_band(rate: float, target: float, tolerance: float) -> bool:
-    return abs(rate - target) <= tolerance
+    return abs(rate - target) <= tolerance + EDGE
 
 
 def _pct(x: float) -> str:
@@ -96,7 +101,7 @@ def search_round(evaluate: Callable[[Values, str], Mapping[str, Any]], start: Va
     out = RoundResult(values=cur, result=res, start=first)
     for step in range(1, max_steps + 1):
         gap0 = gap(res)
-        if gap0 <= tolerance / 2:
+        if gap0 <= tolerance / 2 + EDGE:
             say(Note(rnd, step - 1, "stop", reason=f"{_pct(res['win_rate'])} is within half the tolerance "
                                                    f"of the target {_pct(target)}"))
             break

@@ -57,7 +57,7 @@ import yaml
 from evaluation.difficulty import (Estimate, assess, interval, label_for, pc_team_of, resolve_policies, table_npcs,
                                    run_fights, tally)
 from evaluation.parallel import FightPool
-from evaluation.tune_search import Note, check_note, search_round
+from evaluation.tune_search import Note, check_note, in_band, search_round
 from rules.errors import TacticaError
 from rules.scenario import build_state, parse_scenario, resolve_scenario
 from evaluation.knobs import (  # noqa: F401 - the knobs' API, importable from here as before
@@ -145,6 +145,7 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
                 path.append({**head, "step": step, "change": text, **{kk: r[kk] for kk in cols}})
             evaluated += len(cache)
             tuned_doc = res["document"]
+            bracket = nearest_across(cache, cur, res["win_rate"], target_win, change)
             cb = (lambda est: progress(f"round {rnd + 1}, fresh check", est)) if progress else None
             check = assess(parse_scenario(tuned_doc, source), pc=pc_team, policies=pols,
                            episodes=check_episodes, seed=c_seed, source=source, pool=pool, progress=cb)
@@ -154,13 +155,12 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
                            "pc_win_rate": check["pc_win_rate"], "ci_low": check["ci_low"],
                            "ci_high": check["ci_high"], "label": check["label"], "p_pc_death": check["p_pc_death"]})
             pooled = pooled_check(checks)
-            done = abs(pooled["pc_win_rate"] - target_win) <= tolerance
+            done = in_band(pooled["pc_win_rate"], target_win, tolerance)
             say(check_note(checks[-1], pooled, target_win, tolerance, more=None if done or rnd == refine else
                            (seed + 2 * (rnd + 1), episodes * 2 ** (rnd + 1))))
             if done:
                 break
     check = pooled_check(checks)
-    gap = abs(check["pc_win_rate"] - target_win)
     return {
         "scenario": spec.name, "source": source, "pc_team": pc_team, "policies": pols,
         "table_npcs": table_npcs(spec.ruleset, pc_team, pols), "target_win": target_win, "tolerance": tolerance,
@@ -171,9 +171,30 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
         "values": values_dict(knobs, cur), "changed": cur != tuple(bases),
         "path": path, "candidates_evaluated": evaluated, "checks": checks, "check": check,
         "pc_win_rate": check["pc_win_rate"], "ci_low": check["ci_low"], "ci_high": check["ci_high"],
-        "within_tolerance": gap <= tolerance,
+        "within_tolerance": in_band(check["pc_win_rate"], target_win, tolerance),
+        "across": bracket,
         "document": tuned_doc,
     }
+
+
+def nearest_across(measured: Mapping[tuple[int, ...], Mapping[str, Any]], cur: tuple[int, ...], rate: float,
+                   target: float, change: Callable[[int, int, int], str]) -> dict[str, Any] | None:
+    """The one-step neighbour of the final settings `cur` (measured on the last round's dice) whose
+    PC win rate lies on the other side of the target, the nearest to it: the target lies between
+    the two, and that knob's step is too coarse to land on it. None when no neighbour crosses."""
+    best = None
+    for values, r in measured.items():
+        diff = [i for i, (a, b) in enumerate(zip(values, cur)) if a != b]
+        if len(diff) != 1 or abs(values[diff[0]] - cur[diff[0]]) != 1:
+            continue
+        w = r["win_rate"]
+        if (w - target) * (rate - target) >= 0:
+            continue
+        if best is None or abs(w - target) < abs(best["win_rate"] - target):
+            i = diff[0]
+            best = {"change": change(i, cur[i], values[i]), "win_rate": w, "at": rate,
+                    "episodes": r["episodes"]}
+    return best
 
 
 def pooled_check(checks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

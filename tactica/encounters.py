@@ -11,6 +11,7 @@ from tactica.textsafe import safe as escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from evaluation.tune_search import in_band
 from training.progress import duration as _duration
 
 
@@ -160,6 +161,25 @@ def _table_note(console: Console, r: Mapping[str, Any]) -> None:
                   f"against that table add {escape(flags)} (slower)", highlight=False)
 
 
+def why_missed(r: Mapping[str, Any]) -> str:
+    """Why a tuning missed its band, and what a GM can do about it."""
+    a = r.get("across")
+    last = r["path"][-1]["win_rate"] if r.get("path") else None
+    if last is not None and in_band(last, r["target_win"], r["tolerance"]):
+        return (f"why: on the search's dice these settings won {_pct(last)}, inside the band; the fresh checks "
+                f"on other dice give {_pct(r['pc_win_rate'])}: the difference is the dice. More fights per "
+                "candidate (-n) or more rounds (--refine) narrow it.")
+    if a:
+        return (f"why: the target {_pct(r['target_win'])} lies between these settings ({_pct(a['at'])} on the "
+                f"last round's dice) and one step away, {a['change']} ({_pct(a['win_rate'])}): that knob's step "
+                "is too coarse here. Declare a finer knob in a `tuning:` block (a count of a weaker template, "
+                "a distance, cover cells; `tactica new` writes an example), or take the nearer of the two.")
+    side = "lower" if r["pc_win_rate"] > r["target_win"] else "higher"
+    return (f"why: no setting one step from these put the PC win {side}, nearer the target: the knobs are "
+            "at the end of their ranges or move it the wrong way. Widen their min/max or declare other knobs "
+            "in a `tuning:` block (`tactica new` writes an example).")
+
+
 def render_tuning(console: Console, r: Mapping[str, Any], out: str) -> None:
     """The tuning search: knobs, the path it took and the fresh measurement(s)."""
     src = "declared in the scenario" if r["knobs_declared"] else "derived (the scenario declares none)"
@@ -186,4 +206,6 @@ def render_tuning(console: Console, r: Mapping[str, Any], out: str) -> None:
     verdict = "[green]within tolerance[/]" if r["within_tolerance"] else "[bold red]NOT within tolerance[/]"
     console.print(f"result: {verdict}", highlight=False)
     console.print("settings: " + escape(", ".join(f"{k} = {v}" for k, v in r["values"].items())), highlight=False)
+    if not r["within_tolerance"]:
+        console.print(escape(why_missed(r)), highlight=False)
     console.print(f"tuned scenario written to {escape(out)}", highlight=False)

@@ -149,6 +149,52 @@ def test_tune_judges_each_round_on_its_dice_and_reports_the_fresh_checks_honestl
     assert kept == steps
 
 
+def _landscape_fight(rates):
+    def play(payload, index):
+        spec, _, seed, _ = payload
+        n = sum(len(t.combatants) for t in spec.teams if t.name == "outlaws")
+        won = index % 20 < round(20 * rates.get((n, seed), 0.0))
+        return Fight(index=index, winner="crew" if won else "outlaws", rounds=3, went_down=(), dead=(), damage=())
+    return play
+
+
+def test_a_missed_tuning_says_why_and_what_to_do(tmp_path, monkeypatch):
+    """A tuning that misses its band says why in a GM's terms: the target lies between two settings one
+    step of a knob apart (the knob is too coarse), the fresh check's dice disagree with the search's,
+    or no step moves the odds towards the target."""
+    from tactica.encounters import why_missed
+
+    doc = _tuning_doc(tmp_path)
+    # 1 outlaw 80%, 2 outlaws 45%: the target 65% lies between, one step apart
+    monkeypatch.setattr(difficulty, "play_one", _landscape_fight({(1, 0): 0.8, (2, 0): 0.45, (3, 0): 0.2,
+                                                                  (1, 1): 0.8}))
+    r = tune(str(doc), 0.65, tolerance=0.05, episodes=20, check_episodes=20, seed=0, refine=0, policies=AGGR)
+    assert not r["within_tolerance"] and r["values"] == {"count outlaws/gunslinger": 1}
+    assert r["across"] == {"change": "count outlaws/gunslinger: 1 -> 2", "win_rate": 0.45, "at": 0.8, "episodes": 20}
+    why = why_missed(r)
+    assert "lies between these settings (80.0%" in why and "1 -> 2 (45.0%)" in why and "too coarse" in why
+    # the search lands inside the band (50%) but the fresh check on other dice says 30%
+    monkeypatch.setattr(difficulty, "play_one", _landscape_fight({(1, 0): 0.8, (2, 0): 0.5, (2, 1): 0.3}))
+    r = tune(str(doc), 0.5, tolerance=0.1, episodes=20, check_episodes=20, seed=0, refine=0, policies=AGGR)
+    assert not r["within_tolerance"] and "the difference is the dice" in why_missed(r)
+    # 95% asked; as written wins 80% and every step lowers it: no neighbour crosses
+    monkeypatch.setattr(difficulty, "play_one", _landscape_fight({(1, 0): 0.8, (2, 0): 0.5, (1, 1): 0.8}))
+    r = tune(str(doc), 0.95, tolerance=0.05, episodes=20, check_episodes=20, seed=0, refine=0, policies=AGGR)
+    assert r["across"] is None and "put the PC win higher" in why_missed(r)
+
+
+def test_a_rate_on_the_band_edge_is_inside_it(tmp_path, monkeypatch):
+    """75.0% for a target of 70% +- 5% is within tolerance (0.75 - 0.70 is 0.05000000000000004 in floating
+    point: the tuner reported 'NOT within tolerance' for 75.0%)."""
+    from evaluation.tune_search import in_band
+
+    assert in_band(0.75, 0.7, 0.05) and in_band(0.65, 0.7, 0.05) and not in_band(0.7501, 0.7, 0.05)
+    monkeypatch.setattr(difficulty, "play_one", _landscape_fight({(1, 0): 0.75, (1, 1): 0.75}))
+    r = tune(str(_tuning_doc(tmp_path)), 0.7, tolerance=0.05, episodes=20, check_episodes=20, seed=0, refine=0,
+             policies=AGGR)
+    assert r["pc_win_rate"] == 0.75 and r["within_tolerance"]
+
+
 # -- the command line ------------------------------------------------------------------------
 
 def test_tune_writes_a_line_per_candidate_and_step_on_stderr(tmp_path):
