@@ -120,7 +120,10 @@ def has_trait(c: Combatant, trait: str) -> bool:
 #: ruleset -> traits that derived team-wide step knobs move, one knob each (attack and toughness)
 DEFAULT_STEP_TRAITS: dict[str, list[str]] = {"cortex": ["agility", "strength", "vitality"],
                                              "cortex_hu": ["agility", "strength", "vitality"],
-                                             "metalface": ["agl", "str", "end"],
+                                             # metalface fires with PER (Targeting rolls), strikes and hurts
+                                             # with STR, resists with END; AGL orders the turns and walks,
+                                             # which is no toughness: one step of it moved a duel either way
+                                             "metalface": ["per", "str", "end"],
                                              "cybergeneration": ["ref", "body"]}
 
 

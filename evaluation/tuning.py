@@ -31,7 +31,7 @@ stat-block override under the group that holds the trait (`attributes:`, `values
 `stats:` or `skills:`, see `TRAIT_GROUPS`), one die step (Cortex family) or one point
 (whole-number traits) at a time; a ruleset that ignores the override is an error. Derived
 step knobs use `DEFAULT_STEP_TRAITS` (cortex and cortex_hu: agility, strength, vitality;
-metalface: agl, str, end; cybergeneration: ref, body).
+metalface: per, str, end; cybergeneration: ref, body).
 
 The search (`tune`) uses common random numbers: every candidate encounter is played on the
 same fight seeds `(seed, 0..n-1)`, so two candidates differ by what changed, not by luck.

@@ -313,6 +313,30 @@ def test_default_knobs_for_a_scenario_without_a_tuning_block():
     assert all(k.team == "locals" for k in knobs[1:])
 
 
+def test_metalface_steps_the_traits_it_fires_strikes_and_resists_with(tmp_path):
+    """metalface's derived step knobs are PER ('Targeting rolls are PER rolls'), STR (body attacks and
+    their damage) and END (the damage taken is reduced by it); AGL was one of them, but AGL orders the
+    turns and walks, and one step of it up or down both made a duel easier for the PCs. A foe's PER is a
+    toughness a GM can tune: two steps up lose the PCs fights that two steps down win (the same dice)."""
+    res = runner.invoke(app, ["new", str(tmp_path / "duel.yaml"), "--ruleset", "metalface"])
+    assert res.exit_code == 0, res.output
+    doc, src = resolve_scenario(str(tmp_path / "duel.yaml"))
+    spec = parse_scenario(doc, src)
+    knobs = parse_knobs(doc, spec, src)
+    assert [k.attribute for k in knobs[1:]] == ["per", "str", "end"]
+    bases = [baseline(doc, k, spec, src) for k in knobs]
+    rate = {}
+    for dv in (-2, 2):
+        vals = list(bases)
+        vals[1] += dv
+        sp = parse_scenario(apply_knobs(doc, knobs, tuple(vals), bases, src), src)
+        assert all(c.stats["values"]["per"] == max(1, base.stats["values"]["per"] + dv)   # never below 1
+                   for c, base in zip(build_state(sp, src).combatants, build_state(spec, src).combatants)
+                   if c.team == "foes")
+        rate[dv] = assess(sp, policies={"*": "tactical"}, episodes=60, seed=0, source=src)["pc_win_rate"]
+    assert rate[-2] - rate[2] >= 0.3, rate     # measured: 82% and 26% of 100 fights
+
+
 def test_tuned_files_round_trip(tmp_path):
     r = {"document": resolve_scenario("cortex/saloon")[0], "source": "cortex/saloon", "target_win": 0.5,
          "tolerance": 0.05, "policies": {}, "check": {"pc_win_rate": 0.5, "ci_low": 0.4, "ci_high": 0.6,
