@@ -115,8 +115,6 @@ def _examples(state: BattleState, legal: list[Any]) -> dict[str, str]:
 
     out: dict[str, str] = {}
     for a in legal:
-        if a.kind == "move" and "move" in out:
-            continue
         if a.kind not in out:
             out[a.kind] = command_for(state, a)
     return out
@@ -152,10 +150,7 @@ def help_text(rs: Any, state: BattleState, legal: list[Any] | None = None) -> st
     fig = actor.id if actor else "FIGURE"
     tracks = list(rs.damage_tracks(actor)) if actor else []
     conds = list(rs.gm_conditions())
-    try:
-        templates = rs.templates()
-    except Exception:       # a ruleset without templates: the syntax alone
-        templates = []
+    templates = rs.templates()
     team = actor.team if actor else "TEAM"
     kv = "move cell=3,4"
     track = tracks[0] if tracks else "TRACK"
