@@ -75,7 +75,7 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
         state_file: Path = typer.Argument(..., help="A Tactica state file (an autopilot save, or GET /fights/ID's state)."),
         actor: Optional[str] = typer.Option(None, "--actor", help="The figure (default: the acting one)."),
         policy: Optional[str] = typer.Option(None, "--policy", help="The policy to ask: a name or a .npz file "
-                                              "(default: agents.base.DEFAULT_POLICY, tactical)."),
+                                              "(default: tactical; `best` answers as the autopilot's NPCs do)."),
         seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED),
         alternatives: int = typer.Option(4, "--alternatives", "-n", min=0, max=20),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
