@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -352,6 +353,18 @@ _register_train(app, friendly, out)
 from tactica.reference_cli import register as _register_reference  # noqa: E402
 
 _register_reference(app, friendly, out)
+
+
+def _unwrapped(doc: str) -> str:
+    """A docstring as one line a paragraph: the help's boxes wrap it to the terminal's width (a
+    docstring's own line breaks showed as breaks mid-sentence: 'in the JSON with an `error`' / 'object')."""
+    paras = [" ".join(line.strip() for line in p.splitlines()) for p in inspect.cleandoc(doc).split("\n\n")]
+    return "\n\n".join(p for p in paras if p)
+
+
+for _info in app.registered_commands:
+    if _info.help is None and _info.callback is not None and _info.callback.__doc__:
+        _info.help = _unwrapped(_info.callback.__doc__)
 
 
 def main() -> None:

@@ -206,3 +206,14 @@ def test_summary_interval_contains_the_win_rate(n: int) -> None:
     assert (outlaws["wins"], outlaws["win_rate"], outlaws["ci_low"]) == (0, 0.0, 0.0)
     assert (crew["win_rate"], crew["ci_high"]) == (1.0, 1.0)
     assert 0.0 < outlaws["ci_high"] < 1.0 and 0.0 < crew["ci_low"] < 1.0
+
+
+def test_command_help_reads_in_sentences() -> None:
+    """A command's description is its docstring with the source's line breaks taken out: the help box wraps
+    it to the terminal (`replay --help` broke 'with an `error`' / 'object' mid-sentence)."""
+    for info in app.registered_commands:
+        assert info.help, info.callback.__name__
+        for para in info.help.split("\n\n"):
+            assert "\n" not in para, (info.callback.__name__, para)
+    res = CliRunner().invoke(app, ["replay", "--help"])
+    assert "an `error` object: message, file, field, expected), the error is one line" in res.output
