@@ -55,7 +55,8 @@ def test_behave_at_the_prompt_and_in_the_api():
 
     s = held_fight()
     out = behave_command(s, ["syndicate", "morale=fall_back", "break_at=0.5"])
-    assert "fall_back" in out and s.behaviour_json()["teams"]["syndicate"]["morale"] == "fall_back"
+    assert out == "syndicate: falls back once 50% of its side is down"      # in words, not the JSON
+    assert s.behaviour_json()["teams"]["syndicate"]["morale"] == "fall_back"
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
@@ -69,3 +70,27 @@ def test_behave_at_the_prompt_and_in_the_api():
         bad = c.put(f"/fights/{fid}/settings", json={"behaviour": {"teams": {"syndicate": {"downed": "spar"}}}})
         assert bad.status_code == 422 and "did you mean" in bad.json()["error"]
         assert c.get(f"/fights/{fid}/view").json()["settings"]["behaviour"] == r.json()["behaviour"]
+
+
+def test_behave_hold_typed_as_the_help_gives_it(tmp_path):
+    """`behave NAME hold=X,Y radius=M`, as the help writes it, typed at the prompt: the typed line's
+    comma was read as a word break ('hold='15' (expected hold=X,Y)'); so was `move cell=X,Y`'s."""
+    import io
+
+    from rich.console import Console
+
+    from tactica.table import Terminal
+    from tactica.table.commands import parse_command
+
+    s = held_fight(tmp_path)
+    fig = next(c for c in s.state.combatants if c.team == "syndicate")
+    x, y = s.state.grid.xy(fig.pos)
+    feed = [f"behave {fig.id} hold={x},{y} radius=2"]
+    buf = io.StringIO()
+    Terminal(s, Console(file=buf, width=300, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
+    assert s.behaviour_json()["figures"][fig.id]["hold"] == {"cell": [x, y], "radius": 2.0}
+    assert f"behaviour: {fig.name}: holds [{x}, {y}] within 2 m" in buf.getvalue()
+    move = next(a for a in s.legal() if a.kind == "move")
+    mx, my = s.state.grid.xy(move.cell)
+    for typed in (f"move cell={mx},{my}", f"move {mx},{my}", f"move {mx}, {my}"):
+        assert parse_command(typed, s.state, s.legal()).action == move, typed

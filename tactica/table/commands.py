@@ -60,6 +60,15 @@ def _suggest_words(word: str, words: Iterable[str]) -> str:
     return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
+def _words(text: str) -> list[str]:
+    """The words of a typed line: `move 3,4` is `move 3 4`, but a `key=value` keeps its commas
+    (`cell=3,4`, `hold=15,3`: the forms the help and the errors give)."""
+    out: list[str] = []
+    for w in text.split():
+        out += [w] if "=" in w else [p for p in w.split(",") if p]
+    return out
+
+
 def parse_command(text: str, state: BattleState | None = None, legal: list[Action] | None = None) -> Command:
     """Read one line typed at a prompt. Actions are checked against `legal` (the acting
     figure's legal actions); a typo or an impossible action is a `CommandError` that says
@@ -67,7 +76,7 @@ def parse_command(text: str, state: BattleState | None = None, legal: list[Actio
     t = text.strip()
     if not t:
         return Command("empty")
-    words = t.replace(",", " ").split() if not t.startswith("{") else [t]
+    words = _words(t) if not t.startswith("{") else [t]
     head = words[0].lower()
     if head in META_ALIASES:
         head = META_ALIASES[head]

@@ -88,4 +88,32 @@ def behave_command(session: "Session", args: list[str]) -> str:
     new = {"teams": dict(cur.get("teams", {})), "figures": dict(cur.get("figures", {}))}
     new[kind][name] = {**new[kind].get(name, {}), **doc}
     set_behaviour(session, check_behaviour(session, new))
-    return str(session.behaviour_json() or "default behaviour")
+    return behaviour_words(session.behaviour_json(), {c.id: c.name for c in session.state.combatants})
+
+
+def _one(d: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    parts = []
+    if d.get("downed") == "spare":
+        parts.append("spares downed enemies")
+    elif d.get("downed") == "finish":
+        parts.append("finishes downed enemies first")
+    if d.get("morale") in ("fall_back", "surrender"):
+        verb = "falls back" if d["morale"] == "fall_back" else "surrenders"
+        parts.append(f"{verb} once {float(d.get('break_at', 0.5)):.0%} of its side is down")
+    if d.get("protect"):
+        parts.append(f"protects {names.get(d['protect'], d['protect'])}")
+    hold = d.get("hold")
+    if hold:
+        x, y = hold["cell"]
+        parts.append(f"holds [{x}, {y}] within {float(hold.get('radius', 0)):g} m")
+    return ", ".join(parts) or "plays as its policy"
+
+
+def behaviour_words(doc: Mapping[str, Any] | None, names: Mapping[str, str]) -> str:
+    """The NPC behaviour set at the table as a GM reads it: 'security: surrenders once 50% of its side
+    is down; Guard 1: holds [15, 3] within 1 m' (a figure's entry overrides its team's)."""
+    if not doc:
+        return "default behaviour"
+    out = [f"{t}: {_one(d, names)}" for t, d in (doc.get("teams") or {}).items()]
+    out += [f"{names.get(f, f)}: {_one(d, names)}" for f, d in (doc.get("figures") or {}).items()]
+    return "; ".join(out) or "default behaviour"
