@@ -108,7 +108,7 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "question": lambda e: (f"{e['actor']} must choose {e['key'].replace('_', ' ')}: "
                            + (f"{e['text']} " if e.get("text") else "") + "(" + " / ".join(e["options"]) + ")"),
     "choice": lambda e: f"{e['actor']} chooses {e['key'].replace('_', ' ')}: {e['choice'].replace('_', ' ')}.",
-    "battle_end": lambda e: (f"The battle ends after {e['rounds']} rounds: "
+    "battle_end": lambda e: (f"The battle ends after {e['rounds']} round{'' if e['rounds'] == 1 else 's'}: "
                              + (f"{e['winner']} win." if e["winner"] else f"draw ({e['reason']}).")),
     "refused": lambda e: f"{e['actor']} tries {_action(e['action'])}: refused ({e['reason']}).",
     "override": lambda e: _override(e),

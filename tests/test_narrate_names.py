@@ -36,3 +36,9 @@ def test_a_rules_question_names_the_figures():
 def test_ids_inside_longer_words_are_left_alone():
     e = {"type": "info", "text": "goon1's knife_goon1 and goon10 stay; goon1 moves"}
     assert narrate(e, {"goon1": "Goon 1", "goon10": "Goon 10"}) == "Goon 1's knife_goon1 and Goon 10 stay; Goon 1 moves"
+
+
+def test_one_round_is_a_round():
+    assert narrate({"type": "battle_end", "rounds": 1, "winner": "cell"}) == "The battle ends after 1 round: cell win."
+    assert narrate({"type": "battle_end", "rounds": 3, "winner": None, "reason": "GM"}).startswith(
+        "The battle ends after 3 rounds: draw")
