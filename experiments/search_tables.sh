@@ -16,11 +16,12 @@ out=${TABLES_DIR:-runs/tables}
 workers=${WORKERS:-2}
 mkdir -p "$out"
 
-table() {  # ruleset, players (comma-separated), name, reference (default tactical), evaluate command, a pilot's log
+table() {  # ruleset, players (comma-separated), name, reference (default tactical), evaluate command, logs to reuse
   local json="$out/$1-$3.json" ref="${4:-tactical}" cmd="${5:-python -m tactica evaluate}"
-  local reuse=()
-  # a 100-map pilot's fights (kept in experiments/results) are the first quarter of the 400-map run's
-  if [ -n "${6:-}" ]; then reuse=(--reuse-log "$6"); fi
+  local reuse=() log
+  # a 100-map pilot's fights (kept in experiments/results) are the first quarter of the 400-map run's; another
+  # table's log gives the fights of the players it shares with this call
+  for log in "${@:6}"; do reuse+=(--reuse-log "$log"); done
   if [ -s "$json" ]; then
     echo "$json: done"
     return
@@ -56,3 +57,9 @@ table cybergeneration sel100,ppo sel100 tactical "python experiments/selective_m
 # 2 workers for the other 4,800)
 table metalface sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
   experiments/results/table-metalface-sel100-100maps.jsonl.gz
+# cortex_hu: the search at every decision (`planner-net-bold`, as `sel100`) beside cortex_hu's `best`,
+# `selective-wide` (`sel50`): 66.1% against 64.8% of the first 800 (docs/results.md, cortex_hu, Searching at more of
+# the network's decisions). The pilot's 800 fights and all of `sel50`'s are kept: 2,400 to play, about 7 CPU s each
+# (about 2.5 hours on 2 workers; begun 2026-12-07, eleventh session)
+table cortex_hu sel100,sel50 sel100 tactical "python experiments/selective_margin.py" \
+  experiments/results/table-cortex_hu-sel100-100maps.jsonl.gz experiments/results/table-cortex_hu-sel50.jsonl.gz
