@@ -15,7 +15,7 @@ same maps, figures and settings: the old header's digest is checked against this
 the same policy on each side (a policy file by the same content), the same seed, dice index and dice
 streams. The old log must come from the same code, as a resumed log must (the header cannot tell):
 a run on other code plays other fights. Whatever the old log holds that this run does not play is
-left out; anything that makes a fight of it unsure (a header of another format, other dice streams,
+left out (a file holding several runs' logs one after the other gives each run's fights); anything that makes a fight of it unsure (a header of another format, other dice streams,
 a policy file that changed, maps that differ) is an error naming the file and the field.
 """
 
@@ -69,12 +69,28 @@ def _identity(name: str, f: Any) -> tuple:
 def reused_fights(path: str | Path, header: dict[str, Any], scenarios: Sequence[tuple[Any, str]],
                   fights: Sequence[Any]) -> dict[int, str | None]:
     """{this run's plan index: winner} of the fights the log at `path` holds that this run (its
-    `header`, `scenarios` and planned `fights`) plays too."""
-    from evaluation.tournament import plan_fights
-
+    `header`, `scenarios` and planned `fights`) plays too. A file that holds several runs' logs one
+    after the other (each from its header line on, as `cat a.jsonl b.jsonl` writes them) gives the
+    fights of each."""
     path = Path(path)
     rows = _read(path)
+    starts = [n for n, r in enumerate(rows) if isinstance(r, dict) and "tactica_fight_log" in r] + [len(rows)]
+    out: dict[int, str | None] = {}
+    for a, b in zip(starts, starts[1:]):
+        out.update(_one_run(path, rows[a:b], a, header, scenarios, fights))
+    return out
+
+
+def _one_run(path: Path, rows: list[Any], first: int, header: dict[str, Any], scenarios: Sequence[tuple[Any, str]],
+             fights: Sequence[Any]) -> dict[int, str | None]:
+    """`reused_fights` of one run's log: `rows` from its header line on, `first` the header's index
+    among the file's lines."""
+    from evaluation.tournament import plan_fights
+
     head = rows[0]
+    if first and head.get("tactica_fight_log") != VERSION:
+        raise _error(path, f"line {first + 1} is not a fight log's header", "tactica_fight_log",
+                     f"the log of `tactica evaluate --fights-log`, version {VERSION}")
     for key in ("dice_streams", "fight_seeds"):
         if head.get(key) != header[key]:
             raise _error(path, f"its fights were played with {key} {head.get(key)!r}", key,
@@ -109,7 +125,7 @@ def reused_fights(path: str | Path, header: dict[str, Any], scenarios: Sequence[
                      "the header `tactica evaluate --fights-log` writes") from None
     index = {_identity(scenarios[f.scenario][0].name, f): i for i, f in enumerate(fights)}
     out: dict[int, str | None] = {}
-    for n, row in enumerate(rows[1:], start=2):
+    for n, row in enumerate(rows[1:], start=first + 2):
         i = row.get("i") if isinstance(row, dict) else None
         if not isinstance(i, int) or not 0 <= i < len(old_fights) or row != fight_row(i, old_fights[i],
                                                                                        row.get("winner")):

@@ -134,3 +134,25 @@ def test_a_gzipped_log_kept_with_the_results_is_read_too(scen, pilot, tmp_path) 
     with pytest.raises(TacticaError) as e:
         round_robin(scen, PLAYERS, 4, SEEDS, log=tmp_path / "y.jsonl", reuse=[broken])
     assert e.value.source == str(broken) and e.value.field == "--reuse-log"
+
+
+def test_a_file_of_several_runs_gives_the_fights_of_each(scen, pilot, played, tmp_path) -> None:
+    """Logs kept one after the other in one file (`cat a.jsonl b.jsonl`, as docs/results.md's margins
+    log keeps two runs) give each run's fights; it had to be split by hand (only its first run's header
+    was read, and the second header line was 'not a fight of its run')."""
+    other = tmp_path / "other.jsonl"     # a second run: a third player against `cautious` on the duel
+    round_robin(scen[:1], ["random"], 4, SEEDS, against="cautious", log=other)
+    both = tmp_path / "both.jsonl"
+    both.write_bytes(pilot.read_bytes() + other.read_bytes())
+    plain = round_robin(scen[:1], ["aggressive", "random"], 4, SEEDS, against="cautious")
+    played.clear()
+    out = round_robin(scen[:1], ["aggressive", "random"], 4, SEEDS, against="cautious",
+                      log=tmp_path / "t.jsonl", reuse=[both])
+    assert _without_log(out) == plain
+    assert out["log"]["reused"] == 16 and played == []        # 8 of the pilot's, 8 of the other run's
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(pilot.read_bytes() + b'{"tactica_fight_log": 99}\n')
+    with pytest.raises(TacticaError) as e:
+        round_robin(scen[:1], ["aggressive", "random"], 4, SEEDS, against="cautious", log=tmp_path / "u.jsonl",
+                    reuse=[bad])
+    assert e.value.source == str(bad) and e.value.field == "tactica_fight_log" and "line 10" in str(e.value)
