@@ -15,8 +15,9 @@ same maps, figures and settings: the old header's digest is checked against this
 the same policy on each side (a policy file by the same content), the same seed, dice index and dice
 streams. The old log must come from the same code, as a resumed log must (the header cannot tell):
 a run on other code plays other fights. Whatever the old log holds that this run does not play is
-left out (a file holding several runs' logs one after the other gives each run's fights); anything that makes a fight of it unsure (a header of another format, other dice streams,
-a policy file that changed, maps that differ) is an error naming the file and the field.
+left out; a file holding several runs' logs one after the other gives each run's fights. Anything
+that makes a fight of it unsure (a header of another format, other dice streams, a policy file that
+changed, maps that differ) is an error naming the file and the field.
 """
 
 from __future__ import annotations
