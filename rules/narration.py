@@ -135,12 +135,16 @@ def target_words(e: Mapping[str, Any]) -> str:
     return ""
 
 
+#: a roll's purpose where the event's name does not read as words after "rolls"
+PURPOSE_WORDS = {"initiative tie": "to break an initiative tie"}
+
+
 def roll_line(e: Mapping[str, Any]) -> str:
     """One line for a `roll` event: pool, every modifier, faces, total and target number."""
     family = roll_family(e)
     pool = str(e.get("pool") or "")
     mods = modifier_words(e, family)
-    head = f"{e['actor']} rolls {e['purpose']}"
+    head = f"{e['actor']} rolls {PURPOSE_WORDS.get(e['purpose'], e['purpose'])}"
     if pool or mods:
         head += " (" + "; ".join(x for x in [pool, *mods] if x) + ")"
     line = f"{head}: {_faces(e)}"

@@ -42,3 +42,13 @@ def test_one_round_is_a_round():
     assert narrate({"type": "battle_end", "rounds": 1, "winner": "cell"}) == "The battle ends after 1 round: cell win."
     assert narrate({"type": "battle_end", "rounds": 3, "winner": None, "reason": "GM"}).startswith(
         "The battle ends after 3 rounds: draw")
+
+
+def test_an_initiative_tie_break_reads_as_words():
+    """metalface's tie-break roll read 'Vex rolls initiative tie (AGL 3)'; the event keeps its purpose."""
+    s = Session.new("metalface/foundry", seed=0)
+    s.begin()
+    ties = [e for e in s.battle.events if e.get("type") == "roll" and e.get("purpose") == "initiative tie"]
+    assert ties      # every figure of foundry has AGL 3: all tie
+    line = narrate(ties[0], {c.id: c.name for c in s.state.combatants})
+    assert " rolls to break an initiative tie (AGL 3): " in line and "kept" in line, line
