@@ -37,10 +37,11 @@ class BestEntry(NamedTuple):
 BEST: dict[str, BestEntry] = {
     "metalface": BestEntry(
         "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
-        "likely actions at every decision: 75.4% of 800 held-out fights (the player table's first 100 maps x 4 dice "
-        "seeds x 2 sides) vs tactical (Wilson 72.3-78.2%), +5.4 over the network alone on the same fights (70.0% "
-        "there, 66.8% of all 3,200; paired 95%: 2.0-8.8); the network was best until 2026-12-07 (selective over it, "
-        "searching only its close calls, adds nothing: 69.8% vs 70.0% of the same 800)", 0.040, 0.175),
+        "likely actions at every decision: 73.2% of the player table's 3,200 held-out fights (400 maps x 4 dice "
+        "seeds x 2 sides) vs tactical (Wilson 71.6-74.7%), +6.5 over the network alone on the same fights (66.7%; "
+        "paired 95%: 4.8-8.2); 75.4% of the first 800, where it was chosen, 72.5% of the 2,400 after them; the "
+        "network was best until 2026-12-07 (selective over it, searching only its close calls, adds nothing: 69.8% "
+        "vs 70.0% of the first 800)", 0.040, 0.175),
     "cortex": BestEntry(
         "planner-net", "planner's search (tactical playing the rollouts) over the shipped network's three most likely "
         "actions at every decision: 65.7% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds x 2 "

@@ -52,11 +52,11 @@ table cortex ppo h2h-planner planner
 # tenth session). All 6,400 fights are kept in experiments/results: this call takes them and plays none
 table cybergeneration sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
   experiments/results/table-cybergeneration-sel100.jsonl.gz
-# metalface's `best` since 2026-12-07 (`planner-net-bold`, as `sel100`) beside the network: 75.4% of the first 800,
-# +5.4 over the network there; its 100-map pilot's 1,600 fights are kept in experiments/results (about 55 minutes on
-# 2 workers for the other 4,800)
+# metalface's `best` since 2026-12-07 (`planner-net-bold`, as `sel100`) beside the network: 73.2% of all 3,200, +6.5
+# over the network (2026-12-07, eleventh session; 83 minutes on 2 workers after the 100-map pilot's 1,600 fights).
+# All 6,400 fights are kept in experiments/results: this call takes them and plays none
 table metalface sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
-  experiments/results/table-metalface-sel100-100maps.jsonl.gz
+  experiments/results/table-metalface-sel100.jsonl.gz
 # cortex_hu: the search at every decision (`planner-net-bold`, as `sel100`) beside cortex_hu's `best`,
 # `selective-wide` (`sel50`): 66.1% against 64.8% of the first 800 (docs/results.md, cortex_hu, Searching at more of
 # the network's decisions). The pilot's 800 fights and all of `sel50`'s are kept: 2,400 to play, about 7 CPU s each
