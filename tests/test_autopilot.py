@@ -66,7 +66,7 @@ def test_parse_moves_attacks_and_options():
     ("move 99 99", ["off the"]),
     ("move 3", ["two numbers"]),
     ("reload", ["cannot reload now"]),
-    ("stand", ["cannot stand now"]),
+    ("stand", ["cannot stand up now"]),
     ("mvoe 3 4", ["did you mean", "move"]),
     ("pp x", ["pp N"]),
 ])

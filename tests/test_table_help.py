@@ -138,3 +138,19 @@ def test_an_unknown_word_lists_this_figures_actions():
     msg = str(e.value)
     assert "turn" in msg and "posture" in msg and "attack" in msg
     assert "defend" not in msg and "stand," not in msg
+
+
+def test_a_command_the_figure_cannot_do_now_lists_what_it_can_as_typed():
+    """`reload` with nothing to reload, `pp 2` without Plot Points to spend: the error lists the acting figure's
+    actions as they are typed (`prone`, `end`), not the vocabulary's kinds (`drop_prone`, `end_turn`)."""
+    from tactica.table.base import CommandError
+
+    s = _opening("cortex/duel")
+    legal = s.legal()
+    assert not any(a.kind == "use" for a in legal) and not any(a.kind == "reload" for a in legal)
+    for typed, says in (("pp 2", "cannot spend Plot Points now"), ("reload", "cannot reload now")):
+        with pytest.raises(CommandError) as e:
+            parse_command(typed, s.state, legal)
+        msg = str(e.value)
+        assert says in msg and "end" in msg and "prone" in msg, msg
+        assert "drop_prone" not in msg and "end_turn" not in msg, msg

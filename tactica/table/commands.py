@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 
-from rules.actions import KINDS, Action
+from rules.actions import KIND_VERBS, KINDS, Action
 from rules.state import BattleState
 from tactica.table.base import CommandError
 from tactica.table.words import command_for
@@ -58,6 +58,15 @@ def _norm(s: str) -> str:
 def _suggest_words(word: str, words: Iterable[str]) -> str:
     close = difflib.get_close_matches(word.lower(), list(words), n=3, cutoff=0.55)
     return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _typed(legal: list[Action]) -> list[str]:
+    """The words that type the kinds of `legal`, in their order: `prone`, `end`, `pickup`, `pp`."""
+    typed = {"end_turn": "end", "drop_prone": "prone", "pick_up": "pickup"}
+    out = [typed.get(a.kind, a.kind) for a in legal]
+    if any(a.kind == "use" and (a.option or "").startswith("plot_points:") for a in legal):
+        out.append("pp")
+    return list(dict.fromkeys(out))
 
 
 def _words(text: str) -> list[str]:
@@ -109,10 +118,8 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
             a.kind == "drop_prone" for a in legal)):
         kind = "drop"   # cortex_hu drops a weapon (`drop pistol`); `drop` alone still drops prone
     if kind is None:
-        typed = {"end_turn": "end", "drop_prone": "prone", "pick_up": "pickup"}
-        now = list(dict.fromkeys(typed.get(a.kind, a.kind) for a in legal))
         raise CommandError(f"unknown command {words[0]!r}", field="command",
-                           expected=f"an action ({', '.join(now)}), a number from the list, or help"
+                           expected=f"an action ({', '.join(_typed(legal))}), a number from the list, or help"
                            + _suggest_words(w0, ACTION_WORDS + META))
     rest = [w for w in words[1:]]
     # shortcuts that carry their option in the verb
@@ -151,9 +158,8 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
     cands = [a for a in legal if a.kind == kind]
     who = state.actor.name if state.actor else "nobody"
     if not cands:
-        kinds = sorted({a.kind for a in legal})
-        raise CommandError(f"{who} cannot {kind.replace('_', ' ')} now", field=kind,
-                           expected="one of: " + ", ".join(kinds))
+        what = "spend Plot Points" if w0 == "pp" else KIND_VERBS.get(kind, kind.replace("_", " "))
+        raise CommandError(f"{who} cannot {what} now", field=kind, expected="one of: " + ", ".join(_typed(legal)))
     want: dict[str, Any] = {}
     nums: list[int] = []
     kv = {}
