@@ -154,3 +154,8 @@ def test_a_command_the_figure_cannot_do_now_lists_what_it_can_as_typed():
         msg = str(e.value)
         assert says in msg and "end" in msg and "prone" in msg, msg
         assert "drop_prone" not in msg and "end_turn" not in msg, msg
+    s = _opening("cybergeneration/mall_raid")
+    assert not any(a.kind == "first_aid" for a in s.legal())
+    with pytest.raises(CommandError) as e:
+        parse_command("first_aid", s.state, s.legal())
+    assert "cannot give first aid now" in str(e.value)

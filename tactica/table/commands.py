@@ -158,7 +158,8 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
     cands = [a for a in legal if a.kind == kind]
     who = state.actor.name if state.actor else "nobody"
     if not cands:
-        what = "spend Plot Points" if w0 == "pp" else KIND_VERBS.get(kind, kind.replace("_", " "))
+        what = ("spend Plot Points" if w0 == "pp" else "give first aid" if kind == "first_aid"
+                else KIND_VERBS.get(kind, kind.replace("_", " ")))
         raise CommandError(f"{who} cannot {what} now", field=kind, expected="one of: " + ", ".join(_typed(legal)))
     want: dict[str, Any] = {}
     nums: list[int] = []
