@@ -159,3 +159,38 @@ def test_a_command_the_figure_cannot_do_now_lists_what_it_can_as_typed():
     with pytest.raises(CommandError) as e:
         parse_command("first_aid", s.state, s.legal())
     assert "cannot give first aid now" in str(e.value)
+
+
+@pytest.mark.parametrize("scenario", ["metalface/foundry", "cybergeneration/alley_brawl", "cortex_hu/csarda"])
+def test_names_as_the_table_shows_them_can_be_typed(scenario):
+    """The plans say 'Goon 1 attacks Rust' and the help says names may be typed, but `attack goon 1` was read
+    as a cell (`1 number(s)`) and `beam rifle` as two unknown words. A name of two or three words (a figure's
+    name, a weapon or option with its underscores as spaces) is one name now."""
+    s = _opening(scenario, seed=1)
+    rng = random.Random(2)
+    tried = 0
+    for _ in range(60):
+        if s.state.over:
+            break
+        legal = s.legal()
+        for a in legal:
+            if a.target is None or a.weapon is None:
+                continue
+            name = s.state.by_id[a.target].name
+            typed = f"{a.kind} {name} {a.weapon.replace('_', ' ')}" + (f" {a.option}" if a.option else "")
+            assert parse_command(typed, s.state, legal).action == a, typed
+            tried += 1
+        s.resolve(rng.choice(legal), by="npc")
+    assert tried >= 10
+
+
+def test_a_figure_that_is_no_target_now_is_named_in_the_error():
+    from tactica.table.base import CommandError
+
+    s = _opening("metalface/foundry")
+    legal = s.legal()
+    out_of_reach = next(c for c in s.state.combatants if c.team != s.state.actor.team
+                        and not any(a.target == c.id for a in legal))
+    with pytest.raises(CommandError) as e:
+        parse_command(f"attack {out_of_reach.name}", s.state, legal)
+    assert f"{out_of_reach.name!r} is not a target" in str(e.value)

@@ -161,6 +161,10 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
         what = ("spend Plot Points" if w0 == "pp" else "give first aid" if kind == "first_aid"
                 else KIND_VERBS.get(kind, kind.replace("_", " ")))
         raise CommandError(f"{who} cannot {what} now", field=kind, expected="one of: " + ", ".join(_typed(legal)))
+    targets = {a.target for a in cands if a.target}
+    weapons = {a.weapon for a in cands if a.weapon}
+    options = {a.option for a in cands if a.option}
+    rest = _spans(rest, targets, weapons | options, state)
     want: dict[str, Any] = {}
     nums: list[int] = []
     kv = {}
@@ -192,9 +196,6 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
             raise CommandError(f"[{x}, {y}] is off the {g.width}x{g.height} map", field=kind,
                                expected=f"0 <= X < {g.width}, 0 <= Y < {g.height}")
         want["cell"] = g.index(x, y)
-    targets = {a.target for a in cands if a.target}
-    weapons = {a.weapon for a in cands if a.weapon}
-    options = {a.option for a in cands if a.option}
     for w in rest:
         if "=" in w or re.fullmatch(r"-?\d+", w):
             continue
@@ -233,6 +234,32 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
         raise CommandError(f"`{' '.join(words)}` could mean {len(match)} actions", field=kind,
                            expected=f"one of: {opts}")
     return match[0]
+
+
+def _spans(words: list[str], targets: set[str], things: set[str], state: BattleState) -> list[str]:
+    """`words` with a name typed as two or three words joined into one: a figure's name as the table
+    shows it (`Goon 1`, `guard 1`), a weapon, item or option with its underscores typed as spaces
+    (`beam rifle`, `heavy pistol`). The longest span that names a target or a thing wins."""
+    if not targets and not things:
+        return words
+    figures = set(state.by_id)   # a figure that is no legal target now is still one name (its error says so)
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for j in range(min(len(words), i + 3), i + 1, -1):
+            span = words[i:j]
+            if any("=" in w for w in span) or re.fullmatch(r"-?\d+", span[0]):
+                continue
+            text = " ".join(span).lower()
+            if _match_name(text, targets or figures, state) or _match_plain(text, things) or (
+                    targets and _match_name(text, figures, state)):
+                out.append(" ".join(span))
+                i = j
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
 
 
 def _match_plain(word: str, names: set[str]) -> str | None:
