@@ -83,7 +83,7 @@ def test_terminal_cancel_and_undo_at_the_dice_prompt(tmp_path):
     assert "cancelled: nothing was resolved" in out
     assert "did you mean 'attack'" in out
     assert f"Jubal (jubal) [outlaws, NPC {default_policy('cortex')}]" in out   # the default NPC: best, where fast
-    assert "undone: mal prone" in out
+    assert "undone: Mal: drop prone  [prone]" in out
     assert "Mal rolls attack with revolver: Agility d10" in out and "against Jubal's defence" in out
     assert s.history == [] and "prone" not in s.state.by_id["mal"].conditions
     assert read_save(tmp_path / "s.json")["session"]["history"] == []

@@ -263,8 +263,10 @@ class Terminal:
         elif h.get("override") is not None:
             self.say(f"undone: {override_words(h, self.s.state)}", "bold")
         else:
-            self.say(f"undone: {h['actor']} {command_for(self.s.state, Action.from_dict(h['action'], self.s.state.grid.width))}",
-                     "bold")
+            st = self.s.state            # back before the action: its figure is acting again
+            a = Action.from_dict(h["action"], st.grid.width)
+            who = st.by_id[h["actor"]].name if h["actor"] in st.by_id else h["actor"]
+            self.say(f"undone: {who}: {describe_action(st, a, with_odds=False)}  [{command_for(st, a)}]", "bold")
         self._shown_turn = None
 
     def turn_header(self) -> None:
