@@ -60,13 +60,9 @@ def _suggest_words(word: str, words: Iterable[str]) -> str:
     return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
-def _typed(legal: list[Action]) -> list[str]:
-    """The words that type the kinds of `legal`, in their order: `prone`, `end`, `pickup`, `pp`."""
-    typed = {"end_turn": "end", "drop_prone": "prone", "pick_up": "pickup"}
-    out = [typed.get(a.kind, a.kind) for a in legal]
-    if any(a.kind == "use" and (a.option or "").startswith("plot_points:") for a in legal):
-        out.append("pp")
-    return list(dict.fromkeys(out))
+def _typed(state: BattleState, legal: list[Action]) -> list[str]:
+    """The first words of the commands that give `legal` (`command_for`): `prone`, `end`, `pp` ..."""
+    return list(dict.fromkeys(command_for(state, a).split()[0] for a in legal))
 
 
 def _words(text: str) -> list[str]:
@@ -119,7 +115,7 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
         kind = "drop"   # cortex_hu drops a weapon (`drop pistol`); `drop` alone still drops prone
     if kind is None:
         raise CommandError(f"unknown command {words[0]!r}", field="command",
-                           expected=f"an action ({', '.join(_typed(legal))}), a number from the list, or help"
+                           expected=f"an action ({', '.join(_typed(state, legal))}), a number from the list, or help"
                            + _suggest_words(w0, ACTION_WORDS + META))
     rest = [w for w in words[1:]]
     # shortcuts that carry their option in the verb
@@ -160,7 +156,7 @@ def parse_action(words: list[str], state: BattleState, legal: list[Action]) -> A
     if not cands:
         what = ("spend Plot Points" if w0 == "pp" else "give first aid" if kind == "first_aid"
                 else KIND_VERBS.get(kind, kind.replace("_", " ")))
-        raise CommandError(f"{who} cannot {what} now", field=kind, expected="one of: " + ", ".join(_typed(legal)))
+        raise CommandError(f"{who} cannot {what} now", field=kind, expected="one of: " + ", ".join(_typed(state, legal)))
     targets = {a.target for a in cands if a.target}
     weapons = {a.weapon for a in cands if a.weapon}
     options = {a.option for a in cands if a.option}
