@@ -20,7 +20,7 @@ from rules.actions import Action
 from rules.choices import ASK, Asker, NeedChoice, Pending, Question, decider_for
 from rules.dice import Dice
 from rules.errors import IllegalActionError
-from rules.events import Event, event
+from rules.events import Event, captured, event
 from rules.ruleset import Ruleset
 from rules.state import BattleState
 
@@ -181,6 +181,45 @@ class Battle:
         """The open question, if the acting figure is answering one."""
         p = self.state.pending
         return p.question if p is not None else None
+
+    def before_question(self) -> list[Event]:
+        """What the open question's action has told so far: its events built before the question
+        (the hit, the damage, the failed save a stun choice follows), as they stood when it was
+        asked, in the order the action's log gives them. The fight log has none of them yet (the
+        action is resolved again from the start when answered, rules/choices.py), so a GM or a
+        client would otherwise be asked without seeing why. Played on copies with the rolls made
+        before the question; the fight, its dice and its log are untouched. Empty when nothing is
+        asked.
+
+        Rule code may tell an event before one it built earlier (cortex_hu's Plot Point roll
+        before the innate defence it raises), so the order is taken from a second run that goes
+        on past the question with its default answer (and later rolls from spare dice): the
+        events are built in the same sequence up to the question, and that run's list orders them."""
+        p = self.state.pending
+        if p is None:
+            return []
+        asked = {t: ASK for t in {c.team for c in self.state.combatants}}
+
+        def run(answers: list[str], deciders: dict, strict: bool) -> tuple[list[Event], list[Event] | None]:
+            st = self.state.clone()
+            st.pending = None
+            dice = Dice(0)
+            dice.force(p.rolls, strict=strict)
+            st.asking = Asker(answers, deciders)
+            with captured() as built:
+                try:
+                    return built, self.ruleset.apply(st, p.action, dice)
+                except NeedChoice:
+                    return built, None
+
+        built, _ = run(list(p.answers), asked, True)
+        told = [dict(e) for e in built]                     # as they stood when the question was asked
+        built2, out = run(list(p.answers) + [p.question.default], {}, False)
+        if out is None:                                     # cannot happen: nobody is asked in the second run
+            return told
+        place = {id(e): i for i, e in enumerate(out)}
+        at = [place.get(id(e)) for e in built2[:len(told)]]
+        return [told[i] for i in sorted((i for i in range(len(told)) if at[i] is not None), key=lambda i: at[i])]
 
     def step(self, action: Action, check: bool = True) -> list[Event]:
         """Resolve one action of the acting figure and advance the turn when it ends."""

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator, Mapping
 
 Event = dict[str, Any]
 
@@ -46,11 +48,32 @@ EVENT_TYPES: dict[str, tuple[str, ...]] = {
     "override": ("kind", "figure", "before", "after"),
 }
 
+#: where `event` also puts each event it builds, while `captured()` is open (else None)
+_CAPTURE: ContextVar[list[Event] | None] = ContextVar("tactica_event_capture", default=None)
+
+
 def event(type_: str, **fields: Any) -> Event:
     """Build an event dict; the type comes first."""
     e: Event = {"type": type_}
     e.update(fields)
+    sink = _CAPTURE.get()
+    if sink is not None:
+        sink.append(e)
     return e
+
+
+@contextmanager
+def captured() -> Iterator[list[Event]]:
+    """Every event built inside the block, in the order it was built, in the list it yields:
+    what a resolution had told when it stopped (at a question, `Battle.before_question`). Rule
+    code builds every event with `event` and never reorders them (a test checks the events seen
+    before a question against the log the answered action writes)."""
+    sink: list[Event] = []
+    token = _CAPTURE.set(sink)
+    try:
+        yield sink
+    finally:
+        _CAPTURE.reset(token)
 
 
 def validate_event(e: Mapping[str, Any]) -> list[str]:

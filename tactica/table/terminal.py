@@ -9,7 +9,7 @@ from typing import Callable, Iterable
 
 from rules.actions import Action
 from rules.errors import TacticaError
-from rules.events import Event, narrate
+from rules.events import Event, event, narrate
 from rules.state import Combatant
 from tactica.table.base import ADVISOR_POLICY, CommandError
 from tactica.table.commands import Command, parse_command, parse_faces
@@ -95,9 +95,10 @@ class Terminal:
             from tactica.render import order_line
             self.con.print(order_line(s.state))
         elif n == "status":
-            if not args:
-                raise CommandError("status needs a figure", field="status", expected="status FIGURE")
-            c = s.figure(" ".join(args))
+            if not args and s.state.over:
+                raise CommandError("status needs a figure once the fight is over", field="status",
+                                   expected="status FIGURE")
+            c = s.figure(" ".join(args)) if args else s.state.actor   # alone: the figure to act
             self.show_status(c)
         elif n == "log":
             k = int(args[0]) if args and args[0].isdigit() else 15
@@ -156,14 +157,15 @@ class Terminal:
         st = s.state
         legal = s.legal()
         groups: dict[str, list[Action]] = {}
-        order = ("attack", "grapple", "defend", "reload", "use", "pick_up", "stand", "drop_prone", "end_turn")
+        order = ("choose", "attack", "grapple", "defend", "reload", "use", "pick_up", "stand", "drop_prone", "end_turn")
         for a in legal:
             if a.kind == "move":
                 continue
             groups.setdefault(a.kind if a.kind in order else "other", []).append(a)
         moves = [a for a in legal if a.kind == "move"]
         numbered: list[Action] = []
-        titles = {"attack": "Attacks", "grapple": "Grapple", "defend": "Defence", "reload": "Reload", "use": "Use",
+        q = st.pending.question if st.pending is not None else None
+        titles = {"choose": f"Answer: {q.key.replace('_', ' ')}" if q else "Answer", "attack": "Attacks", "grapple": "Grapple", "defend": "Defence", "reload": "Reload", "use": "Use",
                   "pick_up": "Pick up", "stand": "Stand", "drop_prone": "Prone", "end_turn": "End",
                   "other": "Other"}
         lines: list[tuple[str, list[Action]]] = []
@@ -253,8 +255,16 @@ class Terminal:
                 s.drop_plan()
                 self.say("cancelled: nothing was resolved")
             return False
-        self.narrate(evs)
+        self.narrate(self.with_question_context(evs))
         return True
+
+    def with_question_context(self, evs: list[Event]) -> list[Event]:
+        """`evs` with, before a question that ends them, what the asked action has told so far
+        (`Battle.before_question`: the hit, the damage, the failed save): the log gets those
+        events only once the question is answered, and the GM must see why it is asked."""
+        if evs and evs[-1].get("type") == "question" and self.s.state.pending is not None:
+            return evs[:-1] + self.s.battle.before_question() + evs[-1:]
+        return evs
 
     def do_undo(self) -> None:
         h = self.s.undo()
@@ -301,6 +311,11 @@ class Terminal:
                         if a.then == "undo":
                             self.say("nothing to undo yet")
                         self.say("the fight must start: its initiative dice are needed")
+            elif st.pending is not None:        # resumed at an open question: say what led to it
+                q = st.pending.question
+                self.narrate(self.with_question_context([event("question", actor=q.figure, key=q.key,
+                                                               options=list(q.options), default=q.default,
+                                                               text=q.text)]))
             while True:
                 try:
                     self.step()

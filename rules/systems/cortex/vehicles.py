@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 from rules import calls
 from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
-from rules.events import Event
+from rules.events import Event, event
 from rules.systems.cortex.traits import TraitBook, plot_point_die
 
 LADDER = (3, 7, 11, 15, 19, 23, 27, 31)  # RULES-NOTES: Easy ... Impossible
@@ -83,10 +83,9 @@ def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
                             f"Intelligence {intel} + Mechanical Engineering {me}", step_sides((intel, me)),
                             difficulty=diff, modifiers=calls.mods(_steps_mod(steps)), label="open up the thrust"))
     ok = r.total >= diff and not r.botch
-    ev = {"type": "roll", "actor": actor, "purpose": "open up the thrust", "check": "open_up_thrust",
-          "modifiers": _steps_mod(steps),
-          "pool": f"Intelligence {intel} + Mechanical Engineering {me}",
-          "dice": [list(f) for f in r.faces], "total": r.total, "difficulty": diff, "success": ok}
+    ev = event("roll", actor=actor, purpose="open up the thrust", check="open_up_thrust",
+               modifiers=_steps_mod(steps), pool=f"Intelligence {intel} + Mechanical Engineering {me}",
+               dice=[list(f) for f in r.faces], total=r.total, difficulty=diff, success=ok)
     return ThrustResult(ok, diff, pa if ok else min(pa, vehicle_agility),
                         None if ok else damage_choice, ev)
 
@@ -119,9 +118,9 @@ def maneuver_roll(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Ma
                    RollCall(actor, "maneuver", "maneuver", " + ".join(str(p) for p in pool), step_sides(pool),
                             difficulty=difficulty, modifiers=calls.mods(named), label="maneuver"))
     ok = r.total >= difficulty and not r.botch
-    ev = {"type": "roll", "actor": actor, "purpose": "maneuver", "check": "maneuver", "modifiers": named,
-          "pool": " + ".join(str(p) for p in pool),
-          "dice": [list(f) for f in r.faces], "total": r.total, "difficulty": difficulty, "success": ok}
+    ev = event("roll", actor=actor, purpose="maneuver", check="maneuver", modifiers=named,
+               pool=" + ".join(str(p) for p in pool),
+               dice=[list(f) for f in r.faces], total=r.total, difficulty=difficulty, success=ok)
     return ok, r.total, ev
 
 

@@ -202,7 +202,7 @@ class CombatHu:
                                    "cover": 0 if held else self.cover_against(state, a, t, w, option)})
         evs.append(ev)
         if used:
-            evs.append(used)
+            evs.append(self.feint_used(t, used))
         evs += self.resolve_attack(state, a, t, w, option, r, ev, used is not None, dice)
         if option == "throw":
             evs += self.drop_object(state, a, w.name, t.pos, verb="lands")

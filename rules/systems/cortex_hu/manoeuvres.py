@@ -248,13 +248,19 @@ class ManoeuvresHu:
             evs.append(event("condition", target=t.id, condition="feinted", on=True, by=a.id))
         return evs
 
-    def use_feint(self, t: Combatant) -> Event | None:
-        """The next attack on a fooled figure, by anyone, uses the feint up: the event saying so, or None."""
+    def use_feint(self, t: Combatant) -> str | None:
+        """The next attack on a fooled figure, by anyone, uses the feint up: who feinted, or None.
+        The attack tells it after its roll (`feint_used`): events are built in the order they are told
+        (`Battle.before_question` relies on it)."""
         by = t.res["feinted_by"]
         if by is None:
             return None
         t.res["feinted_by"] = None
         t.conditions.discard("feinted")
+        return by
+
+    @staticmethod
+    def feint_used(t: Combatant, by: str) -> Event:
         return event("condition", target=t.id, condition="feinted", on=False, by=by, cause="attacked")
 
     def feint_lapses(self, c: Combatant) -> list[Event]:
@@ -291,10 +297,11 @@ class ManoeuvresHu:
                           extra={"steps": steps, "check": "grapple", "modifiers": modifiers},
                           against={"figure": t.id, "what": "defence", "total": None})
         w = self.weapons["unarmed"]
+        told = [self.feint_used(t, used)] if used else []
         diff, _, dev = self.resolve_defence(state, a, t, w, "grapple", -1 if r.botch else r.total, dice,
                                             innate_only=used is not None)
         ev["difficulty"] = diff
-        evs = [ev] + ([used] if used else []) + dev
+        evs = [ev] + told + dev
         if r.botch or r.total < diff:
             evs.append(event("attack", actor=a.id, target=t.id, weapon="grapple", result="miss", total=r.total,
                              difficulty=diff))
