@@ -95,21 +95,26 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
     marks = dict(marks or figure_marks(state, pc_teams))
     roles = roles or {}
     tb = Table(box=None, pad_edge=False, show_header=True, header_style="bold", padding=(0, 1, 0, 0))
+    ammo_of = {c.id: c.res.get("ammo") if isinstance(c.res.get("ammo"), dict) else {} for c in state.combatants}
+    # one weapon's count a line, and the column as wide as the longest (capped), so a count is
+    # never split ("assault_rifle:3" over "0" in 80 columns)
+    ammo_width = min(24, max((len(f"{k}:{v}") for a in ammo_of.values() for k, v in a.items()), default=1))
     for col in ("", "id", "name", "team", "at", "health", "", "conditions", "ammo"):
         # conditions and ammunition counts are never cut short (in 80 columns "dart_gun:1" came out
         # as "dart_gun:..."): a word too long for its column folds onto the next line
-        tb.add_column(col, no_wrap=col in ("", "id", "at", "health"),
+        tb.add_column(col, no_wrap=col in ("", "id", "at", "health", "ammo"),
+                      min_width=ammo_width if col == "ammo" else None,
                       overflow="fold" if col in ("conditions", "ammo") else "ellipsis")
     actor = state.actor if not state.over else None
     for c in state.combatants:
         hp, mx = rs.health(c)
-        ammo = c.res.get("ammo") if isinstance(c.res.get("ammo"), dict) else {}
+        ammo = ammo_of[c.id]
         tb.add_row(Text(marks.get(c.id, "?"), style=team_style(state, c.team) + (" reverse" if c is actor else "")),
                    safe_text(c.id), safe_text(c.name),
                    safe_text(c.team + (f" ({roles[c.team]})" if c.team in roles else "")),
-                   str(list(state.grid.xy(c.pos))), health_bar(hp, mx, 8),
+                   str(list(state.grid.xy(c.pos))), health_bar(hp, mx, 6),
                    f"{hp:g}/{mx:g}", safe_text(", ".join(sorted(c.conditions)) or "-"),
-                   safe_text(" ".join(f"{k}:{v}" for k, v in ammo.items()) or "-"))
+                   Text("\n").join(safe_text(f"{k}:{v}") for k, v in ammo.items()) if ammo else Text("-"))
     return tb
 
 

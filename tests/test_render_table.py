@@ -43,3 +43,16 @@ def test_a_long_ammunition_list_folds_but_loses_nothing():
     text = "".join(x.rstrip() for x in lines).replace(" ", "")
     for word in ("assault_rifle:30", "rocket_launcher:1", "beam_rifle:2"):
         assert word in text, word
+
+
+def test_each_weapons_count_is_whole_on_its_own_line():
+    """cybergeneration/mall_raid in 80 columns: the troopers' "assault_rifle:30" came out as
+    "assault_rifle:3" with "0" on the next line; each weapon's count now has a line of its own, whole,
+    and the header "conditions" is not folded either."""
+    lines = _lines("cybergeneration/mall_raid", "juves=tactical")
+    assert all(len(x) <= 80 for x in lines)
+    assert "conditions" in lines[0] and "ammo" in lines[0]
+    words = [w for x in lines for w in x.split() if ":" in w]
+    assert words.count("assault_rifle:30") == 2 and words.count("frag_grenade:2") == 2, words
+    assert "light_pistol:12" in words and "smg:50" in words
+    assert all(x.split()[-1] != "0" for x in lines[1:])
