@@ -60,3 +60,16 @@ def test_cortex_status_shows_stun_and_wound_and_the_actors_turn(tmp_path):
     assert "stun 0" in text and "wound 0" in text and "life points" in text
     assert "this turn: actions used 0" in text
     assert "ammo: pistol 15" in text     # weapon ids as the commands type them
+
+
+def test_status_alone_shows_the_figure_to_act(tmp_path):
+    """A GM typing `status` at a prompt was told "status needs a figure"; alone it is the acting figure."""
+    s = Session.new("cybergeneration/mall_raid", seed=0, save_path=tmp_path / "s.json")
+    s.begin()
+    me = s.state.actor
+    buf = io.StringIO()
+    feed = ["status"]
+    Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
+    out = buf.getvalue()
+    assert "needs a figure" not in out
+    assert "this turn:" in out and me.name in out[out.rindex("> status") if "> status" in out else 0:]

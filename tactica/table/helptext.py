@@ -53,7 +53,7 @@ Commands at any prompt (the dice prompt too):
   map                the map, the initiative order and the figures
   moves              the map with the reachable cells (+)
   list               the numbered legal actions again
-  status FIGURE      one figure in detail
+  status [FIGURE]    one figure in detail (alone: the figure to act)
   order              the initiative order
   log [N]            the last N narrated events
   hint               what the advisor policy would do
