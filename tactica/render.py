@@ -91,7 +91,8 @@ def health_bar(hp: float, mx: float, width: int = 10) -> Text:
 
 def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
                   marks: Mapping[str, str] | None = None, roles: Mapping[str, str] | None = None) -> Table:
-    """One row per figure: mark, id, name, team, position, health, conditions, ammunition."""
+    """One row per figure: mark, id, name, team, position (x,y: as `move X,Y` takes it), health,
+    conditions and ammunition (one a line, so no word is split in 80 columns)."""
     marks = dict(marks or figure_marks(state, pc_teams))
     roles = roles or {}
     tb = Table(box=None, pad_edge=False, show_header=True, header_style="bold", padding=(0, 1, 0, 0))
@@ -112,8 +113,9 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
         tb.add_row(Text(marks.get(c.id, "?"), style=team_style(state, c.team) + (" reverse" if c is actor else "")),
                    safe_text(c.id), safe_text(c.name),
                    safe_text(c.team + (f" ({roles[c.team]})" if c.team in roles else "")),
-                   str(list(state.grid.xy(c.pos))), health_bar(hp, mx, 6),
-                   f"{hp:g}/{mx:g}", safe_text(", ".join(sorted(c.conditions)) or "-"),
+                   "{},{}".format(*state.grid.xy(c.pos)), health_bar(hp, mx, 6),
+                   f"{hp:g}/{mx:g}",
+                   Text("\n").join(safe_text(k) for k in sorted(c.conditions)) if c.conditions else Text("-"),
                    Text("\n").join(safe_text(f"{k}:{v}") for k, v in ammo.items()) if ammo else Text("-"))
     return tb
 

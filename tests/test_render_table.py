@@ -56,3 +56,20 @@ def test_each_weapons_count_is_whole_on_its_own_line():
     assert words.count("assault_rifle:30") == 2 and words.count("frag_grenade:2") == 2, words
     assert "light_pistol:12" in words and "smg:50" in words
     assert all(x.split()[-1] != "0" for x in lines[1:])
+
+
+def test_conditions_one_a_line_and_no_word_split():
+    """A cybergeneration figure in shock has four conditions; "impaired, incapacitated, prone,
+    stunned" in 80 columns came out with "incapacitat" over "ed". One a line now, each whole."""
+    s = Session.new("cybergeneration/mall_raid", pc=["juves=tactical"], seed=3)
+    s.begin()
+    s.state.by_id["pixel"].conditions |= {"impaired", "incapacitated", "prone", "stunned"}
+    buf = io.StringIO()
+    Console(file=buf, width=80, color_system=None).print(
+        figures_table(s.state, get_ruleset(s.state.ruleset), ["juves"], roles={"juves": "PC"}))
+    lines = buf.getvalue().splitlines()
+    words = [w for x in lines for w in x.split()]
+    for k in ("impaired", "incapacitated", "prone", "stunned"):
+        assert k in words, (k, lines)
+    assert all(len(x) <= 80 for x in lines)
+    assert "11,10" in words          # the cell as `move 11,10` takes it
