@@ -28,6 +28,11 @@ class Quit(Exception):
     pass
 
 
+def _faces(sides: list[int] | tuple[int, ...]) -> str:
+    """"1 face (d10)", "2 faces (d8 d8)": what a dice prompt wants."""
+    return f"{len(sides)} face{'' if len(sides) == 1 else 's'} ({' '.join('d%d' % x for x in sides)})"
+
+
 class Terminal:
     """The interactive loop: shows the fight, asks the GM, resolves and narrates."""
 
@@ -228,10 +233,10 @@ class Terminal:
                 cmd = parse_command(line)
             except CommandError as e:
                 self.say(f"{e.line()}", "red")
-                self.say(f"enter {len(req.sides)} faces ({' '.join('d%d' % x for x in req.sides)}) or r", "red")
+                self.say(f"enter {_faces(req.sides)} or r", "red")
                 continue
             if cmd.kind != "meta":
-                self.say(f"enter {len(req.sides)} faces ({' '.join('d%d' % x for x in req.sides)}), r to roll, "
+                self.say(f"enter {_faces(req.sides)}, r to roll, "
                          f"or a command (cancel, undo, map, help, quit)", "red")
                 continue
             try:
