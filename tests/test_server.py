@@ -112,6 +112,10 @@ def test_given_dice_resolve_exactly_like_a_replay(client):
     r = client.post(f"/fights/{fid}/actions", json={"action": act, "dice": [2, 1]})
     assert r.status_code == 200, r.text
     assert [e["type"] for e in r.json()["events"]] == ["question"]   # how the defender meets it
+    q = r.json()["summary"]["question"]              # and what it is told: the attack roll, not in the log yet
+    assert q["key"] == "innate_defence" and "roll" in q["options"]
+    assert [e["type"] for e in q["told"]] == ["roll"] and q["told"][0]["total"] == 3
+    assert q["told"][0]["actor"] == s["actor"]
     # ... and, after the defender's choice to roll innate defence, its die (d10): 2+1 vs 9
     r = client.post(f"/fights/{fid}/actions", json={"action": {"type": "choose", "option": "roll"}, "dice": [9]})
     assert r.status_code == 200, r.text

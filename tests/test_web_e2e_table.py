@@ -298,3 +298,28 @@ def test_page_files_stay_small():
     for p in STATIC.iterdir():
         if p.suffix in (".js", ".css"):
             assert len(p.read_text(encoding="utf-8").splitlines()) <= 520, p.name
+
+
+def test_a_question_shows_what_its_action_did(live, page):
+    """A cybergeneration stun save failed: the page asked "pass out, or stay conscious in shock?"
+    with nothing of the hit in the log (the action's events come once it is answered). The panel
+    now tells the roll, the hit, the damage and the failed save above the question."""
+    url, c, _ = live
+    fid = new_fight(c, seed=0, scenario="cybergeneration/mall_raid",
+                    teams={"juves": {"role": "pc"}, "cswat": {"role": "npc", "policy": "tactical"}})
+    for _ in range(40):
+        v = view(c, fid)
+        if v["question"] is not None or v["board"]["over"]:
+            break
+        a = c.post(f"/fights/{fid}/suggest", json={"seed": v["decision"], "policy": "tactical"}).json()["action"]
+        body = {k: a[k] for k in ("type", "target", "weapon", "option") if k in a} | ({"cell": a["at"]} if "at" in a else {})
+        assert c.post(f"/fights/{fid}/actions", json={"action": body}).status_code == 200
+    q = v["question"]
+    assert q is not None and q["key"] == "stun_fail" and q["told"], v["question"]
+    assert any("rolls stun save" in t for t in q["told"]) and any("takes" in t for t in q["told"])
+    open_fight(page, url, fid)
+    page.wait_for_selector("#question")
+    text = page.inner_text("#question")
+    assert q["text"] in text and all(t in text for t in q["told"]), text
+    assert "answers: pick one below" in page.inner_text("#pc-hint")
+    shot(page, "12-question.png")

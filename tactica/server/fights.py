@@ -107,6 +107,11 @@ class Fight:
         d["actions_resolved"] = b.actions_resolved
         d["order"] = list(b.state.order)
         d["end_reason"] = b.state.end_reason
+        p = b.state.pending
+        if p is not None:
+            # the rules' open question, and what its action has told so far (the roll, the hit, the
+            # damage): the log gets those events only once the question is answered
+            d["question"] = p.question.to_dict() | {"told": b.before_question()}
         return d
 
 

@@ -200,6 +200,9 @@ class ViewOut(BaseModel):
     map: dict[str, Any]
     board: dict[str, Any]
     summary: dict[str, Any]
+    #: the rules' open question (figure, key, options, default), `text` as the log will tell it and
+    #: `told`: what its action did before it, narrated (the log gets those once it is answered)
+    question: dict[str, Any] | None = None
     log: list[dict[str, Any]]
     since: int
     total: int

@@ -59,7 +59,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         return HTMLResponse(api_reference(app.openapi()))
 
     def view_of(f, since: int) -> dict[str, Any]:
-        from rules.events import narrate
+        from rules.events import event, narrate
 
         b = f.battle
         s = b.state
@@ -68,7 +68,14 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         if "image" in m:
             m["image"]["url"] = f"/fights/{f.id}/map-image"
         names = {c.id: c.name for c in s.combatants}   # the log names figures as the board and the plans do
-        return {"id": f.id, "map": m, "board": board_json(s, b.ruleset), "summary": f.summary(),
+        question = None
+        if s.pending is not None:   # the rules' open question, told with what its action did so far
+            q = s.pending.question
+            question = {"figure": q.figure, "key": q.key, "options": list(q.options), "default": q.default,
+                        "text": narrate(event("question", actor=q.figure, key=q.key, options=list(q.options),
+                                              default=q.default, text=q.text), names),
+                        "told": [narrate(e, names) for e in b.before_question()]}
+        return {"id": f.id, "map": m, "board": board_json(s, b.ruleset), "summary": f.summary(), "question": question,
                 "log": [{"i": i, "text": narrate(e, names), "event": e} for i, e in enumerate(evs[since:], since)],
                 "since": min(since, len(evs)), "total": len(evs), "undo": f.undo_depth(),
                 "undo_last": f.undo_last(), "settings": f.settings, "decision": b.actions_resolved}

@@ -266,9 +266,14 @@ export class LiveMode {
       h("span", { class: "dot", style: `background:${this.map.colour(me.team)}` }),
       `${me.name}'s turn`, h("small", {}, ` ${this.role(b.actor).toUpperCase()} · ${me.team}`));
     const parts = [head];
+    const q = this.view.question;   // the rules stopped an action to ask: say what it did so far
+    if (q) parts.push(h("div", { id: "question", class: "plan" },
+      h("div", { class: "plan-label" }, "The rules ask"),
+      q.told.length ? h("ol", { class: "told" }, ...q.told.map((t) => h("li", {}, t))) : null,
+      h("p", { class: "plan-reason" }, q.text)));
     if (this.plan) parts.push(this.planCard());
-    else parts.push(h("p", { class: "hint", id: "pc-hint" },
-      `Click ${me.name}, then a highlighted cell to move or an enemy to attack; or pick an action below.`));
+    else parts.push(h("p", { class: "hint", id: "pc-hint" }, q ? `${me.name} answers: pick one below.`
+      : `Click ${me.name}, then a highlighted cell to move or an enemy to attack; or pick an action below.`));
     parts.push(this.selfActions());
     parts.push(teamsBox(this));
     parts.push(this.gm.render());
