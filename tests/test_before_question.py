@@ -133,3 +133,20 @@ def test_the_table_tells_the_action_before_asking_and_again_on_resume(tmp_path):
     assert "Answer: stun fail" in out[asked:]
     again = run(Session.resume(tmp_path / "s.json"), [])
     assert again.index("Pixel rolls stun save") < again.index("Pixel must choose stun fail")
+
+
+def test_enter_at_a_pc_prompt_says_what_is_wanted(tmp_path):
+    """Enter accepts an NPC's plan; at a PC's prompt (here an open question) it was silently
+    ignored, prompt after prompt. It now says what the prompt wants."""
+    import io
+
+    from rich.console import Console
+
+    from tactica.table import Session, Terminal
+
+    s = Session.new("cybergeneration/mall_raid", npc=["cswat=tactical"], seed=0, save_path=tmp_path / "s.json")
+    buf = io.StringIO()
+    feed = ["", ""]
+    Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
+    out = buf.getvalue()
+    assert "pick a number from the list or type an action" in out and "Pixel must answer first" in out

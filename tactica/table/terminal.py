@@ -402,6 +402,9 @@ class Terminal:
                 self.say(e.line(), "red")
                 continue
             if cmd.kind == "empty":
+                # Enter accepts an NPC's plan; a PC's turn has none to accept: say what is wanted
+                self.say("pick a number from the list or type an action (`list` shows them again, `help` the "
+                         "commands)" + (f"; {actor.name} must answer first" if st.pending is not None else ""))
                 continue
             if cmd.kind == "pick":
                 if not 1 <= cmd.number <= len(self.numbered):
