@@ -160,6 +160,23 @@ def _entries(doc: dict) -> dict[str, dict]:
     return {c.get("id"): c for t in doc["teams"] for c in t.get("combatants", [])}
 
 
+def knob_sign(k: Any, spec: ScenarioSpec, pc_team: str, source: str | None = None) -> int:
+    """+1 where turning the knob up helps the PC team, -1 where it helps their foes, 0 where the
+    tuner cannot tell (a weapon, a distance, cover: which side gains depends on the map).
+
+    Assumption (docs README, "Preparing an encounter"): another figure of a team, or a step up
+    of a trait of its figures, never makes that team weaker. The tuner tries only the steps
+    toward the target on such knobs: on few fights a step the wrong way could look nearer on
+    the dice alone (a foe's Reflexes up "helped" the PCs from 11.0% to 14.0% of 100 fights)."""
+    if isinstance(k, CountKnob):
+        team = k.team
+    elif isinstance(k, StepKnob):
+        team = k.team if k.team is not None else _built(spec, source)[k.figure].team
+    else:
+        return 0
+    return 1 if team == pc_team else -1
+
+
 def knob_range(k: Any) -> tuple[int, int]:
     if isinstance(k, WeaponKnob):
         return 0, len(k.choices) - 1

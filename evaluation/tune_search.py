@@ -81,11 +81,14 @@ def measured(kind: str, rnd: int, step: int, change: str, r: Mapping[str, Any], 
 def search_round(evaluate: Callable[[Values, str], Mapping[str, Any]], start: Values,
                  ranges: Sequence[tuple[int, int]], change: Callable[[int, int, int], str],
                  target: float, tolerance: float, max_steps: int, *, rnd: int,
-                 start_label: str, note: Callable[[Note], None] | None = None) -> RoundResult:
+                 start_label: str, note: Callable[[Note], None] | None = None,
+                 signs: Sequence[int] | None = None) -> RoundResult:
     """One round of the search from `start` (see the module doc).
 
     `evaluate(values, label)` measures a setting on the round's dice (win_rate, ci_low,
-    ci_high, episodes); `change(i, old, new)` words a step of knob `i`."""
+    ci_high, episodes); `change(i, old, new)` words a step of knob `i`. `signs[i]`: +1 where
+    knob `i` up helps the PCs, -1 where it helps their foes, 0 unknown (`evaluation.knobs.knob_sign`);
+    a knob with a sign is stepped only toward the target."""
     say = note or (lambda n: None)
 
     def gap(r: Mapping[str, Any]) -> float:
@@ -106,8 +109,12 @@ def search_round(evaluate: Callable[[Values, str], Mapping[str, Any]], start: Va
                                                    f"of the target {_pct(target)}"))
             break
         contenders: list[tuple[float, int, Values, str, Mapping[str, Any]]] = []
+        want = 1 if res["win_rate"] < target else -1     # the PCs need help (+1), or their foes do
         for i in range(len(cur)):
+            sign = signs[i] if signs is not None else 0
             for dv in (-1, 1):
+                if sign and sign * dv != want:
+                    continue                              # a step away from the target
                 v = cur[i] + dv
                 if not ranges[i][0] <= v <= ranges[i][1]:
                     continue

@@ -37,7 +37,10 @@ The search (`tune`) uses common random numbers: every candidate encounter is pla
 same fight seeds `(seed, 0..n-1)`, so two candidates differ by what changed, not by luck.
 From the scenario as written it moves one knob one step at a time to the neighbour whose
 win rate is nearest the target, until that is within half the tolerance or no neighbour
-is nearer. The result is then measured afresh on other seeds (`check_seed`, default
+is nearer. Counts and trait steps are stepped only toward the target (another foe or a foe's
+trait up makes the fight harder for the PCs, a PC's easier: `knob_sign`, an assumption);
+weapons, distances and cover, whose effect depends on the map, are tried both ways
+(`directed=False` tries every knob both ways). The result is then measured afresh on other seeds (`check_seed`, default
 `seed + 1`), and that fresh measurement, with its interval, is what the report stands on.
 When the fresh measurement misses the tolerance, the search goes on from there for up to
 `refine` more rounds, each on new seeds and twice the fights per candidate (round r
@@ -62,15 +65,15 @@ from rules.errors import TacticaError
 from rules.scenario import build_state, parse_scenario, resolve_scenario
 from evaluation.knobs import (  # noqa: F401 - the knobs' API, importable from here as before
     DEFAULT_STEP_TRAITS, TRAIT_GROUPS, Cell, CountKnob, CoverKnob, DistanceKnob, StepKnob, TuningSpec, WeaponKnob,
-    apply_knobs, baseline, check_knobs, default_knobs, has_trait, knob_label, knob_range, parse_knobs, step_trait,
-    values_dict)
+    apply_knobs, baseline, check_knobs, default_knobs, has_trait, knob_label, knob_range, knob_sign, parse_knobs,
+    step_trait, values_dict)
 
 
 def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, tolerance: float = 0.05,
          pc: str | None = None, policies: Mapping[str, str] | None = None, episodes: int = 400,
          check_episodes: int = 1000, seed: int = 0, check_seed: int | None = None, max_steps: int = 30,
          refine: int = 2,
-         workers: int = 1, backend: str = "local", address: str | None = None,
+         workers: int = 1, backend: str = "local", address: str | None = None, directed: bool = True,
          progress: Callable[[str, Estimate], None] | None = None,
          on_note: Callable[[Note], None] | None = None) -> dict[str, Any]:
     """Search the scenario's knobs for the target PC win rate (see the module doc).
@@ -101,6 +104,7 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
     declared = bool(spec.tuning)
     bases = [baseline(doc, k, spec, source) for k in knobs]
     ranges = [knob_range(k) for k in knobs]
+    signs = [knob_sign(k, spec, pc_team, source) for k in knobs]
     check_seed = seed + 1 if check_seed is None else check_seed
     cols = ("values", "win_rate", "ci_low", "ci_high")
     path: list[dict[str, Any]] = []
@@ -137,7 +141,7 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
 
             start = "start" if rnd else "as written"
             found = search_round(evaluate, cur, ranges, change, target_win, tolerance, max_steps,
-                                 rnd=rnd + 1, start_label=start, note=say)
+                                 rnd=rnd + 1, start_label=start, note=say, signs=signs if directed else None)
             cur, res = found.values, found.result
             head = {"round": rnd + 1, "seed": s_seed, "episodes": n}
             path.append({**head, "step": 0, "change": start, **{k: found.start[k] for k in cols}})
