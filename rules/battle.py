@@ -211,6 +211,8 @@ class Battle:
                     return built, self.ruleset.apply(st, p.action, dice)
                 except NeedChoice:
                     return built, None
+                except Exception:  # noqa: BLE001 - a copy's telling must never break the fight it tells of
+                    return built, None
 
         built, _ = run(list(p.answers), asked, True)
         told = [dict(e) for e in built]                     # as they stood when the question was asked
