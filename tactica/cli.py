@@ -167,9 +167,14 @@ def replay(
     if as_json:
         print(json.dumps(result.to_json(), indent=1))
     elif battle is not None:
-        for e in battle.events:
+        told = battle.before_question() if result.error is None else []
+        for i, e in enumerate(battle.events):
             if e["type"] == "roll" and e.get("purpose") == "initiative":
                 continue
+            if told and i == len(battle.events) - 1 and e["type"] == "question":
+                # the replay stops at an open question: what its action did so far comes first
+                for t in told:
+                    out.print(escape(narrate(t)), highlight=False)
             out.print(escape(narrate(e)), highlight=False)
         if result.error is None:
             s = battle.state
@@ -191,7 +196,7 @@ def validate(file: Path = typer.Argument(..., help="A scenario or replay file.")
     doc = read_document(file)
     if isinstance(doc, dict) and "steps" in doc:
         b = run_replay(file)
-        out.print(f"ok: {safe(file)} is a valid replay of {safe(b.state.scenario)} ({len(doc['steps'])} steps)",
+        out.print(f"ok: {safe(file)} is a valid replay of {safe(b.state.scenario)} ({len(doc['steps'])} step{'' if len(doc['steps']) == 1 else 's'})",
                   highlight=False)
         return
     spec = parse_scenario(doc, str(file))

@@ -150,3 +150,24 @@ def test_enter_at_a_pc_prompt_says_what_is_wanted(tmp_path):
     Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
     out = buf.getvalue()
     assert "pick a number from the list or type an action" in out and "Pixel must answer first" in out
+
+
+def test_a_replay_that_stops_at_a_question_tells_its_action_first(tmp_path):
+    """`export` at an open question, then `tactica replay` of it: the narration ended with the
+    question alone; the action's roll, hit, damage and failed save now come before it."""
+    from typer.testing import CliRunner
+
+    from tactica.cli import app
+    from tactica.table import Session
+
+    s = Session.new("cybergeneration/mall_raid", npc=["cswat=tactical"], seed=0, save_path=tmp_path / "s.json")
+    s.begin()
+    s.resolve(s.plan().action)
+    p = s.export(tmp_path / "at-question.yaml")
+    r = CliRunner().invoke(app, ["replay", str(p)])
+    assert r.exit_code == 0, r.output
+    out = r.output
+    assert out.index("rolls attack with assault_rifle") < out.index("takes 4 Wounds") \
+        < out.index("rolls stun save") < out.index("must choose stun fail")
+    r = CliRunner().invoke(app, ["validate", str(p)])
+    assert "(1 step)" in r.output

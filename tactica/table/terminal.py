@@ -141,7 +141,8 @@ class Terminal:
             if not args:
                 raise CommandError("export needs a file name", field="export", expected="export FILE.yaml")
             p = s.export(args[0])
-            self.say(f"replay written to {p} ({len(s.history)} steps): tactica replay {p}")
+            n = len(s.history)
+            self.say(f"replay written to {p} ({n} step{'' if n == 1 else 's'}): tactica replay {p}")
         elif n == "quit":
             raise Quit()
 
