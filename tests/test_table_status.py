@@ -73,3 +73,13 @@ def test_status_alone_shows_the_figure_to_act(tmp_path):
     out = buf.getvalue()
     assert "needs a figure" not in out
     assert "this turn:" in out and me.name in out[out.rindex("> status") if "> status" in out else 0:]
+
+
+def test_status_alone_between_rounds_asks_for_a_figure(tmp_path):
+    """At the initiative dice of a new round no figure is acting: `status` alone crashed the table
+    (found by a fuzz of typed lines); it now asks which figure."""
+    s = Session.new("cybergeneration/mall_raid", seed=0, dice_mode="manual", save_path=tmp_path / "s.json")
+    buf = io.StringIO()
+    feed = ["status", "r", "r", "r", "r", "r", "r", "r"]
+    Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
+    assert "status needs a figure: no figure is acting now" in buf.getvalue()

@@ -100,8 +100,8 @@ class Terminal:
             from tactica.render import order_line
             self.con.print(order_line(s.state))
         elif n == "status":
-            if not args and s.state.over:
-                raise CommandError("status needs a figure once the fight is over", field="status",
+            if not args and (s.state.over or s.state.actor is None):   # over, or between rounds (initiative)
+                raise CommandError("status needs a figure: no figure is acting now", field="status",
                                    expected="status FIGURE")
             c = s.figure(" ".join(args)) if args else s.state.actor   # alone: the figure to act
             self.show_status(c)
