@@ -83,3 +83,14 @@ def test_status_alone_between_rounds_asks_for_a_figure(tmp_path):
     feed = ["status", "r", "r", "r", "r", "r", "r", "r"]
     Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
     assert "status needs a figure: no figure is acting now" in buf.getvalue()
+
+
+@pytest.mark.parametrize("word", ["hint", "list", "moves"])
+def test_commands_of_the_acting_figure_at_the_initiative_dice_say_nobody_acts(tmp_path, word):
+    """`hint` at a new round's initiative dice crashed the table ('NoneType' has no 'team'; found
+    by a fuzz of typed lines): no figure acts until initiative is rolled."""
+    s = Session.new("cybergeneration/mall_raid", seed=0, dice_mode="manual", save_path=tmp_path / "s.json")
+    buf = io.StringIO()
+    feed = [word] + ["r"] * 8
+    Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
+    assert "no figure is acting now: the round's initiative is being rolled" in buf.getvalue()

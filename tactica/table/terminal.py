@@ -76,6 +76,10 @@ class Terminal:
         """Run a command available at any prompt (undo/quit raise to unwind)."""
         s = self.s
         n, args = cmd.name, cmd.args
+        if n in ("moves", "list", "hint") and not s.state.over and s.state.actor is None:
+            # at the initiative dice of a new round: nobody acts yet (`hint` crashed the table here)
+            raise CommandError("no figure is acting now: the round's initiative is being rolled", field=n,
+                               expected="the dice first")
         if n == "help":
             from tactica.table.helptext import help_text
             self.con.print(help_text(s.rs, s.state, s.legal() if s.state.actor and not s.state.over else []),
