@@ -94,3 +94,22 @@ def test_behave_hold_typed_as_the_help_gives_it(tmp_path):
     mx, my = s.state.grid.xy(move.cell)
     for typed in (f"move cell={mx},{my}", f"move {mx},{my}", f"move {mx}, {my}"):
         assert parse_command(typed, s.state, s.legal()).action == move, typed
+
+
+def test_behave_star_sets_every_team_and_a_bad_setting_at_the_dice_prompt_is_said(tmp_path):
+    """`behave * downed=spare` (the API's "*" team) was read as a figure named '*', and the
+    BehaviourError it raised at a dice prompt crashed the table (found by a fuzz of typed lines)."""
+    import io
+
+    from rich.console import Console
+
+    from tactica.table import Session, Terminal
+
+    s = Session.new("cortex/warehouse", seed=0, dice_mode="manual", save_path=tmp_path / "s.json")
+    buf = io.StringIO()
+    feed = ["behave * downed=spare", "behave nobody downed=spare", "r", "r", "r", "r", "r", "r", "r"]
+    Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
+    out = buf.getvalue()
+    assert s.behaviour_json()["teams"] == {"*": {"downed": "spare"}}, s.behaviour_json()
+    assert "error: " in out and "no figure 'nobody'" in out
+    assert s.started                                # the roll went on after the error

@@ -63,9 +63,10 @@ Commands at any prompt (the dice prompt too):
   dice engine|manual who rolls: the engine or the GM by hand;
                      dice {team}=manual (a team or figure) rolls by hand
                      for those only
-  behave NAME k=v .. NPC behaviour of a team or figure: downed=spare|finish,
-                     morale=fall_back|surrender break_at=0.5, protect=ID,
-                     hold=X,Y radius=M (docs/npc-behaviour.md)
+  behave NAME k=v .. NPC behaviour of a team or figure (* every team):
+                     downed=spare|finish, morale=fall_back|surrender
+                     break_at=0.5, protect=ID, hold=X,Y radius=M
+                     (docs/npc-behaviour.md)
   confirm on|off     ask before resolving NPC plans, or not
   save [FILE]        save now (it is saved after every action anyway)
   export FILE        the fight so far as a replay file (tactica replay)

@@ -84,7 +84,7 @@ def behave_command(session: "Session", args: list[str]) -> str:
     """Set one name's behaviour from the prompt; returns the settings now in words."""
     name, doc = parse_behave(args)
     cur = session.behaviour_json()
-    kind = "teams" if name in session.state.teams else "figures"
+    kind = "teams" if name in session.state.teams or name == "*" else "figures"   # "*": every team
     new = {"teams": dict(cur.get("teams", {})), "figures": dict(cur.get("figures", {}))}
     new[kind][name] = {**new[kind].get(name, {}), **doc}
     set_behaviour(session, check_behaviour(session, new))

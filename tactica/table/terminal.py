@@ -246,8 +246,8 @@ class Terminal:
                 continue
             try:
                 self.meta(cmd, at_dice=True)
-            except CommandError as e:
-                self.say(e.line(), "red")
+            except TacticaError as e:   # a bad setting (`behave`) is said here; the roll is still wanted
+                self.say(e.line() if isinstance(e, CommandError) else f"error: {e.line()}", "red")
             self.say(req.text(), "bold yellow")
 
     # -- the loop -----------------------------------------------------------------------
