@@ -37,10 +37,19 @@ def _lines(s: Session, seed: int) -> list[str]:
     return [rng.choice(words) for _ in range(150)]
 
 
-def _fuzz(scenario: str, seed: int, tmp_path) -> None:
-    s = Session.new(scenario, seed=seed, save_path=tmp_path / f"fz{seed}.json",
-                    npc=[f"{t}=tactical" for t in sorted({c.team for c in Session.new(scenario).state.combatants})[1:]])
+def _fuzz(scenario: str, seed: int, tmp_path, by_hand: bool = False) -> None:
+    """One NPC team played by `tactical` and the engine's dice; `by_hand`: the GM plays every
+    team and types every die (a third of the lines become two numbers, faces or not)."""
+    teams = sorted({c.team for c in Session.new(scenario).state.combatants})
+    if by_hand:
+        s = Session.new(scenario, seed=seed, save_path=tmp_path / f"fz{seed}.json", pc=teams, dice_mode="manual")
+    else:
+        s = Session.new(scenario, seed=seed, save_path=tmp_path / f"fz{seed}.json",
+                        npc=[f"{t}=tactical" for t in teams[1:]])
     feed = _lines(s, seed)
+    if by_hand:
+        rng = random.Random(-seed)
+        feed = [x if rng.random() < 0.67 else f"{rng.randint(0, 12)} {rng.randint(0, 12)}" for x in feed]
     buf = io.StringIO()
     Terminal(s, Console(file=buf, width=100, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
     assert not feed, "the table stopped before its lines ran out"
@@ -56,8 +65,15 @@ def test_typed_lines_at_random_never_crash_the_table(scenario, seed, tmp_path):
     _fuzz(scenario, seed, tmp_path)
 
 
+def test_typed_lines_with_every_die_by_hand_never_crash_the_table(tmp_path):
+    """`behave * downed=spare` at the first initiative roll crashed this one (a BehaviourError out
+    of the dice prompt)."""
+    _fuzz("cortex/warehouse", 0, tmp_path, by_hand=True)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @pytest.mark.parametrize("seed", range(1, 13))
-def test_typed_lines_at_random_never_crash_the_table_more_seeds(scenario, seed, tmp_path):
-    _fuzz(scenario, seed, tmp_path)
+@pytest.mark.parametrize("by_hand", [False, True])
+def test_typed_lines_at_random_never_crash_the_table_more_seeds(scenario, seed, by_hand, tmp_path):
+    _fuzz(scenario, seed, tmp_path, by_hand)
