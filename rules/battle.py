@@ -300,9 +300,7 @@ class Battle:
             del record[mark:mark + again]
 
     def _asked(self) -> list[Event]:
-        q = self.state.pending.question
-        evs = [event("question", actor=q.figure, key=q.key, options=list(q.options), default=q.default,
-                     text=q.text)]
+        evs = [self.state.pending.question.as_event()]
         self._emit(evs)
         return evs
 

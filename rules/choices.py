@@ -43,6 +43,12 @@ class Question:
         return {"figure": self.figure, "key": self.key, "options": list(self.options),
                 "default": self.default, "text": self.text}
 
+    def as_event(self) -> dict[str, Any]:
+        """The `question` event that puts it to the figure (the log's, and a resumed table's)."""
+        from rules.events import event
+        return event("question", actor=self.figure, key=self.key, options=list(self.options),
+                     default=self.default, text=self.text)
+
     @staticmethod
     def from_dict(d: dict[str, Any]) -> "Question":
         return Question(str(d["figure"]), str(d["key"]), tuple(str(o) for o in d["options"]),

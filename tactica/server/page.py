@@ -59,7 +59,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         return HTMLResponse(api_reference(app.openapi()))
 
     def view_of(f, since: int) -> dict[str, Any]:
-        from rules.events import event, narrate
+        from rules.events import narrate
 
         b = f.battle
         s = b.state
@@ -72,8 +72,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         if s.pending is not None:   # the rules' open question, told with what its action did so far
             q = s.pending.question
             question = {"figure": q.figure, "key": q.key, "options": list(q.options), "default": q.default,
-                        "text": narrate(event("question", actor=q.figure, key=q.key, options=list(q.options),
-                                              default=q.default, text=q.text), names),
+                        "text": narrate(q.as_event(), names),
                         "told": [narrate(e, names) for e in b.before_question()]}
         return {"id": f.id, "map": m, "board": board_json(s, b.ruleset), "summary": f.summary(), "question": question,
                 "log": [{"i": i, "text": narrate(e, names), "event": e} for i, e in enumerate(evs[since:], since)],

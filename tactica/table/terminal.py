@@ -9,7 +9,7 @@ from typing import Callable, Iterable
 
 from rules.actions import Action
 from rules.errors import TacticaError
-from rules.events import Event, event, narrate
+from rules.events import Event, narrate
 from rules.state import Combatant
 from tactica.table.base import ADVISOR_POLICY, CommandError
 from tactica.table.commands import Command, parse_command, parse_faces
@@ -175,8 +175,8 @@ class Terminal:
         moves = [a for a in legal if a.kind == "move"]
         numbered: list[Action] = []
         q = st.pending.question if st.pending is not None else None
-        titles = {"choose": f"Answer: {q.key.replace('_', ' ')}" if q else "Answer", "attack": "Attacks", "grapple": "Grapple", "defend": "Defence", "reload": "Reload", "use": "Use",
-                  "pick_up": "Pick up", "stand": "Stand", "drop_prone": "Prone", "end_turn": "End",
+        titles = {"choose": f"Answer: {q.key.replace('_', ' ')}" if q else "Answer", "attack": "Attacks",
+                  "grapple": "Grapple", "defend": "Defence", "reload": "Reload", "use": "Use", "pick_up": "Pick up", "stand": "Stand", "drop_prone": "Prone", "end_turn": "End",
                   "other": "Other"}
         lines: list[tuple[str, list[Action]]] = []
         for k in (*order[:-1], "other", "end_turn"):
@@ -322,10 +322,7 @@ class Terminal:
                             self.say("nothing to undo yet")
                         self.say("the fight must start: its initiative dice are needed")
             elif st.pending is not None:        # resumed at an open question: say what led to it
-                q = st.pending.question
-                self.narrate(self.with_question_context([event("question", actor=q.figure, key=q.key,
-                                                               options=list(q.options), default=q.default,
-                                                               text=q.text)]))
+                self.narrate(self.with_question_context([st.pending.question.as_event()]))
             while True:
                 try:
                     self.step()
