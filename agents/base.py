@@ -115,7 +115,7 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     #: the shipped network, searching where it is unsure (agents/selective.py; `selective:PATH.npz`
     #: over an exported one)
     "selective": "agents.selective:SelectivePolicy",
-    #: `selective` searching at more of its decisions (margin 0.5; cortex_hu's `best`)
+    #: `selective` searching at more of its decisions (margin 0.5; cortex_hu's `best` from 2026-12-06 to 2026-12-07)
     "selective-wide": "agents.selective:WideSelectivePolicy",
     #: `planner`'s search (`tactical` in the rollouts) over the shipped network's top three, at every decision
     #: (agents/selective.py; cortex's `best`)

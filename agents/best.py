@@ -49,13 +49,12 @@ BEST: dict[str, BestEntry] = {
         "paired 95%: 3.8-7.5) and +11.7 over the network alone (54.0%; 10.0-13.5); 68.0% of the first 800",
         0.065, 0.243),
     "cortex_hu": BestEntry(
-        "selective-wide", "the shipped network (PPO, then one round of rollout policy iteration; 60.7% of 3,200 held-out "
-        "fights vs tactical) searching with planner-bold's paired rollouts where its top two actions are less than 0.5 "
-        "apart: 64.5% of the same 3,200 (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 62.8-66.1%), +1.3 over "
-        "selective (margin 0.2, best until 2026-12-06; paired 95%: 0.4-2.2; +1.2 on the 300 maps not used to pick "
-        "the margin), +3.8 over the network alone, level with planner-bold (64.6% of the same fights, -0.2, paired "
-        "95%: -1.8 to +1.4) at selective's median decision time, a fiftieth of planner-bold's",
-        0.002, 0.263),
+        "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
+        "likely actions at every decision: 67.5% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds "
+        "x 2 sides) vs tactical (Wilson 65.8-69.1%), +3.0 over selective-wide (best from 2026-12-06 to 2026-12-07: "
+        "64.5%; paired 95%: 1.6-4.4; +3.5, 2.0-5.1, on the 2,400 after the 800 that chose it), +2.9 over "
+        "planner-bold (1.3-4.5) and +6.9 over the network alone (60.7%; 5.5-8.3) on the same fights",
+        0.123, 0.466),
     "cybergeneration": BestEntry(
         "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
         "likely actions at every decision: 67.5% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds "

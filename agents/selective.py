@@ -12,10 +12,10 @@ the network's choice stands unless the dice clearly say otherwise.
 
 Registry names: `selective` searches over the ruleset's shipped network (`ppo`), `selective-wide`
 the same at a wider margin (0.5: twice the decisions searched, 17% against 8% of the network's
-decisions in 12 cortex_hu fights against `tactical`; cortex_hu's `best`), `planner-net` the
+decisions in 12 cortex_hu fights against `tactical`; cortex_hu's `best` until 2026-12-07), `planner-net` the
 planner's search over the network's three most likely actions at every decision, `tactical`
 playing this side in the rollouts as in `planner`'s (cortex's `best`), `planner-net-bold` the
-same with `bold` playing them as in `planner-bold`'s (cybergeneration's `best`), and
+same with `bold` playing them as in `planner-bold`'s (`best` in metalface, cybergeneration and cortex_hu), and
 `selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it looked
 ahead (`last_reason` says what it found).
 """
@@ -167,7 +167,7 @@ class SelectivePolicy(Policy):
 
 class WideSelectivePolicy(SelectivePolicy):
     """The shipped network searching at more of its decisions: `selective` at margin 0.5 (its top two less than
-    0.5 apart), cortex_hu's `best` (docs/baselines.md)."""
+    0.5 apart), cortex_hu's `best` from 2026-12-06 to 2026-12-07 (docs/baselines.md)."""
 
     name = "selective-wide"
     #: the margin `selective-wide` searches under (experiments/selective_margin.py's `sel50`)

@@ -57,9 +57,9 @@ table cybergeneration sel100,ppo sel100 tactical "python experiments/selective_m
 # All 6,400 fights are kept in experiments/results: this call takes them and plays none
 table metalface sel100,ppo sel100 tactical "python experiments/selective_margin.py" \
   experiments/results/table-metalface-sel100.jsonl.gz
-# cortex_hu: the search at every decision (`planner-net-bold`, as `sel100`) beside cortex_hu's `best`,
-# `selective-wide` (`sel50`): 66.1% against 64.8% of the first 800 (docs/results.md, cortex_hu, Searching at more of
-# the network's decisions). The pilot's 800 fights and all of `sel50`'s are kept: 2,400 to play, about 7 CPU s each
-# (about 2.5 hours on 2 workers; begun 2026-12-07, eleventh session)
+# cortex_hu's `best` since 2026-12-07 (`planner-net-bold`, as `sel100`) beside the `best` before it,
+# `selective-wide` (`sel50`): 67.5% against 64.5% of all 3,200, +3.0 (paired 95% 1.6-4.4; docs/results.md, cortex_hu,
+# The search at every decision on all 3,200). 2,400 fights played (about 2.5 hours on 2 workers over three sessions);
+# all 6,400 are kept in experiments/results: this call takes them and plays none
 table cortex_hu sel100,sel50 sel100 tactical "python experiments/selective_margin.py" \
-  experiments/results/table-cortex_hu-sel100-100maps.jsonl.gz experiments/results/table-cortex_hu-sel50.jsonl.gz
+  experiments/results/table-cortex_hu-sel100.jsonl.gz

@@ -157,7 +157,7 @@ def _fights(ruleset: str, players: list[str], extra: dict | None = None, team_si
 
 
 def test_selective_wide_is_selective_at_margin_one_half_and_plays_its_fights():
-    """`selective-wide` (cortex_hu's `best`) is the shipped `selective` at margin 0.5: the same fights as a
+    """`selective-wide` (cortex_hu's `best` from 2026-12-06 to 2026-12-07) is the shipped `selective` at margin 0.5: the same fights as a
     `SelectivePolicy(margin=0.5)` registered apart (experiments/selective_margin.py's `sel50`, whose 3,200 table
     fights made it `best`), and not those of `selective` where a decision's top two are between 0.2 and 0.5 apart."""
     from agents.selective import WideSelectivePolicy
@@ -200,14 +200,16 @@ def test_planner_net_searches_the_networks_candidates_at_every_decision_with_tac
     assert got == ref
 
 
-def test_planner_net_bold_is_planner_net_with_bolds_rollouts():
-    """`planner-net-bold`: margin 1 as `planner-net`, `bold` playing the rollouts; the same fights as the shipped
-    `selective` at margin 1 registered apart (experiments/selective_margin.py's `sel100`)."""
+@pytest.mark.parametrize("ruleset,team_size", [("cybergeneration", 2), ("cortex_hu", 1)])
+def test_planner_net_bold_is_planner_net_with_bolds_rollouts(ruleset, team_size):
+    """`planner-net-bold` (`best` in metalface, cybergeneration and cortex_hu): margin 1 as `planner-net`, `bold`
+    playing the rollouts; the same fights as the shipped `selective` at margin 1 registered apart
+    (experiments/selective_margin.py's `sel100`, whose 3,200 table fights made it `best`)."""
     from agents.selective import BoldNetPlannerPolicy
     from agents.tactical import BoldPolicy
 
     p = make_policy("planner-net-bold", 0)
     assert isinstance(p, BoldNetPlannerPolicy) and p.margin == 1.0 and type(p.planner.guide) is BoldPolicy
-    got, ref = _fights("cybergeneration", ["planner-net-bold", "sel100"],
-                       {"sel100": lambda seed=None: SelectivePolicy(seed=seed, margin=1.0)}, 2)
+    got, ref = _fights(ruleset, ["planner-net-bold", "sel100"],
+                       {"sel100": lambda seed=None: SelectivePolicy(seed=seed, margin=1.0)}, team_size)
     assert got == ref
