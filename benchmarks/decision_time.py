@@ -13,6 +13,11 @@ which decides whether `best` is the autopilot's and the server's default NPC
     PYTHONPATH=$PWD python benchmarks/decision_time.py --policy best --fights 4
     PYTHONPATH=$PWD python benchmarks/decision_time.py --policy best --fights 4 --maps generated
     PYTHONPATH=$PWD python benchmarks/decision_time.py --policy planner-bold --ruleset cortex_hu --fights 2
+    PYTHONPATH=$PWD python benchmarks/decision_time.py --policy planner-net --ruleset cortex --fights 2 --team-size 6
+
+`--team-size N` plays generated maps with N figures a side (`--size`, default 20x14, the
+same map size for every team size): how a search player's decision time grows with the
+fight, which sets `BestEntry.max_figures` (agents/best.py).
 """
 
 from __future__ import annotations
@@ -39,9 +44,11 @@ def percentile(xs: list[float], q: float) -> float:
 
 
 def time_decisions(ruleset: str, policy: str, fights: int, seed: int = 0, opponent: str = "tactical",
-                   maps: str = "bundled") -> tuple[list[float], str]:
+                   maps: str = "bundled", team_size: int | None = None,
+                   size: tuple[int, int] = (20, 14)) -> tuple[list[float], str]:
     """CPU seconds of each decision `policy` made in `fights` fights, and the player it played
-    as (`best`'s delegate, else the name)."""
+    as (`best`'s delegate, else the name). `team_size`: generated maps of `size` (width,
+    height) with that many figures a side."""
     from agents.base import make_policy
     from evaluation.simulate import fight_streams
     from rules.dice import Dice
@@ -52,7 +59,11 @@ def time_decisions(ruleset: str, policy: str, fights: int, seed: int = 0, oppone
     scenarios = bundled(ruleset)
     warmed: set[str] = set()
     for i in range(fights):
-        if maps == "generated":
+        if team_size is not None:
+            from envs.generators import generate_scenario
+            spec, src = load_scenario(generate_scenario(ruleset, 1_000_000 + i, team_size=team_size,
+                                                        width=size[0], height=size[1]))
+        elif maps == "generated":
             from envs.generators import generate_scenario
             spec, src = load_scenario(generate_scenario(ruleset, 1_000_000 + i))
         else:
@@ -62,7 +73,7 @@ def time_decisions(ruleset: str, policy: str, fights: int, seed: int = 0, oppone
         battle = new_battle(spec, Dice(np.random.default_rng(dice_ss)), src)
         mine = teams[i % 2]
         pols = {t: make_policy(policy if t == mine else opponent, pol_ss[k]) for k, t in enumerate(teams)}
-        if maps == "generated" or spec.name not in warmed:   # not counted: imports, the map's tables, a policy file
+        if maps == "generated" or team_size is not None or spec.name not in warmed:   # not counted: imports, the map's tables, a policy file
             battle.start()
             make_policy(policy, 12345).act(battle.state.clone(), battle.state.actor)
             warmed.add(spec.name)
@@ -89,12 +100,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--opponent", default="tactical")
     ap.add_argument("--maps", choices=("bundled", "generated"), default="bundled")
+    ap.add_argument("--team-size", type=int, default=None,
+                    help="generated maps with this many figures a side (of --size)")
+    ap.add_argument("--size", default="20x14", help="WxH of the --team-size maps")
     a = ap.parse_args(argv)
+    w, _, h = a.size.partition("x")
+    size = (int(w), int(h))
+    maps = a.maps if a.team_size is None else f"generated {a.size}, {a.team_size} a side"
     print("| ruleset | policy (plays as) | maps | fights | decisions | median s | p95 s | max s | CPU s |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for rs in a.ruleset or RULESETS:
-        xs, player = time_decisions(rs, a.policy, a.fights, a.seed, a.opponent, a.maps)
-        print(f"| {rs} | {a.policy} ({player}) | {a.maps} | {a.fights} | {len(xs)} | {percentile(xs, 0.5):.3f} | "
+        xs, player = time_decisions(rs, a.policy, a.fights, a.seed, a.opponent, a.maps, a.team_size, size)
+        print(f"| {rs} | {a.policy} ({player}) | {maps} | {a.fights} | {len(xs)} | {percentile(xs, 0.5):.3f} | "
               f"{percentile(xs, 0.95):.3f} | {max(xs, default=float('nan')):.3f} | {sum(xs):.1f} |", flush=True)
 
 

@@ -310,7 +310,7 @@ def assess(spec: ScenarioSpec, *, pc: str | None = None, policies: Mapping[str, 
         if own:
             pool.close()
     report = summarise(spec, pc_team, pols, fights, seed, source)
-    report["table_npcs"] = table_npcs(spec.ruleset, pc_team, pols)
+    report["table_npcs"] = table_npcs(spec.ruleset, pc_team, pols, figure_count(spec))
     report["mode"] = "precision" if precision is not None else "episodes"
     report["precision"] = precision
     report["max_episodes"] = max_episodes if precision is not None else None
@@ -320,20 +320,26 @@ def assess(spec: ScenarioSpec, *, pc: str | None = None, policies: Mapping[str, 
     return report
 
 
-def table_npcs(ruleset: str, pc_team: str, policies: Mapping[str, str]) -> dict[str, Any] | None:
+def table_npcs(ruleset: str, pc_team: str, policies: Mapping[str, str], figures: int = 0) -> dict[str, Any] | None:
     """Where the NPC teams were played by another policy than the one the autopilot and the API give an NPC
     team of this ruleset by default (`agents.base.default_policy`: `best` where it decides fast enough): that
-    policy, the player it is, and those teams, so the report can say its odds are not the table's; else None."""
+    policy, the player it is in a fight of `figures` figures (`best` plays `tactical` in a fight larger than its
+    entry's `max_figures`; 0: any size), and those teams, so the report can say its odds are not the table's;
+    else None."""
     from agents.base import default_policy
-    from agents.best import BEST
+    from agents.best import best_name
 
     table = default_policy(ruleset)
-    teams = sorted(t for t, p in policies.items() if t != pc_team and p != table)
+    player = best_name(ruleset, figures) if table == "best" else table
+    teams = sorted(t for t, p in policies.items() if t != pc_team and p not in (table, player))
     if not teams:
         return None
-    entry = BEST.get(ruleset)
-    player = entry.policy if table == "best" and entry is not None else table
     return {"policy": table, "player": player, "teams": teams}
+
+
+def figure_count(spec: Any) -> int:
+    """Every figure of a scenario's teams."""
+    return sum(len(t.combatants) for t in spec.teams)
 
 
 def public(report: Mapping[str, Any]) -> dict[str, Any]:

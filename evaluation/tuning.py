@@ -57,8 +57,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import yaml
 
-from evaluation.difficulty import (Estimate, assess, interval, label_for, pc_team_of, resolve_policies, table_npcs,
-                                   run_fights, tally)
+from evaluation.difficulty import (Estimate, assess, figure_count, interval, label_for, pc_team_of, resolve_policies,
+                                   run_fights, table_npcs, tally)
 from evaluation.parallel import FightPool
 from evaluation.tune_search import Note, check_note, in_band, search_round
 from rules.errors import TacticaError
@@ -167,7 +167,7 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
     check = pooled_check(checks)
     return {
         "scenario": spec.name, "source": source, "pc_team": pc_team, "policies": pols,
-        "table_npcs": table_npcs(spec.ruleset, pc_team, pols), "target_win": target_win, "tolerance": tolerance,
+        "table_npcs": table_npcs(spec.ruleset, pc_team, pols, figure_count(spec)), "target_win": target_win, "tolerance": tolerance,
         "search_episodes": episodes, "seed": seed,
         "knobs_declared": declared,
         "knobs": [{"label": knob_label(k), **k.model_dump(exclude_none=True),

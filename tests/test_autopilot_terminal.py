@@ -108,6 +108,8 @@ def test_terminal_npc_plan_confirm_override_and_no_confirm(tmp_path):
     tag = f"best ({best_name('cortex')}): " if npc == "best" else ""
     assert f"Jubal's plan ({npc})" in out and f"why: {tag}" in out
     assert s.confirm is False
+    if npc == "best":   # the header says which player `best` is in this fight
+        assert f": NPC best (plays as {best_name('cortex')})" in out
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agents.base import BEST_MEDIAN_S, BEST_P95_S, DEFAULT_POLICY, available_policies, default_policy, make_policy
-from agents.best import BEST, FALLBACK, BestEntry, BestPolicy
+from agents.best import BEST, FALLBACK, BestEntry, BestPolicy, best_name
 from rules.dice import Dice
 from rules.scenario import load_scenario, new_battle
 
@@ -203,3 +203,50 @@ def test_the_decision_time_benchmark_prints_a_row_per_ruleset(capsys):
     assert cells[:4] == ["cybergeneration", f"best ({BEST['cybergeneration'].policy})", "bundled", "1"]
     decisions, med, p95, top = int(cells[4]), float(cells[5]), float(cells[6]), float(cells[7])
     assert decisions > 0 and 0 <= med <= p95 <= top
+
+
+def test_a_fight_larger_than_the_entry_allows_gets_its_light_player(monkeypatch):
+    """A search player's decisions cost more the more figures a fight holds: above the entry's
+    `max_figures` (every figure in the fight) `best` plays the entry's `light` player, and the
+    tag says why; a fight at the limit keeps the table's player."""
+    monkeypatch.setitem(BEST, "cortex", BestEntry("aggressive", "test", 0.1, 0.1, max_figures=5, light="random"))
+    best = make_policy("best", 3)
+    same_decisions("cortex/warehouse", best, make_policy("random", 3), 10)   # 6 figures
+    s = fight("cortex/warehouse").state
+    assert best.player == "random" and best.big
+    a = best.act(s, s.actor)
+    assert best.explain(s, s.actor, a).startswith(
+        "best (random; a fight of 6 figures, more than the 5 aggressive decides fast enough in): ")
+    monkeypatch.setitem(BEST, "cortex", BestEntry("aggressive", "test", 0.1, 0.1, max_figures=6, light="random"))
+    best = make_policy("best", 3)
+    same_decisions("cortex/warehouse", best, make_policy("aggressive", 3), 10)
+    assert best.player == "aggressive" and not best.note
+
+
+def test_a_gm_adding_figures_past_the_limit_switches_the_player(monkeypatch):
+    """The choice is a function of the fight's state: figures a GM adds (rules/overrides.py) take
+    the fight past the limit, and `best` plays the light player from the next decision."""
+    from rules.overrides import apply_override
+
+    monkeypatch.setitem(BEST, "cortex", BestEntry("aggressive", "test", 0.1, 0.1, max_figures=6, light="random"))
+    b = fight("cortex/warehouse")
+    best = make_policy("best", 3)
+    best.act(b.state, b.state.actor)
+    assert best.player == "aggressive"
+    apply_override(b, {"kind": "add", "team": "syndicate", "template": "mercenary", "cell": [16, 12], "id": "extra"})
+    assert len(b.state.combatants) == 7
+    best.act(b.state, b.state.actor)
+    assert best.player == "random" and "a fight of 7 figures" in best.note
+
+
+def test_every_bundled_fight_is_within_its_best_players_limit():
+    """The table's figures were measured on the bundled scenarios (and generated maps of up to 4
+    a side): in each of them `best` plays the table's player, not the light one."""
+    from benchmarks.decision_time import bundled
+
+    for rs, e in BEST.items():
+        for name in bundled(rs):
+            spec, _ = load_scenario(name)
+            n = sum(len(t.combatants) for t in spec.teams)
+            assert best_name(rs, n) == e.policy, (name, n, e.max_figures)
+        assert best_name(rs, 8) == e.policy   # generated maps: up to 4 a side

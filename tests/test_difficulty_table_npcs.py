@@ -56,3 +56,17 @@ def test_the_tables_npcs_make_a_real_difference():
     plain = assess(spec, episodes=60, seed=1, source=src)
     table = assess(spec, policies={"security": "ppo"}, episodes=60, seed=1, source=src)
     assert table["pc_win_rate"] < plain["pc_win_rate"] - 0.1, (plain["pc_win_rate"], table["pc_win_rate"])
+
+
+def test_in_a_fight_too_large_for_best_s_search_the_table_plays_tactical(monkeypatch):
+    """`best` plays `tactical` in a fight of more figures than its entry's `max_figures` (agents/best.py): there the
+    encounter tools' `tactical` NPCs are the table's, and nothing is said; a smaller fight still gets the note."""
+    monkeypatch.setitem(BEST, "cortex", BEST["cortex"]._replace(max_figures=2))
+    assert table_npcs("cortex", "crew", {"crew": "tactical", "outlaws": "tactical"}, figures=3) is None
+    assert table_npcs("cortex", "crew", {"crew": "tactical", "outlaws": "aggressive"}, figures=3) == {
+        "policy": "best", "player": "tactical", "teams": ["outlaws"]}
+    assert table_npcs("cortex", "crew", {"crew": "tactical", "outlaws": "tactical"}, figures=2)["teams"] == ["outlaws"]
+    spec, src = load_scenario("cortex/warehouse")   # 6 figures
+    assert assess(spec, episodes=2, seed=1, source=src)["table_npcs"] is None
+    monkeypatch.setitem(BEST, "cortex", BEST["cortex"]._replace(max_figures=6))
+    assert assess(spec, episodes=2, seed=1, source=src)["table_npcs"]["teams"] == ["syndicate"]

@@ -301,13 +301,24 @@ class Terminal:
         self.con.print(f"[bold]{safe(f'Round {st.round}: {a.name} ({a.id}, {a.team}, {s.role_of(a).label()}) to act')}[/]",
                        highlight=False)
 
+    def _plays_as(self, team: str) -> str:
+        """' (plays as planner-net)' for a team `best` plays: the player it is in this fight, and why
+        where it is not the ruleset's table entry (a larger fight, a map the network cannot play)."""
+        p = self.s.policies.get(team)
+        p = getattr(p, "inner", p)
+        player = getattr(p, "player", "") if getattr(p, "name", "") == "best" else ""
+        if not player:
+            return ""
+        note = getattr(p, "note", "")
+        return f" (plays as {player}{'; ' + note if note else ''})"
+
     def run(self) -> None:
         s = self.s
         st = s.state
         self.say(f"{st.scenario} ({st.ruleset}) - seed {s.seed}, dice {self.dice_words()}, "
                  f"{'confirm' if s.confirm else 'no confirm'}; saving to {s.save_path}", "bold")
         for t, r in s.roles.items():
-            self.say(f"  {t}: {r.label()}")
+            self.say(f"  {t}: {r.label()}{self._plays_as(t)}")
         for n in s.notes:
             self.say(f"  note: {n}")
         self.say("  type help for the commands")
