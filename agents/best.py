@@ -165,6 +165,18 @@ class BestPolicy(Policy):
         return f"best ({self.player}{'; ' + self.note if self.note else ''}): "
 
 
+def playing(p: Policy | None, state: BattleState | None = None) -> tuple[str, str] | None:
+    """For `best` (or a GM's behaviour wrapping it, agents/behaved.py): the player it is in `state`'s fight and why,
+    where that is not its ruleset's table entry ('' where it is); None for another policy or before its first
+    decision without a state. Front ends show it beside the policy's name."""
+    p = getattr(p, "inner", p)
+    if not isinstance(p, BestPolicy):
+        return None
+    if state is not None:
+        p.resolve(state)
+    return (p.player, p.note) if p.player else None
+
+
 # every entry (and the fallback) answers the rules' questions with the default, as `Policy`
 # does: `Battle.run` need not ask `best` (tests/test_best_policy.py checks the entries)
 BestPolicy.answers_by_default = True

@@ -161,7 +161,8 @@ def test_the_api_gives_an_npc_team_the_default(monkeypatch):
         r = c.get("/policies").json()
         assert r["default"] == "tactical" and r["defaults"]["metalface"] == "best"
         fid = c.post("/fights", json={"scenario": "metalface/scrapyard", "seed": 2}).json()["id"]
-        assert c.get(f"/fights/{fid}/view").json()["settings"]["teams"]["gang"] == {"role": "npc", "policy": "best"}
+        assert c.get(f"/fights/{fid}/view").json()["settings"]["teams"]["gang"] == {
+            "role": "npc", "policy": "best", "plays_as": BEST["metalface"].policy}
         _slow(monkeypatch, "metalface")
         assert c.get("/policies").json()["defaults"]["metalface"] == "tactical"
         fid = c.post("/fights", json={"scenario": "metalface/scrapyard", "seed": 2}).json()["id"]
@@ -250,3 +251,20 @@ def test_every_bundled_fight_is_within_its_best_players_limit():
             n = sum(len(t.combatants) for t in spec.teams)
             assert best_name(rs, n) == e.policy, (name, n, e.max_figures)
         assert best_name(rs, 8) == e.policy   # generated maps: up to 4 a side
+
+
+def test_the_api_says_which_player_best_is_in_a_large_fight(monkeypatch):
+    """The battle map's settings box reads `plays_as` and `why` (agents/best.py `playing`): the light player and the
+    reason in a fight past the entry's `max_figures`; a team another policy plays has neither."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from tactica.server import create_app
+
+    monkeypatch.setitem(BEST, "metalface", BEST["metalface"]._replace(max_figures=5))
+    with TestClient(create_app(token="t"), headers={"Authorization": "Bearer t"}) as c:
+        fid = c.post("/fights", json={"scenario": "metalface/scrapyard", "seed": 2}).json()["id"]   # 6 figures
+        teams = c.get(f"/fights/{fid}/view").json()["settings"]["teams"]
+        assert teams["gang"]["plays_as"] == "tactical" and "a fight of 6 figures, more than the 5" in teams["gang"]["why"]
+        assert set(teams["runners"]) == {"role", "policy"}

@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from agents.best import best_name
 from tests import web_e2e_setup as e2e
 from tests.web_e2e_setup import (ALL_PC, DESKTOP, REPO, TABLET, TOKEN, board_cells, cell_xy, click_cell, new_fight,
                                  open_fight, play_npc, settle, shot, view, wait_decision)
@@ -79,6 +80,10 @@ def test_setup_form_is_whole_and_starts_a_fight(live, browser, size):
                              "document.querySelector(\"#teams li[data-team='syndicate'] .team-policy\").value "
                              "=== 'aggressive'")
         assert view(c, fid_of(pg))["settings"]["teams"]["syndicate"] == {"role": "npc", "policy": "aggressive"}
+        assert pg.locator("#teams li[data-team='syndicate'] .plays-as").count() == 0
+        pg.select_option("#teams li[data-team='syndicate'] .team-policy", "best")   # says which player it is here
+        pg.wait_for_selector("#teams li[data-team='syndicate'] .plays-as")
+        assert pg.inner_text("#teams li[data-team='syndicate'] .plays-as") == f"as {best_name('cortex')}"
         pg.select_option("#teams li[data-team='crew'] .team-role", "npc")
         pg.wait_for_function("document.body.dataset.busy === '0' && "
                              "!document.querySelector(\"#teams li[data-team='crew'] .team-policy\").disabled")

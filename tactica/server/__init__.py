@@ -20,8 +20,10 @@ For the battle-map page (`tactica/web/`):
 
     GET    /                             the page (no token needed; it sends the token it is given)
     GET    /web/{file}                   its scripts and styles (no token needed)
-    GET    /fights/{id}/view?since=N     map, figures, turn order, narrated log from N, settings, undo depth,
-                                         the rules' open question with what its action did so far
+    GET    /fights/{id}/view?since=N     map, figures, turn order, narrated log from N, settings (a team `best`
+                                         plays: `plays_as`, the player it is in this fight, and `why` where that
+                                         is not its ruleset's usual one), undo depth, the rules' open question
+                                         with what its action did so far
     GET    /fights/{id}/overlays?x=&y=   reach, line of sight and threat of the acting figure; with a
                                          cell (x, y): its cover against each enemy; with to_x, to_y: a path
     POST   /fights/{id}/undo             back one resolved action (the fight keeps an undo history)

@@ -74,8 +74,21 @@ class Fight:
     @property
     def settings(self) -> dict[str, Any]:
         s = self.session
-        return {"dice_mode": s.dice_mode, "teams": {t: r.to_json() for t, r in s.roles.items()},
+        return {"dice_mode": s.dice_mode, "teams": {t: self._team(t, r) for t, r in s.roles.items()},
                 "dice": dict(s.dice.by), "behaviour": s.behaviour_json()}
+
+    def _team(self, team: str, role: Any) -> dict[str, Any]:
+        """A team's role and policy; for a team `best` plays, `plays_as` (the player it is in this fight) and, where
+        that is not its ruleset's table entry, `why` (agents/best.py `playing`)."""
+        from agents.best import playing
+
+        out = role.to_json()
+        got = playing(self.session.policies.get(team), self.battle.state) if role.policy == "best" else None
+        if got is not None:
+            out["plays_as"] = got[0]
+            if got[1]:
+                out["why"] = got[1]
+        return out
 
     def undo_depth(self) -> int:
         s = self.session

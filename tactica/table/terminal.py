@@ -304,12 +304,12 @@ class Terminal:
     def _plays_as(self, team: str) -> str:
         """' (plays as planner-net)' for a team `best` plays: the player it is in this fight, and why
         where it is not the ruleset's table entry (a larger fight, a map the network cannot play)."""
-        p = self.s.policies.get(team)
-        p = getattr(p, "inner", p)
-        player = getattr(p, "player", "") if getattr(p, "name", "") == "best" else ""
-        if not player:
+        from agents.best import playing
+
+        got = playing(self.s.policies.get(team), self.s.state)
+        if got is None:
             return ""
-        note = getattr(p, "note", "")
+        player, note = got
         return f" (plays as {player}{'; ' + note if note else ''})"
 
     def run(self) -> None:

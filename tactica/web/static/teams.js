@@ -48,9 +48,12 @@ export function teamsBox(live) {
     dice.addEventListener("change", () => live.page.run(() =>
       // the server replaces every per-name entry: send them all
       putSettings(live, { dice: { ...(st.dice || {}), [team]: dice.value } })));
+    // `best` says which player it is in this fight (and why, where not its ruleset's usual one)
+    const as = r.role === "npc" && r.plays_as
+      ? h("span", { class: "plays-as", title: r.why || "" }, r.why ? `as ${r.plays_as} (why?)` : `as ${r.plays_as}`) : null;
     return h("li", { dataset: { team } },
       h("span", { class: "dot", style: `background:${live.map.colour(team)}` }), h("span", { class: "team-name" }, team),
-      role, pol, dice);
+      role, pol, as, dice);
   });
   const box = h("details", { class: "teams", id: "teams", open: Boolean(live.teamsOpen) },
     h("summary", {}, "Who plays each team, dice, behaviour"), h("ul", {}, rows), behaviourForm(live));
