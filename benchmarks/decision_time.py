@@ -73,7 +73,8 @@ def time_decisions(ruleset: str, policy: str, fights: int, seed: int = 0, oppone
         battle = new_battle(spec, Dice(np.random.default_rng(dice_ss)), src)
         mine = teams[i % 2]
         pols = {t: make_policy(policy if t == mine else opponent, pol_ss[k]) for k, t in enumerate(teams)}
-        if maps == "generated" or team_size is not None or spec.name not in warmed:   # not counted: imports, the map's tables, a policy file
+        # not counted: imports, the map's tables, a policy file
+        if maps == "generated" or team_size is not None or spec.name not in warmed:
             battle.start()
             make_policy(policy, 12345).act(battle.state.clone(), battle.state.actor)
             warmed.add(spec.name)

@@ -167,7 +167,8 @@ def tune(scenario: str | Path | Mapping[str, Any], target_win: float, *, toleran
     check = pooled_check(checks)
     return {
         "scenario": spec.name, "source": source, "pc_team": pc_team, "policies": pols,
-        "table_npcs": table_npcs(spec.ruleset, pc_team, pols, figure_count(spec)), "target_win": target_win, "tolerance": tolerance,
+        "table_npcs": table_npcs(spec.ruleset, pc_team, pols, figure_count(spec)),
+        "target_win": target_win, "tolerance": tolerance,
         "search_episodes": episodes, "seed": seed,
         "knobs_declared": declared,
         "knobs": [{"label": knob_label(k), **k.model_dump(exclude_none=True),
