@@ -5,6 +5,8 @@ cortex's shipped network, unmasked, toggles prone and standing four to six times
 
 from __future__ import annotations
 
+import pytest
+
 from agents.base import make_policy
 from agents.learned import UNDO, NumpyPolicy
 from envs.generators import generate_scenario
@@ -84,3 +86,37 @@ def test_the_steady_planner_net_never_takes_back_its_last_action_at_once():
     turns = _turns(True, maps=(1004,), make=lambda k: players.append(SteadyNetPlannerPolicy(seed=1, budget=4))
                    or players[-1])
     assert undone(turns) == 0 and players[0].searched > 0 and len(turns) >= 3
+
+
+def test_the_steady_bold_planner_net_is_planner_net_bold_with_the_mask():
+    """`planner-net-bold-steady`: `planner-net-bold` (`best` in metalface, cybergeneration and cortex_hu) whose network
+    never takes back its last action at once, as `planner-net-steady` is `planner-net`'s."""
+    from agents.selective import SteadyBoldNetPlannerPolicy
+    from agents.tactical import BoldPolicy
+
+    p = make_policy("planner-net-bold-steady", 1)
+    assert isinstance(p, SteadyBoldNetPlannerPolicy) and p.net.no_undo and type(p.planner.guide) is BoldPolicy
+    assert p.margin == 1.0 and not make_policy("planner-net-bold", 1).net.no_undo
+
+
+@pytest.mark.slow
+def test_at_the_table_cortex_hus_best_flip_flops_and_the_steady_one_does_not():
+    """cortex_hu/csarda at the table (seed 3, every team played, the plans taken): `planner-net-bold`'s bandits drop
+    prone and stand up again in the same turn 5 times in 10 turns; `planner-net-bold-steady`'s never (about 30 CPU s
+    each)."""
+    from tactica.table import Session
+
+    def undos(policy: str) -> tuple[int, int]:
+        s = Session.new("cortex_hu/csarda", seed=3, npc=[f"betyarok={policy}"], pc=["pandurok=tactical"])
+        s.begin()
+        kinds: dict[tuple, list[str]] = {}
+        while not s.state.over and len(s.history) < 400:
+            a = s.state.actor
+            p = s.plan()
+            if a.team == "betyarok":
+                kinds.setdefault((s.state.round, s.state.turn_index, a.id), []).append(p.action.kind)
+            s.resolve(p.action, by="plan")
+        return undone(list(kinds.values())), len(kinds)
+
+    plain, steady = undos("planner-net-bold"), undos("planner-net-bold-steady")
+    assert plain[0] >= 3 and steady[0] == 0 and steady[1] >= 5, (plain, steady)
