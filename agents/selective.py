@@ -198,9 +198,10 @@ class BoldNetPlannerPolicy(NetPlannerPolicy):
 class SteadyBoldNetPlannerPolicy(BoldNetPlannerPolicy):
     """`planner-net-bold` whose network never takes back the figure's last action of the turn at once, as
     `planner-net-steady` is `planner-net`'s. cortex_hu's `best` (`planner-net-bold`) drops prone and stands up again
-    in 5 of its 10 turns at one table session, this one in none; on the table's first 50 cortex_hu maps (400 fights)
-    it wins 65.0% against `tactical`, -0.4 against `planner-net-bold` on the same fights (paired 95% -2.5 to +1.8;
-    docs/results.md, cortex_hu, The search that takes back its own last action), too few fights to make it `best`."""
+    in 5 of its 10 turns at one table session, this one in none; on the table's first 100 cortex_hu maps (800
+    fights) it wins 66.4% against `tactical`, +0.1 against `planner-net-bold` on the same fights (paired 95% -1.4 to
+    +1.7; docs/results.md, cortex_hu, The search that takes back its own last action): level, on fewer fights than
+    made `best`."""
 
     name = "planner-net-bold-steady"
     NO_UNDO = True
