@@ -201,8 +201,9 @@ def guard_words(saved: float) -> str:
 
 def _purpose(own: str) -> str:
     """What a move is for, in the policy's words: tactical's "moves to [3, 4] (heavy cover vs 2
-    enemies) to fire at Jubal: 60% to hit" gives "to fire at Jubal: 60% to hit"."""
-    m = re.match(r"(.*?) to \[\d+, \d+\] \([^)]*\),?\s*(.*)", own)
+    enemies) to fire at Jubal: 60% to hit" gives "to fire at Jubal: 60% to hit". The bracket may hold the cover's
+    source in its own brackets ("heavy cover (crates) vs 1 enemy")."""
+    m = re.match(r"(.*?) to \[\d+, \d+\] \((?:[^()]|\([^()]*\))*\),?\s*(.*)", own)
     if m is None:
         return own
     verb, rest = m.groups()

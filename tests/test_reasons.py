@@ -84,6 +84,21 @@ def test_explain_names_the_alternative_and_the_scores_only_when_close():
     assert R.explain(st, me, cover, close, own).endswith("(a close call: score 1.00 against 0.98)")
 
 
+@pytest.mark.parametrize("own, purpose", [
+    ("moves to [16, 7] (heavy cover (dumpster) vs 1 enemy), Gunner in light cover from there",
+     "Gunner in light cover from there"),
+    ("moves to [5, 1] (medium cover (crates) vs 2 enemies) to fire at Jubal: 60% to hit",
+     "to fire at Jubal: 60% to hit"),
+    ("moves to [5, 1] (out of every enemy's sight)", ""),
+])
+def test_a_named_cover_source_leaves_the_purpose_whole(own: str, purpose: str):
+    """The cover's source has its own brackets inside the move's ("heavy cover (dumpster)"): the purpose is what
+    follows the whole bracket, not a dangling "vs 1 enemy), ..." (seen at the table, cybergeneration/mall_raid)."""
+    st, me = clumsy()
+    line = R.explain(st, me, Action("move", cell=st.grid.index(5, 1)), [], own).split("; rather than")[0]
+    assert line.endswith(f"Gunslinger - {purpose}" if purpose else "Gunslinger"), line
+
+
 def test_a_policy_without_scores_names_the_obvious_attack():
     st, me = clumsy()
     line = R.explain(st, me, Action("move", cell=st.grid.index(5, 1)), (), "takes cover")
