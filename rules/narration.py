@@ -139,12 +139,20 @@ def target_words(e: Mapping[str, Any]) -> str:
 PURPOSE_WORDS = {"initiative tie": "to break an initiative tie"}
 
 
+def roll_head(actor: str, purpose: str) -> str:
+    """"Zoe rolls damage", or, where the purpose is itself what the figure does ("spends 3 Plot
+    Points against damage"), "Zoe spends 3 Plot Points against damage" (not "rolls spends")."""
+    if purpose.startswith("spends "):
+        return f"{actor} {purpose}"
+    return f"{actor} rolls {PURPOSE_WORDS.get(purpose, purpose)}"
+
+
 def roll_line(e: Mapping[str, Any]) -> str:
     """One line for a `roll` event: pool, every modifier, faces, total and target number."""
     family = roll_family(e)
     pool = str(e.get("pool") or "")
     mods = modifier_words(e, family)
-    head = f"{e['actor']} rolls {PURPOSE_WORDS.get(e['purpose'], e['purpose'])}"
+    head = roll_head(e["actor"], e["purpose"])
     if pool or mods:
         head += " (" + "; ".join(x for x in [pool, *mods] if x) + ")"
     line = f"{head}: {_faces(e)}"

@@ -154,3 +154,19 @@ def test_the_table_tells_figures_by_name_and_cells_as_the_map_writes_them():
     placed = event("override", kind="place", figure="rust", before=[0, 1], after=[4, 0])
     assert narrate(placed, names) == "GM: Rust is placed at [4, 0] (from [0, 1])."
     assert narrate(hit, {"someone": "else"}) == narrate(hit)   # an id the map lacks stays as it is
+
+
+def test_plot_points_against_damage_read_as_what_the_figure_does():
+    """seed 000's Plot Points spent against damage: the line says "Zoe spends 3 Plot Points against
+    damage (...)", not "Zoe rolls spends ..." (seen at the table, cortex/saloon); the GM's own dice
+    prompt likewise."""
+    from tactica.table.dice import DiceRequest
+
+    e = {"type": "roll", "actor": "zoe", "purpose": "spends 3 Plot Points against damage",
+         "check": "plot_points_against_damage", "modifiers": [], "pool": "d6", "dice": [[6, 2]], "total": 2,
+         "round": 1, "step": 1}
+    assert narrate(e) == "zoe spends 3 Plot Points against damage (d6): 2(d6) = 2"
+    ask = DiceRequest("Zoe", "spends 3 Plot Points against damage", "d6", [6], "", "plot points")
+    assert ask.text() == "Zoe spends 3 Plot Points against damage: d6 - enter 1 die (d6), or r to roll"
+    tie = {**e, "purpose": "initiative tie", "check": "initiative"}
+    assert narrate(tie).startswith("zoe rolls to break an initiative tie")

@@ -18,6 +18,7 @@ from rules.calls import RollCall
 from rules.dice import Dice
 from rules.errors import DiceError
 from rules.events import Event
+from rules.narration import roll_head
 from rules.state import BattleState
 from tactica.table.base import SessionError
 
@@ -100,14 +101,14 @@ class DiceRequest:
     words: list[str] = field(default_factory=list)
 
     def text(self) -> str:
-        who = f"{self.roller} rolls " if self.roller else "roll "
+        head = roll_head(self.roller, self.purpose) if self.roller else f"roll {self.purpose}"
         pool = f": {self.pool}" if self.pool else ""
         mods = f" ({'; '.join(self.words)})" if self.words else ""
         keep = f", {self.keep}" if self.keep else ""
         against = f" {self.against}" if self.against else ""
         dice = " ".join(f"d{s}" for s in self.sides)
         n = len(self.sides)
-        return (f"{who}{self.purpose}{pool}{mods}{keep}{against} - enter {n} {'die' if n == 1 else 'dice'} "
+        return (f"{head}{pool}{mods}{keep}{against} - enter {n} {'die' if n == 1 else 'dice'} "
                 f"({dice}), or r to roll")
 
     def to_json(self) -> dict[str, Any]:
