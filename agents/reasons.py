@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from rules.actions import KIND_VERBS, Action, option_words
+from rules.actions import KIND_VERBS, WEAPON_OBJECT_KINDS, Action, option_words
 from rules.errors import TacticaError
 from rules.ruleset import Ruleset, get_ruleset
 from rules.state import BattleState, Combatant
@@ -180,7 +180,7 @@ def label(state: BattleState, action: Action | None) -> str:
         t = state.by_id.get(action.target)
         bits.append(t.name if t is not None else action.target)
     if action.weapon:
-        bits.append(("the " if k in ("reload", "pick_up", "ready", "drop") else "with the ") + action.weapon)
+        bits.append(("the " if k in WEAPON_OBJECT_KINDS else "with the ") + action.weapon)
     if action.cell is not None and k != "move":
         x, y = g.xy(action.cell)
         bits.append(f"at [{x}, {y}]")

@@ -49,6 +49,11 @@ KIND_VERBS: dict[str, str] = {
     "defend": "defend", "drop_prone": "drop prone", "stand": "stand up", "aim": "aim", "use": "use",
     "first_aid": "first aid to", "ready": "ready", "delay": "delay", "feint": "feint", "suppress": "suppress",
     "heal": "heal", "turn": "turn", "posture": "posture", "drop": "drop"}
+#: the kinds whose weapon is what the verb acts on ("ready the rifle"), not what it acts with
+#: ("attack Mal with the rifle")
+WEAPON_OBJECT_KINDS = frozenset({"reload", "pick_up", "ready", "drop"})
+
+
 def option_words(option: str) -> str:
     """An action's option as a GM reads it: "called:head" -> "called head", "all_out" -> "all out"."""
     return option.replace(":", " ").replace("_", " ")

@@ -140,3 +140,22 @@ def test_options_read_as_words_and_commands_stay_typeable():
         a = Action("attack", target=enemy.id, weapon=weapon, option=option)
         assert said in describe_action(st, a, with_odds=False)
         assert command_for(st, a).endswith(option)
+
+
+def test_a_readied_or_reloaded_weapon_is_the_verbs_object_in_the_plan_and_the_reasons():
+    """The plan's headline read "ready with the rocket_launcher" (metalface/rooftop) while the reasons
+    said "ready the rocket_launcher": both say "ready the ...", and an attack keeps "with the"."""
+    from agents.reasons import label
+    from rules.actions import Action
+
+    s = Session.new("cortex_hu/csarda", seed=4)
+    s.begin()
+    st = s.state
+    weapon = next(iter(st.actor.weapons))
+    enemy = next(c for c in st.combatants if c.team != st.actor.team)
+    for kind in ("ready", "reload", "pick_up", "drop"):
+        a = Action(kind, weapon=weapon)
+        assert describe_action(st, a, with_odds=False).endswith(f" the {weapon}"), kind
+        assert f"with the {weapon}" not in describe_action(st, a, with_odds=False) + label(st, a)
+    shot = Action("attack", target=enemy.id, weapon=weapon)
+    assert describe_action(st, shot, with_odds=False).endswith(f"with the {weapon}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from rules.actions import KIND_VERBS, Action, option_words
+from rules.actions import KIND_VERBS, WEAPON_OBJECT_KINDS, Action, option_words
 from rules.state import BattleState
 
 
@@ -140,7 +140,7 @@ def describe_action(state: BattleState, action: Action, with_odds: bool = True) 
         t = state.by_id.get(action.target)
         bits.append(t.name if t else action.target)
     if action.weapon:
-        bits.append(("the " if k in ("reload", "pick_up") else "with the ") + action.weapon)
+        bits.append(("the " if k in WEAPON_OBJECT_KINDS else "with the ") + action.weapon)
     if action.cell is not None and k != "move":
         bits.append(f"at {cell_xy(state, action.cell)}")
     if action.option:
