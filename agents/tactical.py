@@ -434,7 +434,7 @@ class TacticalPolicy(MoveChoices, Policy):
             out.append(Choice(a, 0.9 * v_after - 0.5 * best_atk, "takes aim"))
         # ready / unjam a weapon when there is nothing to attack with
         for a in kinds.get("ready", []):
-            out.append(Choice(a, 0.2 if not worth else -0.01, f"readies the {a.weapon or 'weapon'}"))
+            out.append(Choice(a, -0.01 if worth else self._ready_score(ctx, a), f"readies the {a.weapon or 'weapon'}"))
         # first aid for a fallen or badly hurt friend
         for a in kinds.get("first_aid", []):
             t = state.by_id.get(a.target or "")
@@ -453,6 +453,24 @@ class TacticalPolicy(MoveChoices, Policy):
                 gain = self._gain_after(ctx, a, best_atk)
                 out.append(Choice(a, gain - 0.05, f"uses {a.option or a.weapon or 'an item'}"))
         return out
+
+    @staticmethod
+    def _ready_score(ctx: Ctx, a: Action) -> float:
+        """A `ready` while nothing is worth attacking: worth a little, but not a steadied aim that
+        no shot this turn uses (seed 004: "Steady a weapon you have drawn for +1 to hit", for the
+        turn), and, where only the drawn weapon attacks (`Ruleset.hand_and_reach`), only the weapon that
+        reaches farther than the one in hand (the farthest first when none is): drawing one and
+        then the other back, turn after turn, wastes the moves the fight needs."""
+        if a.option == "steady":
+            return -0.01
+        hand = ctx.rs.hand_and_reach(ctx.me) if a.option in ("draw", "change") else None
+        if hand is None:
+            return 0.2
+        held, reach = hand
+        r = reach.get(a.weapon or "", 0.0)
+        if held is None:
+            return 0.2 + 0.01 * min(r, 100.0) / 100.0
+        return 0.2 if r > reach.get(held, 0.0) + 1e-9 else -0.01
 
     def _gain_after(self, ctx: Ctx, a: Action, best_atk: float) -> float:
         """Health regained plus attack value gained by doing `a` first (tried on a copy)."""

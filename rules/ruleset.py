@@ -288,6 +288,12 @@ class Ruleset(ABC):
         """The longest distance (metres) at which the figure can attack now (0 if it cannot)."""
         return 0.0
 
+    def hand_and_reach(self, c: Combatant) -> tuple[str | None, dict[str, float]] | None:
+        """For a ruleset where a weapon must be drawn before it attacks: the weapon the figure
+        holds (None: none) and how far each weapon it carries reaches once in hand (metres, 0
+        when it cannot attack now, as unloaded). None where every weapon is always at hand."""
+        return None
+
     def weapon_slots(self, c: Combatant) -> list[str]:
         """The figure's weapons in a stable order (the env's weapon slots)."""
         return []

@@ -15,7 +15,9 @@ info (keys and values), cut to 16 hex digits.
 The recorded digests live in tests/golden/env_digests/digests.txt, one line an episode:
 `config episode digest steps`. They were written with the code of commit 031c02a, before
 the speed work of issue 30, and re-recorded after the rules changes of issue 32 (the env ids
-became -v2, the rules and the answer block changed what a learner sees).
+became -v2, the rules and the answer block changed what a learner sees), and on 2026-12-07 for the
+six cybergeneration episodes against `tactical`, whose `ready` choices changed (the encoding
+did not, so the ids stay -v2).
 """
 
 from __future__ import annotations

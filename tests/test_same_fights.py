@@ -8,7 +8,9 @@ digest. The default run checks the first 24 fights of each ruleset; `-m slow` al
 
 One of the 8,000 was re-recorded during issue 30, with the reason in its file's header
 (metalface fight 1353: the old answer depended on a value the rulesets wrote into the
-shared map, which the issue removes).
+shared map, which the issue removes). The cybergeneration file was re-recorded on 2026-12-07
+for a change of play, not of the rules: `tactical` and `bold` stopped readying weapons for
+nothing (tests/test_tactical_ready.py); 1,181 of its 2,000 fights have those players.
 
 A deliberate rules change (a new ruleset version) rewrites the digests with
 `python tests/fight_digests.py --write` in the same commit, and says why.

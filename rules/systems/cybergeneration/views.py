@@ -104,20 +104,21 @@ class ViewsMixin:
         """The longest distance the figure can attack at (drawing a weapon first counts)."""
         if c.down:
             return 0.0
-        best = 0.0
-        for w in self.weapons_of(c):
-            if w.grapple_only:
-                continue
-            if w.kind in ("ranged", "genius"):
-                if not self.loaded(c, w):
-                    continue
-                best = max(best, self.ranges[w.range][-1][0])
-            elif w.kind == "grenade":
-                if self.loaded(c, w):
-                    best = max(best, self.throw_range(c, w))
-            else:
-                best = max(best, 2.2)
-        return best
+        return max((self._weapon_reach(c, w) for w in self.weapons_of(c) if not w.grapple_only), default=0.0)
+
+    def _weapon_reach(self, c: Combatant, w) -> float:
+        """How far `w` attacks from (metres; 0 when unloaded)."""
+        if w.kind in ("ranged", "genius"):
+            return self.ranges[w.range][-1][0] if self.loaded(c, w) else 0.0
+        if w.kind == "grenade":
+            return self.throw_range(c, w) if self.loaded(c, w) else 0.0
+        return 2.2
+
+    def hand_and_reach(self, c: Combatant) -> tuple[str | None, dict[str, float]]:
+        """seed 004: "Draw a weapon from a holster or sheath" (the move), "Changing weapons" (an
+        action): only the drawn weapon (or an implant, bare hands) attacks. The drawn weapon's
+        name and each weapon's reach (`reach_m`'s numbers, weapon by weapon)."""
+        return c.res["drawn"], {w.name: self._weapon_reach(c, w) for w in self.weapons_of(c) if not w.grapple_only}
 
     def unit_numbers(self, figures: list[Combatant]) -> list[tuple[float, float]]:
         """(`reach_m(c)`, `ammo_frac(c)`) of each figure from one look at its weapons: the same
