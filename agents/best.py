@@ -64,12 +64,13 @@ BEST: dict[str, BestEntry] = {
         "paired 95%: 3.8-7.5) and +11.7 over the network alone (54.0%; 10.0-13.5); 68.0% of the first 800",
         0.065, 0.243, max_figures=20),
     "cortex_hu": BestEntry(
-        "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
-        "likely actions at every decision: 67.5% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds "
-        "x 2 sides) vs tactical (Wilson 65.8-69.1%), +3.0 over selective-wide (best from 2026-12-06 to 2026-12-07: "
-        "64.5%; paired 95%: 1.6-4.4; +3.5, 2.0-5.1, on the 2,400 after the 800 that chose it), +2.9 over "
-        "planner-bold (1.3-4.5) and +6.9 over the network alone (60.7%; 5.5-8.3) on the same fights",
-        0.123, 0.466, max_figures=16),
+        "planner-net-bold-steady", "planner-net-bold whose network never takes back its own last action at once "
+        "(at the table planner-net-bold dropped prone and stood up again, up to six times in one turn): level with "
+        "it on 1,248 of the player table's held-out fights (-0.2 points, draws half, paired 95%: -1.4 to +1.1; the "
+        "other 1,952 were still being played), itself 67.5% of the 3,200 (400 maps x 4 dice seeds x 2 sides) vs "
+        "tactical (Wilson 65.8-69.1%), +3.0 over selective-wide (best from 2026-12-06 to 2026-12-07; paired 95%: "
+        "1.6-4.4), +2.9 over planner-bold (1.3-4.5) and +6.9 over the network alone (5.5-8.3) on the same fights",
+        0.098, 0.389, max_figures=16),
     "cybergeneration": BestEntry(
         "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
         "likely actions at every decision: 67.5% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds "

@@ -89,7 +89,7 @@ def test_the_steady_planner_net_never_takes_back_its_last_action_at_once():
 
 
 def test_the_steady_bold_planner_net_is_planner_net_bold_with_the_mask():
-    """`planner-net-bold-steady`: `planner-net-bold` (`best` in metalface, cybergeneration and cortex_hu) whose network
+    """`planner-net-bold-steady` (cortex_hu's `best`): `planner-net-bold` (`best` in metalface and cybergeneration) whose network
     never takes back its last action at once, as `planner-net-steady` is `planner-net`'s."""
     from agents.selective import SteadyBoldNetPlannerPolicy
     from agents.tactical import BoldPolicy
@@ -99,11 +99,21 @@ def test_the_steady_bold_planner_net_is_planner_net_bold_with_the_mask():
     assert p.margin == 1.0 and not make_policy("planner-net-bold", 1).net.no_undo
 
 
+def test_cortex_hus_best_is_the_steady_one():
+    """cortex_hu's `best` is `planner-net-bold-steady` since 2026-12-07: `planner-net-bold` (before) dropped prone and
+    stood up again in the same turn at the table (cortex_hu/les, seed 6: six times in one figure's turn; the slow test
+    below, csarda), and the steady one is level with it on the table's fights (agents/best.py's evidence)."""
+    from agents.best import BEST, best_name
+
+    assert BEST["cortex_hu"].policy == best_name("cortex_hu") == "planner-net-bold-steady"
+    assert make_policy("best", 1).__class__.__name__ == "BestPolicy"
+
+
 @pytest.mark.slow
 def test_at_the_table_cortex_hus_best_flip_flops_and_the_steady_one_does_not():
-    """cortex_hu/csarda at the table (seed 3, every team played, the plans taken): `planner-net-bold`'s bandits drop
-    prone and stand up again in the same turn 5 times in 10 turns; `planner-net-bold-steady`'s never (about 30 CPU s
-    each)."""
+    """cortex_hu/csarda at the table (seed 3, every team played, the plans taken): `planner-net-bold`'s bandits (the
+    `best` until 2026-12-07) drop prone and stand up again in the same turn 5 times in 10 turns;
+    `planner-net-bold-steady`'s (the `best` since) never (about 30 CPU s each)."""
     from tactica.table import Session
 
     def undos(policy: str) -> tuple[int, int]:

@@ -202,7 +202,7 @@ def test_planner_net_searches_the_networks_candidates_at_every_decision_with_tac
 
 @pytest.mark.parametrize("ruleset,team_size", [("cybergeneration", 2), ("cortex_hu", 1)])
 def test_planner_net_bold_is_planner_net_with_bolds_rollouts(ruleset, team_size):
-    """`planner-net-bold` (`best` in metalface, cybergeneration and cortex_hu): margin 1 as `planner-net`, `bold`
+    """`planner-net-bold` (`best` in metalface and cybergeneration, in cortex_hu with the undo masked): margin 1 as `planner-net`, `bold`
     playing the rollouts; the same fights as the shipped `selective` at margin 1 registered apart
     (experiments/selective_margin.py's `sel100`, whose 3,200 table fights made it `best`)."""
     from agents.selective import BoldNetPlannerPolicy
