@@ -75,7 +75,8 @@ BEST: dict[str, BestEntry] = {
         "planner-net-bold", "planner-bold's search (bold playing the rollouts) over the shipped network's three most "
         "likely actions at every decision: 67.5% of the player table's 3,200 held-out fights (400 maps x 4 dice seeds "
         "x 2 sides) vs tactical (Wilson 65.9-69.1%), +13.6 over the network alone on the same fights (53.9%; the "
-        "network was best until 2026-12-06; paired 95%: 11.7-15.5); on the first 800 69.5%, planner-bold 57.6%",
+        "network was best until 2026-12-06; paired 95%: 11.7-15.5); on the first 800 69.5%, planner-bold 57.6%; against "
+        "tactical since its ready fix (2026-12-07) 66.2% of the first 800 (paired 95% against the old: -7.3 to +0.8)",
         0.070, 0.190, max_figures=20),
 }
 
