@@ -135,6 +135,29 @@ def test_the_table_tells_the_action_before_asking_and_again_on_resume(tmp_path):
     assert again.index("Pixel rolls stun save") < again.index("Pixel must choose stun fail")
 
 
+def test_the_answer_does_not_print_what_the_question_already_told(tmp_path):
+    """The answered action is resolved again from the start, so its events were printed twice: "Pixel takes 4
+    Wounds" before the stun choice and again after the answer (at cortex_hu/les, "Imre takes the all-out attack
+    stance." twice). What was told before the question is printed once; what the answer adds is printed."""
+    import io
+
+    from rich.console import Console
+
+    from tactica.table import Session, Terminal
+
+    s = Session.new("cybergeneration/mall_raid", npc=["cswat=tactical"], seed=0, save_path=tmp_path / "s.json")
+    buf = io.StringIO()
+    feed = ["", "choose pass_out", "quit"]
+    Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
+    out = buf.getvalue()
+    asked = out.index("Pixel must choose stun fail")
+    answered = out.index("> Pixel: ", asked)
+    assert "Pixel takes 4 Wounds" in out[:asked] and "Pixel rolls stun save" in out[:asked]
+    after = out[answered:]
+    assert "Pixel takes 4 Wounds" not in after and "Pixel rolls stun save" not in after, after[:2000]
+    assert "Pixel goes down" in after or "unconscious" in after, after[:2000]
+
+
 def test_enter_at_a_pc_prompt_says_what_is_wanted(tmp_path):
     """Enter accepts an NPC's plan; at a PC's prompt (here an open question) it was silently
     ignored, prompt after prompt. It now says what the prompt wants."""

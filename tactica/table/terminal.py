@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import collections
 import re
 from typing import Callable, Iterable
 
@@ -42,6 +43,8 @@ class Terminal:
         self.input_fn = input_fn or input
         self.numbered: list[Action] = []
         self._shown_turn: tuple | None = None
+        #: the lines an open question's action told before it (`with_question_context`)
+        self._told: list[str] = []
 
     # -- output ------------------------------------------------------------------------
     def say(self, text: str = "", style: str | None = None) -> None:
@@ -54,16 +57,23 @@ class Terminal:
         self.con.print(battle_view(s.state, s.rs, s.pc_teams(),
                                    {t: "PC" for t, r in s.roles.items() if r.role == "pc"}, highlight))
 
-    def narrate(self, evs: list[Event]) -> None:
+    def narrate(self, evs: list[Event], shown: list[str] = ()) -> None:
+        """Print `evs`, but the lines of `shown` (each once): what an asked action already told before its
+        question (`with_question_context`), which its answer resolves again from the start."""
         names = {c.id: c.name for c in self.s.state.combatants}   # told as the plans tell them
+        left = collections.Counter(shown)
         for e in evs:
             if e.get("type") == "roll" and e.get("purpose") == "initiative":
                 continue
             if e.get("type") in ("turn_start",):
                 continue
+            line = narrate(e, names)
+            if left[line] > 0:
+                left[line] -= 1
+                continue
             style = {"round_start": "bold", "battle_end": "bold green", "down": "bold red", "dead": "bold red",
                      "attack": "yellow", "damage": "red"}.get(e.get("type", ""))
-            self.say("  " + narrate(e, names), style)
+            self.say("  " + line, style)
 
     def ask(self, prompt: str) -> str:
         try:
@@ -265,18 +275,26 @@ class Terminal:
                 s.drop_plan()
                 self.say("cancelled: nothing was resolved")
             return False
-        self.narrate(self.with_question_context(evs))
+        shown = self._told if action.kind == "choose" else []
+        self.narrate(self.with_question_context(evs), shown)
         return True
 
     def with_question_context(self, evs: list[Event]) -> list[Event]:
         """`evs` with, before a question that ends them, what the asked action has told so far
         (`Battle.before_question`: the hit, the damage, the failed save): the log gets those
-        events only once the question is answered, and the GM must see why it is asked."""
+        events only once the question is answered, and the GM must see why it is asked. Their
+        lines are kept (`_told`): the answer resolves the action again from the start, and what
+        it tells again is not printed twice (the roll, now with what it was against, is)."""
+        self._told = []
         if evs and evs[-1].get("type") == "question" and self.s.state.pending is not None:
-            return evs[:-1] + self.s.battle.before_question() + evs[-1:]
+            told = self.s.battle.before_question()
+            names = {c.id: c.name for c in self.s.state.combatants}
+            self._told = [narrate(e, names) for e in told]
+            return evs[:-1] + told + evs[-1:]
         return evs
 
     def do_undo(self) -> None:
+        self._told = []
         h = self.s.undo()
         if h is None:
             self.say("nothing to undo")
