@@ -65,7 +65,7 @@ def advice(state: BattleState, action: Action, advisor: str, pick: Action | None
 
 def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Action],
            samples: dict[Action, list[float]], guide: str, horizon: int = 1, confidence: float = 1.5,
-           whose: str = "the network's", noun: str = "likeliest") -> str:
+           whose: str = "the network's", noun: str = "likeliest", choice: str = "") -> str:
     """What the lookahead found: each candidate's mean over its rollouts, and whether the pick of `whose`
     ranking stood; where another candidate did better on the dice streams both were rolled on but the pick
     stood, that its lead was within the dice's spread (agents/planner.py `pick`: a paired comparison on at
@@ -74,7 +74,8 @@ def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Act
     The planner halves its candidates as it goes (`PlannerPolicy.lookahead`): one that falls behind on the first
     streams is not rolled on the later ones. Its mean is over fewer streams, so it is said so, and it is
     compared with the pick on the streams they share only (the means over all of each one's streams are of
-    different dice)."""
+    different dice). `choice`: the words for `pick` where it is not `whose` choice ("its next choice")."""
+    choice = choice or f"{whose} choice"
     shown = [a for a in cands if samples.get(a)]
     if not shown:
         return ""
@@ -90,13 +91,13 @@ def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Act
     line = (f"looked ahead over {whose} {len(shown)} {noun} on the same {n} dice streams, {turns} each with {guide} "
             f"playing our side ({STANDING}): " + ", ".join(found(a) for a in shown))
     if len({tuple(samples[a]) for a in shown}) == 1:
-        return line + f"; all came out alike on every stream: no difference {turns} ahead, {whose} choice stands"
+        return line + f"; all came out alike on every stream: no difference {turns} ahead, {choice} stands"
     if action != pick:
         k = min(len(samples.get(action, ())), len(samples.get(pick, ())))
         lead = paired_lead(samples, action, pick)
-        return line + (f"; plays it over {whose} choice ({reasons.label(state, pick)}): "
+        return line + (f"; plays it over {choice} ({reasons.label(state, pick)}): "
                        f"{lead:+.2f} on the same dice" + ("" if k == n else f" (its {k} streams)"))
-    line += f"; {whose} choice stands"
+    line += f"; {choice} stands"
     if pick not in mean:
         return line
     leads = {a: paired_lead(samples, a, pick) for a in shown if a != pick}

@@ -130,3 +130,72 @@ def test_at_the_table_cortex_hus_best_flip_flops_and_the_steady_one_does_not():
 
     plain, steady = undos("planner-net-bold"), undos("planner-net-bold-steady")
     assert plain[0] >= 3 and steady[0] == 0 and steady[1] >= 5, (plain, steady)
+
+
+def _after_a_drop(seed: int = 1):
+    """A cortex state (generated map 1004) right after the acting figure dropped prone, committed to a fresh
+    `planner-net-proven`, whose network then puts standing up first."""
+    from agents.selective import ProvenNetPlannerPolicy
+
+    spec, src = load_scenario(generate_scenario("cortex", 1004))
+    b = new_battle(spec, Dice(4), src, record=False)
+    b.start()
+    s, me = b.state, b.state.actor
+    pol = ProvenNetPlannerPolicy(seed=seed, budget=4)
+    drop = next(a for a in b.ruleset.legal_actions(s) if a.kind == "drop_prone")
+    pol.commit(s, me, drop)
+    b.step(drop)
+    return s, me, pol
+
+
+@pytest.mark.parametrize("stand_gain, plays_stand", [(0.0, False), (1.0, True)])
+def test_the_proven_planner_net_stands_up_again_only_on_the_rollouts_proof(monkeypatch, stand_gain, plays_stand):
+    """`planner-net-proven`: where the network's pick takes back the last action (standing up right after
+    dropping prone), the search's default is the network's next candidate; standing up plays only where it beats
+    that on every paired rollout, and the explanation says why the network's first choice did not stand."""
+    s, me, pol = _after_a_drop()
+    scores = pol.net.scores
+
+    def stand_first(state, actor):   # the network's habit (cortex: up to six times a turn), made sure here
+        lmap, p = scores(state, actor)
+        p = p.copy()
+        p[next(i for i, a in lmap.items() if a.kind == "stand")] = p.max() + 0.5
+        return lmap, p / p.sum()
+
+    monkeypatch.setattr(pol.net, "scores", stand_first)
+    lmap, p = pol.net.scores(s, me)
+    order = [i for i in sorted(lmap, key=lambda i: -p[i]) if p[i] > 0]
+    assert lmap[order[0]].kind == "stand"
+    seen = {}
+
+    def lookahead(state, actor, cands):
+        seen["cands"] = list(cands)
+        pol.planner._samples = {a: [stand_gain if a.kind == "stand" else 0.0] * 6 for a in cands}
+        return {a: (stand_gain if a.kind == "stand" else 0.0) for a in cands}
+
+    monkeypatch.setattr(pol.planner, "lookahead", lookahead)
+    a = pol.act(s, me)
+    assert seen["cands"][0] == lmap[order[1]] and seen["cands"][1].kind == "stand"   # the undo is not the default
+    assert (a.kind == "stand") == plays_stand
+    why = pol.explain(s, me, a)
+    assert "stand up would take back its last action at once" in why
+    assert ("plays it over the next choice" in why) == plays_stand
+
+
+def test_the_proven_planner_net_plays_as_planner_net_where_nothing_is_taken_back():
+    """Where the network's pick undoes nothing, `planner-net-proven` is `planner-net` decision for decision."""
+    from agents.selective import NetPlannerPolicy, ProvenNetPlannerPolicy
+
+    spec, src = load_scenario(generate_scenario("cortex", 1005))
+    b = new_battle(spec, Dice(5), src, record=False)
+    b.start()
+    s = b.state
+    a, c = ProvenNetPlannerPolicy(seed=3, budget=4), NetPlannerPolicy(seed=3, budget=4)
+    for _ in range(6):
+        me = s.actor
+        x = a.act(s, me)
+        if a._last is not None and a._last.demoted:
+            break
+        assert x == c.act(s, me)
+        b.step(x)
+    assert isinstance(make_policy("planner-net-proven", 1), ProvenNetPlannerPolicy)
