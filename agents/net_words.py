@@ -74,7 +74,7 @@ def search(state: BattleState, action: Action, pick: Action, cands: Sequence[Act
     The planner halves its candidates as it goes (`PlannerPolicy.lookahead`): one that falls behind on the first
     streams is not rolled on the later ones. Its mean is over fewer streams, so it is said so, and it is
     compared with the pick on the streams they share only (the means over all of each one's streams are of
-    different dice). `choice`: the words for `pick` where it is not `whose` choice ("its next choice")."""
+    different dice). `choice`: the words for `pick` where it is not `whose` choice ("the next choice")."""
     choice = choice or f"{whose} choice"
     shown = [a for a in cands if samples.get(a)]
     if not shown:

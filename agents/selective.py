@@ -15,8 +15,9 @@ the same at a wider margin (0.5: twice the decisions searched, 17% against 8% of
 decisions in 12 cortex_hu fights against `tactical`; cortex_hu's `best` until 2026-12-07), `planner-net` the
 planner's search over the network's three most likely actions at every decision, `tactical`
 playing this side in the rollouts as in `planner`'s (cortex's `best`), `planner-net-bold` the
-same with `bold` playing them as in `planner-bold`'s (`best` in metalface, cybergeneration and cortex_hu), and
-`selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it looked
+same with `bold` playing them as in `planner-bold`'s (`best` in metalface and cybergeneration), their `-steady`
+variants with the network's immediate undo masked (`planner-net-bold-steady`: cortex_hu's `best`),
+`planner-net-proven` with the undo played only on the rollouts' proof, and `selective:PATH.npz` over an exported one. `searched` / `decisions` count how often it looked
 ahead (`last_reason` says what it found).
 """
 
@@ -208,7 +209,8 @@ class NetPlannerPolicy(SelectivePolicy):
 class BoldNetPlannerPolicy(NetPlannerPolicy):
     """`planner-bold`'s search over the shipped network's candidates: `planner-net` with `bold` playing this side
     in the rollouts, as in `planner-bold`'s (the stronger model of play where `bold` beats `tactical`:
-    cybergeneration, cortex_hu). `best` in metalface, cybergeneration and cortex_hu (agents/best.py)."""
+    cybergeneration, cortex_hu). `best` in metalface and cybergeneration, and with the undo masked in cortex_hu
+    (agents/best.py)."""
 
     name = "planner-net-bold"
     GUIDE = "bold"
