@@ -121,7 +121,8 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "defence": lambda e: f"{e['actor']} defends by {e['mode']}: Difficulty {e['difficulty']}.",
     "damage": lambda e: (f"{e['target']} takes {e['stun']} Stun and {e['wound']} Wound"
                          + (f" (armour stopped {e['absorbed']})" if e.get("absorbed") else "") + "."),
-    "condition": lambda e: f"{e['target']} {'is now' if e['on'] else 'is no longer'} {e['condition']}.",
+    "condition": lambda e: (f"{e['target']} {'is now' if e['on'] else 'is no longer'} "
+                            f"{str(e['condition']).replace('_', ' ')}."),
     "down": lambda e: f"{e['target']} goes down ({e['reason']}).",
     "dead": lambda e: f"{e['target']} is dead.",
     "stance": lambda e: f"{e['actor']} takes the {e['stance']} stance.",

@@ -52,3 +52,12 @@ def test_an_initiative_tie_break_reads_as_words():
     assert ties      # every figure of foundry has AGL 3: all tie
     line = narrate(ties[0], {c.id: c.name for c in s.state.combatants})
     assert " rolls to break an initiative tie (AGL 3): " in line and "kept" in line, line
+
+
+def test_a_condition_reads_as_words():
+    """The table read 'Jinx is now non_responsive.' (metalface/foundry): the condition's key is told as words;
+    the event keeps the key."""
+    e = {"type": "condition", "target": "jinx", "condition": "non_responsive", "on": True}
+    assert narrate(e, {"jinx": "Jinx"}) == "Jinx is now non responsive."
+    assert narrate({**e, "condition": "knocked_out", "on": False}, {"jinx": "Jinx"}) == "Jinx is no longer knocked out."
+    assert e["condition"] == "non_responsive"
