@@ -125,6 +125,7 @@ _REGISTRY: dict[str, str | Callable[..., Policy]] = {
     #: `planner-net` whose network never takes back its last action at once (drop prone, stand up, ...): steadier
     #: at the table, 1.6 points below it in cortex (agents/selective.py)
     "planner-net-steady": "agents.selective:SteadyNetPlannerPolicy",
+    #: `planner-net` that takes back its last action only where the rollouts show it pays (agents/selective.py)
     "planner-net-proven": "agents.selective:ProvenNetPlannerPolicy",
     #: `planner-net-bold` without the network's immediate undo (agents/selective.py)
     "planner-net-bold-steady": "agents.selective:SteadyBoldNetPlannerPolicy",

@@ -57,7 +57,7 @@ class Terminal:
         self.con.print(battle_view(s.state, s.rs, s.pc_teams(),
                                    {t: "PC" for t, r in s.roles.items() if r.role == "pc"}, highlight))
 
-    def narrate(self, evs: list[Event], shown: list[str] = ()) -> None:
+    def narrate(self, evs: list[Event], shown: Iterable[str] = ()) -> None:
         """Print `evs`, but the lines of `shown` (each once): what an asked action already told before its
         question (`with_question_context`), which its answer resolves again from the start."""
         names = {c.id: c.name for c in self.s.state.combatants}   # told as the plans tell them
