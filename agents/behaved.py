@@ -19,7 +19,7 @@ downed Mal (behaviour: spare)".
 
 from __future__ import annotations
 
-from rules.actions import END_TURN, Action, option_words, target_of
+from rules.actions import END_TURN, Action, option_words, target_of, weapon_words
 from rules.state import BattleState, Combatant
 
 from agents import assess as A
@@ -347,7 +347,7 @@ def _worst_threat(rs, state: BattleState, actor: Combatant, lead: Combatant) -> 
 
 def _attack_words(state: BattleState, o: A.Odds) -> str:
     t = state.by_id[o.action.target]
-    how = f" with the {o.action.weapon}" if o.action.weapon and o.action.weapon != "unarmed" else ""
+    how = f" with the {weapon_words(o.action.weapon)}" if o.action.weapon and o.action.weapon != "unarmed" else ""
     opt = f" ({option_words(o.action.option)})" if o.action.option else ""
     down = " (down)" if t.down else ""
     return f"attacks {t.name}{down}{how}{opt}: {o.p_hit:.0%} to hit, {o.exp_damage:.1f} expected damage"

@@ -13,7 +13,7 @@ nearest enemy. Only the generic ruleset interface is used (see agents/assess.py)
 from __future__ import annotations
 
 
-from rules.actions import END_TURN, Action
+from rules.actions import END_TURN, Action, weapon_phrase, weapon_words
 from rules.dice import Dice
 from rules.state import BattleState, Combatant
 
@@ -61,7 +61,7 @@ class CautiousPolicy(Policy):
         hurt = A.health_frac(rs, actor) < self.hurt
         if "reload" in kinds and rs.ammo_frac(actor) <= 0:
             a = kinds["reload"][0]
-            self.last_reason = f"reloads the empty {a.weapon}"
+            self.last_reason = f"reloads the empty {weapon_words(a.weapon)}"
             return a
         if "stand" in kinds and not self._moved and self._attacks == 0:
             self.last_reason = "gets up to find cover"
@@ -78,7 +78,9 @@ class CautiousPolicy(Policy):
             if best is not None:
                 self._attacks += 1
                 t = state.by_id[best.action.target]
-                self.last_reason = (f"fires from cover at {t.name} with the {best.action.weapon}: "
+                w = best.action.weapon
+                how = f" {weapon_phrase('attack', w)}" if w else ""
+                self.last_reason = (f"fires from cover at {t.name}{how}: "
                                     f"{best.p_hit:.0%} to hit, {best.exp_damage:.1f} expected damage")
                 return best.action
         guard = self._guard(rs, state, actor, enemies, kinds.get("defend", []))
@@ -86,7 +88,7 @@ class CautiousPolicy(Policy):
             return guard
         if "reload" in kinds and rs.ammo_frac(actor) < 0.5:
             a = kinds["reload"][0]
-            self.last_reason = f"reloads the {a.weapon} behind cover"
+            self.last_reason = f"reloads the {weapon_words(a.weapon)} behind cover"
             return a
         return self._end("waits in cover")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from rules.actions import KIND_VERBS, WEAPON_OBJECT_KINDS, Action, option_words
+from rules.actions import KIND_VERBS, Action, option_words, weapon_phrase
 from rules.errors import TacticaError
 from rules.ruleset import Ruleset, get_ruleset
 from rules.state import BattleState, Combatant
@@ -60,7 +60,7 @@ def attack_words(state: BattleState, actor: Combatant, action: Action) -> str | 
     g = state.grid
     verb = "grapples" if action.kind == "grapple" else (
         "fires at" if g.chebyshev(actor.pos, t.pos) > 1 and not A.is_melee(rs, actor) else "attacks")
-    how = f" with the {action.weapon}" if action.weapon and action.weapon != "unarmed" else ""
+    how = f" {weapon_phrase(action.kind, action.weapon)}" if action.weapon and action.weapon != "unarmed" else ""
     opt = f" ({option_words(action.option)})" if action.option else ""
     p, exp = float(odds.get("p_hit", 0.0)), float(odds.get("exp_damage", 0.0))
     if_hit = float(odds.get("damage_if_hit", exp / p if p > 0 else 0.0))
@@ -174,13 +174,13 @@ def label(state: BattleState, action: Action | None) -> str:
         return f"move to [{x}, {y}]"
     if k == "choose":
         q = state.pending.question.key if state.pending is not None else "the question"
-        return f"answer {q.replace('_', ' ')}: {action.option}"
+        return f"answer {q.replace('_', ' ')}: {option_words(action.option or '')}"
     bits = [KIND_VERBS.get(k, k.replace("_", " "))]
     if action.target:
         t = state.by_id.get(action.target)
         bits.append(t.name if t is not None else action.target)
     if action.weapon:
-        bits.append(("the " if k in WEAPON_OBJECT_KINDS else "with the ") + action.weapon)
+        bits.append(weapon_phrase(k, action.weapon))
     if action.cell is not None and k != "move":
         x, y = g.xy(action.cell)
         bits.append(f"at [{x}, {y}]")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.actions import END_TURN, Action
+from rules.actions import END_TURN, Action, weapon_phrase
 from rules.state import BattleState, Combatant
 
 from agents import reasons
@@ -65,7 +65,8 @@ class AggressivePolicy(Policy):
                 on_target = [a for a in attacks if a.target == target.id] or attacks
                 best = max(on_target, key=lambda a: (self._weapon_power(actor, a.weapon), a.weapon != "unarmed"))
                 self._attacks += 1
-                self.last_reason = f"attacks the nearest enemy {best.target} with {best.weapon}"
+                how = f" {weapon_phrase('attack', best.weapon)}" if best.weapon else ""
+                self.last_reason = f"attacks the nearest enemy {best.target}{how}"
                 return best
         if "prone" in actor.conditions:
             stand = [a for a in legal if a.kind == "stand"]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from rules.actions import END_TURN, Action, option_words
+from rules.actions import END_TURN, Action, option_words, weapon_words
 from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
@@ -356,7 +356,7 @@ class TacticalPolicy(MoveChoices, Policy):
         verb = "fires at" if not ctx.melee and ctx.state.grid.chebyshev(ctx.me.pos, t.pos) > 1 else "attacks"
         if a.kind == "grapple":
             verb = "grapples"
-        how = f" with the {a.weapon}" if a.weapon and a.weapon != "unarmed" else ""
+        how = f" with the {weapon_words(a.weapon)}" if a.weapon and a.weapon != "unarmed" else ""
         opt = f" ({option_words(a.option)})" if a.option else ""
         cover = A.cover_words(ctx.state, t.pos, ctx.me.pos)
         behind = f", target in {cover}" if cover != "no cover" else ""
@@ -407,11 +407,11 @@ class TacticalPolicy(MoveChoices, Policy):
         for a in kinds.get("reload", []):
             f = rs.ammo_frac(me)
             if f <= 0:
-                out.append(Choice(a, 0.5 + best_atk, f"reloads the {a.weapon}: the magazine is empty"))
+                out.append(Choice(a, 0.5 + best_atk, f"reloads the {weapon_words(a.weapon)}: the magazine is empty"))
             elif not worth and f < 0.5:
-                out.append(Choice(a, 0.05, f"reloads the {a.weapon} while there is nothing to shoot at"))
+                out.append(Choice(a, 0.05, f"reloads the {weapon_words(a.weapon)} while there is nothing to shoot at"))
             elif not worth and f < 1:
-                out.append(Choice(a, 0.01, f"tops up the {a.weapon}"))
+                out.append(Choice(a, 0.01, f"tops up the {weapon_words(a.weapon)}"))
         # stand up: to move and fight normally
         for a in kinds.get("stand", []):
             if mem.actions == 0 and (ctx.melee or not worth):  # never up and down in one turn
@@ -427,14 +427,14 @@ class TacticalPolicy(MoveChoices, Policy):
                 score = max(gain - 0.03, 0.3 if unarmed and rs.reach_m(me) <= 0 else 0.0)
                 if unarmed and gain >= 0:
                     score = max(score, 0.08)
-                out.append(Choice(a, score, f"picks up the {a.weapon}"))
+                out.append(Choice(a, score, f"picks up the {weapon_words(a.weapon)}"))
         # aim (where the ruleset has it): when the aimed attack beats shooting now
         for a in kinds.get("aim", []):
             v_after = best_atk + self._gain_after(ctx, a, best_atk)
             out.append(Choice(a, 0.9 * v_after - 0.5 * best_atk, "takes aim"))
         # ready / unjam a weapon when there is nothing to attack with
         for a in kinds.get("ready", []):
-            out.append(Choice(a, -0.01 if worth else self._ready_score(ctx, a), f"readies the {a.weapon or 'weapon'}"))
+            out.append(Choice(a, -0.01 if worth else self._ready_score(ctx, a), f"readies the {weapon_words(a.weapon or 'weapon')}"))
         # first aid for a fallen or badly hurt friend
         for a in kinds.get("first_aid", []):
             t = state.by_id.get(a.target or "")
@@ -451,7 +451,7 @@ class TacticalPolicy(MoveChoices, Policy):
         if self.exact:
             for a in kinds.get("use", [])[:3]:
                 gain = self._gain_after(ctx, a, best_atk)
-                out.append(Choice(a, gain - 0.05, f"uses {a.option or a.weapon or 'an item'}"))
+                out.append(Choice(a, gain - 0.05, f"uses {weapon_words(a.option or a.weapon or 'an item')}"))
         return out
 
     @staticmethod

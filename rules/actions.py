@@ -59,6 +59,21 @@ def option_words(option: str) -> str:
     return option.replace(":", " ").replace("_", " ")
 
 
+def weapon_words(weapon: str | None) -> str:
+    """A weapon's (or item's) key as a GM reads it: "sniper_rifle" -> "sniper rifle" (None: "no weapon").
+    The key stays what commands, events and logs hold; the table's prose tells it by this."""
+    return weapon.replace("_", " ") if weapon else "no weapon"
+
+
+def weapon_phrase(kind: str, weapon: str) -> str:
+    """The weapon part of an action's words: "the sniper rifle" where the weapon is what the verb acts on
+    ("ready the sniper rifle"), "with the sniper rifle" where it is what the verb acts with, and "unarmed"
+    for the bare-handed attack ("attack Drunk unarmed", not "with the unarmed")."""
+    if weapon == "unarmed" and kind not in WEAPON_OBJECT_KINDS:
+        return "unarmed"
+    return ("the " if kind in WEAPON_OBJECT_KINDS else "with the ") + weapon_words(weapon)
+
+
 #: kinds that name one of the actor's weapons
 WEAPON_KINDS: frozenset[str] = frozenset({"attack", "reload", "ready", "suppress", "drop"})
 

@@ -115,7 +115,8 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
                        + (f" vs {e['difficulty']}" if e.get("difficulty") is not None else "")
                        + (" - BOTCH" if e.get("botch") else "")
                        + (" - extraordinary" if e.get("extraordinary") else "")),
-    "attack": lambda e: (f"{e['actor']} attacks {e['target']} with {e['weapon']}: {e['result']}"
+    "attack": lambda e: (f"{e['actor']} attacks {e['target']} "
+                         + ("unarmed" if e["weapon"] == "unarmed" else f"with the {e['weapon']}") + f": {e['result']}"
                          + (f" by {e['margin']}" if e.get("margin") is not None and e['result'] != "miss" else "")
                          + "."),
     "defence": lambda e: f"{e['actor']} defends by {e['mode']}: Difficulty {e['difficulty']}.",
@@ -185,6 +186,20 @@ def _named(text: str, names: Mapping[str, str]) -> str:
     return pat.sub(lambda m: names[m.group(1)], text)
 
 
+def _keys_told(e: Mapping[str, Any], names: Mapping[str, str] | None) -> dict[str, Any]:
+    """`e` with the keys in its told fields as words ("the sniper rifle", "bypass armour", "rolls
+    attack unarmed"): a GM reads the line, the event keeps the keys. A figure's id is left as it is."""
+    from rules.narration import KEYED_FIELDS, keys_told
+    ids = {e[k] for k in ("actor", "target", "figure") if isinstance(e.get(k), str)} | set(names or ())
+    out = dict(e)
+    for k in KEYED_FIELDS:
+        if isinstance(out.get(k), str):
+            out[k] = keys_told(out[k], ids)
+    if isinstance(out.get("options"), list):
+        out["options"] = [keys_told(x, ids) if isinstance(x, str) else x for x in out["options"]]
+    return out
+
+
 def narrate(e: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
     """One readable line for an event; rolls, defences and damage with all their numbers
     (rules/narration.py). `names`: figure id -> the name to tell it by (the table's lines name
@@ -196,6 +211,7 @@ def narrate(e: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str
             e["order"] = [names.get(x, x) if isinstance(x, str) else x for x in e["order"]]
         if isinstance(e.get("text"), str) and e["text"]:   # a rule's own words ("sandor is attacked by ferenc")
             e["text"] = _named(e["text"], names)
+    e = _keys_told(e, names)
     t = e.get("type", "")
     f = {"roll": narration.roll_line, "defence": narration.defence_line,
          "damage": narration.damage_line}.get(t) or _NARRATORS.get(t)

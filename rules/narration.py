@@ -30,7 +30,7 @@ made (an announcement) can be told in the same words as the roll line that follo
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 _TIMES = {1: "once", 2: "twice"}
 _DIE_WORD = re.compile(r"(^|[\s+/])d\d+\b")
@@ -139,9 +139,25 @@ def target_words(e: Mapping[str, Any]) -> str:
 PURPOSE_WORDS = {"initiative tie": "to break an initiative tie"}
 
 
+#: a key as the rules' data spell it ("sniper_rifle", "bypass_armour"), inside a line's text
+_KEY = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w-])")
+#: the event fields whose text tells weapons, items, armour and answers by their keys
+KEYED_FIELDS = ("weapon", "purpose", "pool", "effect", "armour")
+
+
+def keys_told(text: str, keep: Collection[str] = ()) -> str:
+    """`text` with the data's keys in it as words: "attack with sniper_rifle" -> "attack with sniper
+    rifle", and the bare-handed attack "attack with unarmed" -> "attack unarmed". A GM reads the line;
+    the event keeps the keys. The words in `keep` (figure ids) stay as they are."""
+    text = _KEY.sub(lambda m: m.group(1) if m.group(1) in keep else m.group(1).replace("_", " "), text)
+    return re.sub(r"^attack with unarmed\b", "attack unarmed", text)
+
+
 def roll_head(actor: str, purpose: str) -> str:
     """"Zoe rolls damage", or, where the purpose is itself what the figure does ("spends 3 Plot
-    Points against damage"), "Zoe spends 3 Plot Points against damage" (not "rolls spends")."""
+    Points against damage"), "Zoe spends 3 Plot Points against damage" (not "rolls spends"); the
+    data's keys in it as words ("rolls attack with sniper rifle")."""
+    purpose = keys_told(purpose)
     if purpose.startswith("spends "):
         return f"{actor} {purpose}"
     return f"{actor} rolls {PURPOSE_WORDS.get(purpose, purpose)}"

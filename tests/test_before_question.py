@@ -127,7 +127,7 @@ def test_the_table_tells_the_action_before_asking_and_again_on_resume(tmp_path):
     out = run(s, [""])
     asked = out.index("Pixel must choose stun fail")
     told = out[out.index("> Trooper 2: attack Pixel"):asked]
-    for words in ("Trooper 2 rolls attack with assault_rifle", "hit by 6", "Pixel takes 4 Wounds",
+    for words in ("Trooper 2 rolls attack with assault rifle", "hit by 6", "Pixel takes 4 Wounds",
                   "Pixel rolls stun save", "failure"):
         assert words in told, (words, told)
     assert "Answer: stun fail" in out[asked:]
@@ -190,7 +190,7 @@ def test_a_replay_that_stops_at_a_question_tells_its_action_first(tmp_path):
     r = CliRunner().invoke(app, ["replay", str(p)])
     assert r.exit_code == 0, r.output
     out = r.output
-    assert out.index("rolls attack with assault_rifle") < out.index("takes 4 Wounds") \
+    assert out.index("rolls attack with assault rifle") < out.index("takes 4 Wounds") \
         < out.index("rolls stun save") < out.index("must choose stun fail")
     r = CliRunner().invoke(app, ["validate", str(p)])
     assert "(1 step)" in r.output

@@ -165,7 +165,7 @@ def test_replay_json_has_events_and_final_state() -> None:
 
 def test_replay_narration() -> None:
     out = run("replay", str(PISTOL_HIT))
-    assert "shooter attacks target with revolver: hit by 5." in out
+    assert "shooter attacks target with the revolver: hit by 5." in out
     assert "target takes 3 Stun and 5 Wound." in out
 
 

@@ -125,7 +125,7 @@ def test_cybergeneration_modifiers_not_in_the_pool_are_listed_and_wounds_told_wi
                           " vs 19 (range 15 + cover 4)")
     d = {"type": "damage", "target": "dart", "stun": 0, "wound": 1, "raw": 2, "source": "unarmed", "absorbed": 1,
          "armour": "armoured_clothing", "sp": 2, "round": 19, "step": 380}
-    assert narrate(d) == "dart takes 1 Wound (2 rolled, armoured_clothing SP 2 stopped 1)."
+    assert narrate(d) == "dart takes 1 Wound (2 rolled, armoured clothing SP 2 stopped 1)."
 
 
 def test_difficulty_parts_when_an_event_carries_them():
@@ -149,7 +149,7 @@ def test_the_table_tells_figures_by_name_and_cells_as_the_map_writes_them():
     assert narrate(move) == "rust runs 8.2 m to [6, 6]."
     assert narrate(move, names) == "Rust runs 8.2 m to [6, 6]."
     hit = event("attack", actor="goon1", target="rust", weapon="stun_baton", result="hit")
-    assert narrate(hit, names).startswith("Goon 1 attacks Rust with stun_baton")
+    assert narrate(hit, names).startswith("Goon 1 attacks Rust with the stun baton")
     assert narrate(event("initiative", order=["rust", "goon1"]), names) == "Initiative: Rust, Goon 1"
     placed = event("override", kind="place", figure="rust", before=[0, 1], after=[4, 0])
     assert narrate(placed, names) == "GM: Rust is placed at [4, 0] (from [0, 1])."

@@ -41,11 +41,12 @@ def test_labels_name_cells_by_their_coordinates_and_figures_by_name():
     g = s.grid
     foe = next(c for c in s.combatants if c.team != s.actor.team)
     weapon = next(iter(s.actor.weapons))
+    told = weapon.replace("_", " ")   # a key as words ("assault rifle"); the command keeps the key
     assert reasons.label(s, Action("move", cell=g.index(4, 7))) == "move to [4, 7]"
-    assert reasons.label(s, Action("attack", target=foe.id, weapon=weapon)) == f"attack {foe.name} with the {weapon}"
+    assert reasons.label(s, Action("attack", target=foe.id, weapon=weapon)) == f"attack {foe.name} with the {told}"
     assert reasons.label(s, END_TURN) == "end the turn"
     assert reasons.label(s, Action("defend", option="block")) == "defend (block)"
-    assert reasons.label(s, Action("reload", weapon=weapon)) == f"reload the {weapon}"
+    assert reasons.label(s, Action("reload", weapon=weapon)) == f"reload the {told}"
 
 
 def test_the_network_alone_gives_its_numbers_its_probability_and_its_advisor():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from rules.actions import KIND_VERBS, WEAPON_OBJECT_KINDS, Action, option_words
+from rules.actions import KIND_VERBS, Action, option_words, weapon_phrase
 from rules.state import BattleState
 
 
@@ -135,12 +135,15 @@ def describe_action(state: BattleState, action: Action, with_odds: bool = True) 
             from rules.grid import COVER_NAMES
             cover = f", next to {COVER_NAMES[min(near, 4)]} cover"
         return f"move to {cell_xy(state, action.cell)} ({move_words(move_facts(state, action), d)}{cover})"
+    if k == "choose":   # as the reasons say it: "answer innate defence: roll"
+        from agents.reasons import label
+        return label(state, action)
     bits = [KIND_VERBS.get(k, k.replace("_", " "))]
     if action.target:
         t = state.by_id.get(action.target)
         bits.append(t.name if t else action.target)
     if action.weapon:
-        bits.append(("the " if k in WEAPON_OBJECT_KINDS else "with the ") + action.weapon)
+        bits.append(weapon_phrase(k, action.weapon))
     if action.cell is not None and k != "move":
         bits.append(f"at {cell_xy(state, action.cell)}")
     if action.option:

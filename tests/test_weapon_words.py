@@ -1,0 +1,71 @@
+"""A GM reads weapons, armour and answers as words, not as the data's keys.
+
+Watching the autopilot (cortex/saloon, seed 11): "Zoe's plan (tactical): attack Drunk with the unarmed",
+"Marksman fires at Zoe with the sniper_rifle", "Pool Shark's plan (best): choose (bypass armour)" while its
+reasons said "answer extraordinary hit: bypass_armour", and the question "(bypass_armour / special_effect)".
+The commands in brackets, the events and the logs keep the keys; what is told reads as words, and what is told
+can be typed back (`choose bypass armour`).
+"""
+
+from __future__ import annotations
+
+from agents import reasons
+from rules.actions import Action, weapon_phrase, weapon_words
+from rules.events import event, narrate
+from rules.narration import keys_told
+from tactica.table import command_for, parse_command
+from tactica.table.words import describe_action
+from tests.cortex_seed000_setup import _ko_scene, act, atk, play
+
+
+def test_a_weapons_key_is_told_as_words_and_the_bare_hand_as_unarmed() -> None:
+    assert weapon_words("sniper_rifle") == "sniper rifle"
+    assert weapon_phrase("attack", "sniper_rifle") == "with the sniper rifle"
+    assert weapon_phrase("reload", "heavy_pistol") == "the heavy pistol"
+    assert weapon_phrase("attack", "unarmed") == "unarmed"    # not "with the unarmed"
+    names = {"zoe": "Zoe", "drunk": "Drunk", "m": "Marksman"}
+    assert narrate(event("attack", actor="zoe", target="drunk", weapon="unarmed", result="hit", margin=1),
+                   names) == "Zoe attacks Drunk unarmed: hit by 1."
+    assert narrate(event("attack", actor="m", target="zoe", weapon="sniper_rifle", result="hit", margin=4),
+                   names) == "Marksman attacks Zoe with the sniper rifle: hit by 4."
+    assert narrate(event("reload", actor="zoe", weapon="heavy_pistol"), names) == "Zoe reloads the heavy pistol."
+    roll = event("roll", actor="zoe", purpose="attack with unarmed", pool="shepherds_axe d4", dice=[[4, 2]], total=2)
+    assert narrate(roll, names).startswith("Zoe rolls attack unarmed (shepherds axe d4): 2(d4) = 2")
+
+
+def test_a_figures_id_in_a_told_line_stays_as_it_is() -> None:
+    """Only the data's keys turn to words: a figure whose id has an underscore keeps it."""
+    e = event("effect", target="big_guy", effect="the beam_rifle is charged; big_guy flinches")
+    assert narrate(e) == "big_guy: the beam rifle is charged; big_guy flinches."
+    assert keys_told("pool_stick breaks on 2 or less") == "pool stick breaks on 2 or less"
+    assert keys_told("big_guy's frag_grenade", keep={"big_guy"}) == "big_guy's frag grenade"
+
+
+def test_the_event_keeps_the_key() -> None:
+    """The log is the rules' record: the weapon stays "unarmed", the answer "bypass_armour"."""
+    s = _ko_scene(str_="d12", armour="tactical_vest")
+    hit = atk("p", "t", "unarmed", dice=[12, 6])         # 18 vs Easy 3: extraordinary
+    b = play(s, [hit, act("p", "choose", option="bypass_armour", dice=[2])], questions="ask")
+    assert next(e for e in b.events if e["type"] == "attack")["weapon"] == "unarmed"
+    assert next(e for e in b.events if e["type"] == "choice")["choice"] == "bypass_armour"
+    assert any(narrate(e).startswith("p attacks t unarmed: extraordinary hit by ") for e in b.events)
+    q = next(e for e in b.events if e["type"] == "question")
+    assert q["options"] == ["bypass_armour", "special_effect"]
+    # seed 000, Extraordinary Success in Combat: "the attacker may choose to bypass the victim's body armor
+    # instead of inflicting a special effect": the GM reads the choice as words
+    assert narrate(q).endswith("(bypass armour / special effect)")
+
+
+def test_an_answer_is_headlined_as_its_reasons_tell_it_and_typed_as_told() -> None:
+    """The plan's headline said "choose (bypass armour)", its reasons "answer extraordinary hit:
+    bypass_armour": both now say "answer extraordinary hit: bypass armour", and the GM may type the
+    answer as the question told it."""
+    s = _ko_scene(str_="d12", armour="tactical_vest")
+    b = play(s, [atk("p", "t", "unarmed", dice=[12, 6])], questions="ask")
+    state, legal = b.state, b.legal_actions()
+    bypass = Action("choose", option="bypass_armour")
+    assert bypass in legal
+    assert describe_action(state, bypass) == reasons.label(state, bypass) == "answer extraordinary hit: bypass armour"
+    assert command_for(state, bypass) == "choose bypass_armour"
+    assert parse_command("choose bypass armour", state, legal).action == bypass
+    assert parse_command("choose special effect", state, legal).action == Action("choose", option="special_effect")
