@@ -141,15 +141,17 @@ PURPOSE_WORDS = {"initiative tie": "to break an initiative tie"}
 
 #: a key as the rules' data spell it ("sniper_rifle", "bypass_armour"), inside a line's text
 _KEY = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w-])")
+_OPTION = re.compile(r"(?<![\w-])(called|plot points):([a-z0-9]+)(?![\w-])")
 #: the event fields whose text tells weapons, items, armour and answers by their keys
 KEYED_FIELDS = ("weapon", "purpose", "pool", "effect", "armour")
 
 
 def keys_told(text: str, keep: Collection[str] = ()) -> str:
     """`text` with the data's keys in it as words: "attack with sniper_rifle" -> "attack with sniper
-    rifle", and the bare-handed attack "attack with unarmed" -> "attack unarmed". A GM reads the line;
-    the event keeps the keys. The words in `keep` (figure ids) stay as they are."""
+    rifle", "(called:leg)" -> "(called leg)", and the bare-handed attack "attack with unarmed" -> "attack
+    unarmed". A GM reads the line; the event keeps the keys. The words in `keep` (figure ids) stay as they are."""
     text = _KEY.sub(lambda m: m.group(1) if m.group(1) in keep else m.group(1).replace("_", " "), text)
+    text = _OPTION.sub(r"\1 \2", text)   # an option's key: "(called:leg)" -> "(called leg)"
     return re.sub(r"^attack with unarmed\b", "attack unarmed", text)
 
 

@@ -31,6 +31,8 @@ def test_a_weapons_key_is_told_as_words_and_the_bare_hand_as_unarmed() -> None:
     assert narrate(event("reload", actor="zoe", weapon="heavy_pistol"), names) == "Zoe reloads the heavy pistol."
     roll = event("roll", actor="zoe", purpose="attack with unarmed", pool="shepherds_axe d4", dice=[[4, 2]], total=2)
     assert narrate(roll, names).startswith("Zoe rolls attack unarmed (shepherds axe d4): 2(d4) = 2")
+    called = event("roll", actor="zoe", purpose="attack with heavy_pistol (called:head)", dice=[[10, 7]], total=7)
+    assert narrate(called, names).startswith("Zoe rolls attack with heavy pistol (called head): 7(d10) = 7")
 
 
 def test_a_figures_id_in_a_told_line_stays_as_it_is() -> None:
