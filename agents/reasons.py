@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from rules.actions import KIND_VERBS, Action, option_words, weapon_phrase
+from rules.actions import KIND_VERBS, Action, option_words, use_words, weapon_phrase
 from rules.errors import TacticaError
 from rules.ruleset import Ruleset, get_ruleset
 from rules.state import BattleState, Combatant
@@ -175,6 +175,8 @@ def label(state: BattleState, action: Action | None) -> str:
     if k == "choose":
         q = state.pending.question.key if state.pending is not None else "the question"
         return f"answer {q.replace('_', ' ')}: {option_words(action.option or '')}"
+    if k == "use" and not action.weapon:
+        return use_words(action.option)
     bits = [KIND_VERBS.get(k, k.replace("_", " "))]
     if action.target:
         t = state.by_id.get(action.target)

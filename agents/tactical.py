@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from rules.actions import END_TURN, Action, option_words, weapon_words
+from rules.actions import END_TURN, Action, option_words, use_words, weapon_words
 from rules.dice import Dice
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
@@ -451,7 +451,8 @@ class TacticalPolicy(MoveChoices, Policy):
         if self.exact:
             for a in kinds.get("use", [])[:3]:
                 gain = self._gain_after(ctx, a, best_atk)
-                out.append(Choice(a, gain - 0.05, f"uses {weapon_words(a.option or a.weapon or 'an item')}"))
+                out.append(Choice(a, gain - 0.05, use_words(a.option, third=True) if a.option
+                                  else f"uses the {weapon_words(a.weapon or 'item')}"))
         return out
 
     @staticmethod

@@ -59,6 +59,27 @@ def option_words(option: str) -> str:
     return option.replace(":", " ").replace("_", " ")
 
 
+#: what a `use` action does, in a GM's words (imperative, third person), by its option; others read "use (x)"
+USE_WORDS: dict[str, tuple[str, str]] = {
+    "second_wind": ("take a second wind", "takes a second wind"),
+    "two_actions": ("take two actions this round, with no move", "takes two actions this round, with no move"),
+    "shield": ("switch the shield on", "switches the shield on"),
+    "heal_self": ("treat its own damage", "treats its own damage"),
+}
+
+
+def use_words(option: str | None, third: bool = False) -> str:
+    """A `use` action as a GM reads it: "spend 2 Plot Points on the next roll" (cortex's `plot_points:2`),
+    "switch the shield on" (metalface); `third`: as a figure does it ("Jayne spends 1 Plot Point ...")."""
+    if option and option.startswith("plot_points:"):
+        n = option.split(":", 1)[1]
+        verb = "spends" if third else "spend"
+        return f"{verb} {n} Plot Point{'' if n == '1' else 's'} on the next roll"
+    if option in USE_WORDS:
+        return USE_WORDS[option][1 if third else 0]
+    return ("uses" if third else "use") + (f" ({option_words(option)})" if option else "")
+
+
 def weapon_words(weapon: str | None) -> str:
     """A weapon's (or item's) key as a GM reads it: "sniper_rifle" -> "sniper rifle" (None: "no weapon").
     The key stays what commands, events and logs hold; the table's prose tells it by this."""

@@ -1,4 +1,4 @@
-"""A GM reads weapons, armour and answers as words, not as the data's keys.
+"""A GM reads weapons, armour, answers and uses as words, not as the data's keys.
 
 Watching the autopilot (cortex/saloon, seed 11): "Zoe's plan (tactical): attack Drunk with the unarmed",
 "Marksman fires at Zoe with the sniper_rifle", "Pool Shark's plan (best): choose (bypass armour)" while its
@@ -71,3 +71,26 @@ def test_an_answer_is_headlined_as_its_reasons_tell_it_and_typed_as_told() -> No
     assert command_for(state, bypass) == "choose bypass_armour"
     assert parse_command("choose bypass armour", state, legal).action == bypass
     assert parse_command("choose special effect", state, legal).action == Action("choose", option="special_effect")
+
+
+def test_a_use_is_told_as_what_it_does() -> None:
+    """"Jayne uses plot points:1" (the API's suggestion at cortex/saloon) and "use (plot points 1)" in the list:
+    a `use` reads as what it does. seed 000: "any Plot Points spent on actions ..." - `pp N` spends them on
+    the figure's next roll (tactica/table/helptext.py)."""
+    from agents.base import make_policy
+    from rules.actions import use_words
+    from tactica.table import Session
+
+    assert use_words("plot_points:1") == "spend 1 Plot Point on the next roll"
+    assert use_words("plot_points:3", third=True) == "spends 3 Plot Points on the next roll"
+    assert use_words("shield") == "switch the shield on"
+    assert use_words("thrust") == "use (thrust)"           # no words of its own: the option as words
+    s = Session.new("cortex/saloon", seed=3, confirm=False)
+    s.begin()
+    state, legal = s.state, s.legal()
+    pp = Action("use", option="plot_points:2")
+    assert pp in legal
+    assert describe_action(state, pp) == reasons.label(state, pp) == "spend 2 Plot Points on the next roll"
+    assert command_for(state, pp) == "pp 2"
+    told = {c.action: c.reason for c in make_policy("tactical", 0).rank(state, state.actor, legal)}
+    assert told[Action("use", option="plot_points:1")] == "spends 1 Plot Point on the next roll"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from rules.actions import KIND_VERBS, Action, option_words, weapon_phrase
+from rules.actions import KIND_VERBS, Action, option_words, use_words, weapon_phrase
 from rules.state import BattleState
 
 
@@ -138,6 +138,8 @@ def describe_action(state: BattleState, action: Action, with_odds: bool = True) 
     if k == "choose":   # as the reasons say it: "answer innate defence: roll"
         from agents.reasons import label
         return label(state, action)
+    if k == "use" and not action.weapon:
+        return use_words(action.option)
     bits = [KIND_VERBS.get(k, k.replace("_", " "))]
     if action.target:
         t = state.by_id.get(action.target)
