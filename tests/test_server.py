@@ -141,8 +141,9 @@ def _duel_with(**changes) -> dict:
     ("/fights", {"scenario": _duel_with(map={"rows": ["." * 16] * 12, "cell_m": 1e-300})}, "cell size"),
     ("ACT", {}, "action"),
     ("ACT", {"action": {"type": "fly"}}, "action.type"),
-    ("ACT", {"action": {"type": "attack", "target": "nobody", "weapon": "revolver"}}, "not legal"),
+    ("ACT", {"action": {"type": "attack", "target": "nobody", "weapon": "revolver"}}, "there is no figure 'nobody'"),
     ("ACT", {"action": {"type": "move", "cell": [99, 99]}}, "off the map"),
+    ("ACT", {"action": {"type": "move", "cell": 9999}}, "off the 16x12 map"),
     ("ACT", {"action": {"type": "move", "cell": [1, 2, 3]}}, "cell"),
     ("ACT", {"action": {"type": "end_turn"}, "dice": ["six"]}, "dice"),
     ("ACT", {"action": {"type": "end_turn"}, "extra": 1}, "extra"),
@@ -159,6 +160,21 @@ def test_bad_bodies_get_4xx_with_a_message_and_change_nothing(client, path, body
     assert r.status_code in (409, 422), r.text
     assert words in r.json()["error"], r.json()
     assert snapshot(client, fid) == before
+    client.delete(f"/fights/{fid}")
+
+
+def test_an_illegal_action_says_what_keeps_it_out_and_in_which_field(client):
+    """"attack with pistl -> drunk is not legal for jayne now" said nothing of why: the error names what
+    differs from every legal action (rules/replay.py `why_illegal`) and the field it is in."""
+    fid = new_fight(client)
+    actor = client.get(f"/fights/{fid}").json()["summary"]["actor"]
+    foe = next(f for f in ("mal", "jubal") if f != actor)           # cortex/duel: one against one
+    r = client.post(f"/fights/{fid}/actions", json={"action": {"type": "attack", "target": foe, "weapon": "pistl"}})
+    assert r.status_code == 422
+    err = r.json()
+    assert f"{actor} has no weapon 'pistl' (weapons: " in err["error"] and err["field"] == "action.weapon", err
+    r = client.post(f"/fights/{fid}/actions", json={"action": {"type": "attack", "target": "ghost", "weapon": "pistl"}})
+    assert r.json()["field"] == "action.target" and "there is no figure 'ghost'" in r.json()["error"]
     client.delete(f"/fights/{fid}")
 
 

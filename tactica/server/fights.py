@@ -225,13 +225,15 @@ def tactica_error(e: TacticaError, status: int = 422) -> ApiError:
 
 def parse_action(s: BattleState, body: ActionBody) -> Action:
     """The action of a request body, with its cell on the map."""
+    g = s.grid
     try:
         action = Action.from_dict(body.model_dump(exclude_none=True, exclude={"at", "command", "label"}),
-                                  s.grid.width, field="action")
+                                  g.width, field="action", height=g.height)
     except TacticaError as e:
         raise tactica_error(e) from None
-    if action.cell is not None and not 0 <= action.cell < s.grid.n:
-        raise ApiError(422, f"cell {body.cell} is off the map", "action.cell")
+    if action.cell is not None and not 0 <= action.cell < g.n:
+        raise ApiError(422, f"cell {body.cell} is off the {g.width}x{g.height} map (expected a cell number "
+                            f"0 to {g.n - 1}, or [x, y] with 0 <= x < {g.width}, 0 <= y < {g.height})", "action.cell")
     return action
 
 
@@ -245,9 +247,24 @@ def acting_action(b: Battle, actor: str | None, body_action: Any) -> Action:
     return parse_action(s, body_action)
 
 
+#: the field of an action that `why_illegal`'s words are about
+_WHY_FIELDS = ((r"^there is no figure| can make no \w+ action at ", "action.target"),
+               (r" has no weapon | cannot \w+ with ", "action.weapon"), (r"^no \w+ to \[", "action.cell"),
+               (r"^option |^an option ", "action.option"))
+
+
 def check_legal(b: Battle, action: Action, fid: str) -> None:
-    if action not in b.legal_actions():
-        raise ApiError(422, f"{action} is not legal for {b.state.actor.id} now (GET /fights/{fid}/legal)", "action")
+    """422 for an action the rules do not allow now, saying what keeps it out (no such figure, no such
+    weapon, no such cell ...: rules/replay.py `why_illegal`) and in which field."""
+    from rules.replay import why_illegal
+
+    legal = b.legal_actions()
+    if action in legal:
+        return
+    me = b.state.actor.id
+    why = why_illegal(b.state, legal, action)
+    field = next((f for pat, f in _WHY_FIELDS if re.search(pat, why)), "action")
+    raise ApiError(422, f"{action} is not legal for {me} now: {why} (GET /fights/{fid}/legal)", field)
 
 
 def cell_query(s: BattleState, x: int | None, y: int | None, name: str) -> int | None:
