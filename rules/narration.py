@@ -86,6 +86,8 @@ def _faces(e: Mapping[str, Any]) -> str:
         i = max(range(len(faces)), key=lambda j: (faces[j] == k, j)) if k in faces else -1
         words = [f"[{f}]" if j == i else str(f) for j, f in enumerate(faces)]
         return " ".join(words) + f" (kept {k})"
+    if not dice and e.get("counts_as") is not None:   # a die the rules set, not rolled (seed 004: "counts as 10")
+        return f"the die counts as {e['counts_as']}"
     return "+".join(f"{r}(d{s})" for s, r in dice) or "no dice"
 
 
@@ -171,6 +173,8 @@ def roll_line(e: Mapping[str, Any]) -> str:
     pool = str(e.get("pool") or "")
     mods = modifier_words(e, family)
     head = roll_head(e["actor"], e["purpose"])
+    if not e.get("dice") and e.get("counts_as") is not None:     # nothing rolled: "Dart's damage DC1 ..."
+        head = f"{e['actor']}'s {keys_told(str(e['purpose']))}"
     if pool or mods:
         head += " (" + "; ".join(x for x in [pool, *mods] if x) + ")"
     line = f"{head}: {_faces(e)}"

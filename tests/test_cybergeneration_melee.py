@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from rules.events import narrate
 from tests.cybergeneration_setup import (RS, _melee, act, attack, brawler, can, econ, end, evs, fig, legal,
                                          only, open_map, play, rolls, scen, shooter, who, wounds)
 
@@ -77,6 +78,8 @@ def test_unconscious_or_stunned_targets_are_hit_automatically_as_if_rolling_ten(
     b = play(s, steps + [attack("a", "d", "knife", [])])
     r = rolls(b, "damage DC2")[-1]
     assert r["dice"] == [] and r["counts_as"] == 10 and r["total"] == 11      # 10 + 1 (BODY 8)
+    # nothing was rolled: the line says so ("a rolls damage DC2 (...): no dice = 11" before)
+    assert narrate(r) == "a's damage DC2 (d10 + 1 body type): the die counts as 10 = 11"
     assert wounds(b, "d") - before == 5 and "automatic hit" in evs(b, "attack")[-1]["note"]
 
 
