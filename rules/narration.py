@@ -81,25 +81,27 @@ def _faces(e: Mapping[str, Any]) -> str:
     if "kept" in e:
         faces = [f for _, f in dice]
         if not faces:
-            return "no dice"
+            return "no dice to roll"
         k = e["kept"]
         i = max(range(len(faces)), key=lambda j: (faces[j] == k, j)) if k in faces else -1
         words = [f"[{f}]" if j == i else str(f) for j, f in enumerate(faces)]
         return " ".join(words) + f" (kept {k})"
     if not dice and e.get("counts_as") is not None:   # a die the rules set, not rolled (seed 004: "counts as 10")
         return f"the die counts as {e['counts_as']}"
-    return "+".join(f"{r}(d{s})" for s, r in dice) or "no dice"
+    return "+".join(f"{r}(d{s})" for s, r in dice) or "no dice to roll"
 
 
 def modifier_words(e: Mapping[str, Any], family: str) -> list[str]:
     """Every modifier of the roll by name and value, in the ruleset's own units."""
     pool = str(e.get("pool") or "")
+    keep = {e[k] for k in ("actor", "target") if isinstance(e.get(k), str)}
     out = []
     if family == "kept":
-        out += [f"{m['source']} {int(m['value']):+d}d" for m in e.get("dice_modifiers", [])
+        out += [f"{keys_told(str(m['source']), keep)} {int(m['value']):+d}d" for m in e.get("dice_modifiers", [])
                 if m.get("value")]
     for m in e.get("modifiers", []):
-        src, v = str(m.get("source", "?")), int(m.get("value", 0))
+        # a trait's or an item's key as words: "glass jaw: vitality stepped down twice"
+        src, v = keys_told(str(m.get("source", "?")), keep), int(m.get("value", 0))
         if family == "steps":
             out.append(step_words(src, v, damage=e.get("check") == "damage"))
         elif family == "points" and src in pool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import Action
+from rules.narration import keys_told
 from rules.replay import play_replay
 from tactica.table import Session
 from tactica.table.dice import DiceOwners, next_request
@@ -153,7 +154,9 @@ def test_prompts_show_every_modifier_in_the_rulesets_words():
     cover = [r for sc, r in texts if sc.startswith("cortex") and (r.call["against"] or {}).get("cover")]
     assert cover and all(f"(+{r.call['against']['cover']} cover)" in r.text() for r in cover)
     modded = [r for sc, r in texts if r.modifiers]
-    assert modded and all(n.split(" (")[0].split(":")[0] in r.text() for r in modded for n, v in r.modifiers if v)
+    # each modifier by its name, a key told as words ("tactical vest: agility stepped down once")
+    assert modded and all(keys_told(n.split(" (")[0].split(":")[0]) in r.text()
+                          for r in modded for n, v in r.modifiers if v)
     assert any("stepped down" in r.text() for sc, r in texts if sc.startswith("cortex"))   # wound steps
     mf = [r for sc, r in texts if sc.startswith("metalface") and r.call["check"] == "targeting"]
     assert mf and all("highest of" in r.text() and "range" in r.text() for r in mf)

@@ -94,3 +94,21 @@ def test_a_use_is_told_as_what_it_does() -> None:
     assert command_for(state, pp) == "pp 2"
     told = {c.action: c.reason for c in make_policy("tactical", 0).rank(state, state.actor, legal)}
     assert told[Action("use", option="plot_points:1")] == "spends 1 Plot Point on the next roll"
+
+
+def test_a_modifiers_trait_or_item_is_told_as_words() -> None:
+    """"sergeant rolls initiative (...; tactical_vest: agility stepped down once)" (cortex/ambush): the armour's,
+    the trait's and the improvised weapon's keys in a roll's modifiers read as words; the event keeps them."""
+    e = event("roll", actor="stick", purpose="attack with pool_stick", check="attack", pool="Strength d8",
+              dice=[[8, 4]], total=4, modifiers=[{"source": "improvised weapon pool_stick (skill)", "value": -1},
+                                                 {"source": "glass_jaw (vitality)", "value": -2}])
+    line = narrate(e)
+    assert "improvised weapon pool stick: skill stepped down once" in line
+    assert "glass jaw: vitality stepped down twice" in line and "_" not in line
+    assert e["modifiers"][0]["source"] == "improvised weapon pool_stick (skill)"
+
+
+def test_a_roll_left_with_no_dice_says_so() -> None:
+    """seed 000's blast dice less cover and prone can leave none: "no dice to roll = 0"."""
+    e = event("roll", actor="zoe", purpose="blast damage", pool="0d6", dice=[], total=0)
+    assert narrate(e) == "zoe rolls blast damage (0d6): no dice to roll = 0"

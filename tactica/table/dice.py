@@ -18,7 +18,7 @@ from rules.calls import RollCall
 from rules.dice import Dice
 from rules.errors import DiceError
 from rules.events import Event
-from rules.narration import roll_head
+from rules.narration import keys_told, roll_head
 from rules.state import BattleState
 from tactica.table.base import SessionError
 
@@ -102,7 +102,7 @@ class DiceRequest:
 
     def text(self) -> str:
         head = roll_head(self.roller, self.purpose) if self.roller else f"roll {self.purpose}"
-        pool = f": {self.pool}" if self.pool else ""
+        pool = f": {keys_told(self.pool)}" if self.pool else ""
         mods = f" ({'; '.join(self.words)})" if self.words else ""
         keep = f", {self.keep}" if self.keep else ""
         against = f" {self.against}" if self.against else ""
@@ -148,9 +148,9 @@ def modifier_words_of(call: RollCall) -> list[str]:
         if not isinstance(v, int) or isinstance(v, bool) or not v:
             continue
         if family == "steps":
-            out.append(step_words(n, v, damage=call.check == "damage"))
+            out.append(step_words(keys_told(n), v, damage=call.check == "damage"))
         elif not (family == "points" and n in call.pool):
-            out.append(f"{n} {v:+d}")
+            out.append(f"{keys_told(n)} {v:+d}")
     return out
 
 
