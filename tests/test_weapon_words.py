@@ -112,3 +112,17 @@ def test_a_roll_left_with_no_dice_says_so() -> None:
     """seed 000's blast dice less cover and prone can leave none: "no dice to roll = 0"."""
     e = event("roll", actor="zoe", purpose="blast damage", pool="0d6", dice=[], total=0)
     assert narrate(e) == "zoe rolls blast damage (0d6): no dice to roll = 0"
+
+
+def test_a_weapon_is_typed_as_the_lines_tell_it() -> None:
+    """The plan says "attack Zoe with the sniper rifle": `attack zoe sniper rifle` is that action, as is the key."""
+    from tactica.table import Session
+
+    s = Session.new("cortex/ambush", seed=11, confirm=False)
+    s.begin()
+    state, legal = s.state, s.legal()
+    shot = Action("attack", target="zoe", weapon="sniper_rifle")
+    assert shot in legal
+    assert describe_action(state, shot, with_odds=False) == "attack Zoe with the sniper rifle"
+    assert parse_command("attack zoe sniper rifle", state, legal).action == shot
+    assert parse_command("attack zoe sniper_rifle", state, legal).action == shot
