@@ -73,6 +73,13 @@ class Fight:
     damage: tuple[tuple[str, float], ...]
 
 
+def figure_labels(per_figure: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Each figure of a report's `per_figure` as a GM knows it: its name ("Rico"), with its id where two
+    figures share the name ("Goon (goon2)") or a report has none."""
+    names = [v.get("name") or k for k, v in per_figure.items()]
+    return {k: (n if names.count(n) == 1 else f"{n} ({k})") for (k, _), n in zip(per_figure.items(), names)}
+
+
 def label_for(win_rate: float, death_rate: float) -> str:
     """The difficulty label for a PC win rate and a P(at least one PC dies)."""
     for label, min_win, max_death in LABELS:

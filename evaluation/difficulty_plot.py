@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from evaluation.difficulty import figure_labels
 from rules.errors import TacticaError
 
 WIN, LOSS, DRAW = "#2a9d8f", "#e76f51", "#8d99ae"
@@ -82,13 +83,14 @@ def plot_difficulty(report: Mapping[str, Any], fights: Sequence[Any], path: str 
     ax = axes[1][0]
     figs = sorted(report["per_figure"].items(), key=lambda kv: (not kv[1]["pc"], kv[1]["team"]))
     ids = [k for k, _ in figs]
+    names = figure_labels(report["per_figure"])
     width = 0.4
     ax.bar([i - width / 2 for i in range(len(ids))], [v["p_down"] for _, v in figs], width,
            color="#f4a261", label="went down")
     ax.bar([i + width / 2 for i in range(len(ids))], [v["p_dead"] for _, v in figs], width,
            color="#9b2226", label="died")
     ax.set_xticks(range(len(ids)))
-    ax.set_xticklabels([f"{k}\n({v['team']})" for k, v in figs], fontsize=8)
+    ax.set_xticklabels([f"{names[k]}\n({v['team']})" for k, v in figs], fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("share of fights")
     ax.set_title("per figure")
@@ -112,7 +114,7 @@ def plot_difficulty(report: Mapping[str, Any], fights: Sequence[Any], path: str 
         ax.barh(range(len(pcs)), vals, left=left, color=col, label=name)
         left = [a + b for a, b in zip(left, vals)]
     ax.set_yticks(range(len(pcs)))
-    ax.set_yticklabels([f"{k}\nmean {report['per_figure'][k]['damage_mean']:.1f}"
+    ax.set_yticklabels([f"{names[k]}\nmean {report['per_figure'][k]['damage_mean']:.1f}"
                         f" of {report['per_figure'][k]['max_health']:g}" for k in pcs], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)

@@ -132,8 +132,10 @@ def render_difficulty(console: Console, r: Mapping[str, Any], *, workers: int, b
     f = Table(title="per figure", header_style="bold")
     for col in ("figure", "team", "health", "damage taken (mean / p90)", "down", "dies"):
         f.add_column(col, justify="left" if col in ("figure", "team") else "right")
+    from evaluation.difficulty import figure_labels
+    names = figure_labels(r["per_figure"])
     for cid, v in sorted(r["per_figure"].items(), key=lambda kv: (not kv[1]["pc"], kv[1]["team"])):
-        f.add_row(escape(cid) + (" (PC)" if v["pc"] else ""), escape(v["team"]), f"{v['max_health']:g}",
+        f.add_row(escape(names[cid]) + (" (PC)" if v["pc"] else ""), escape(v["team"]), f"{v['max_health']:g}",
                   f"{v['damage_mean']:.1f} / {v['damage_p90']:g}", _pct(v["p_down"]), _pct(v["p_dead"]))
     console.print(f)
     hist = r["rounds_histogram"]

@@ -386,3 +386,12 @@ def test_local_workers_use_one_blas_thread_unless_the_user_sets_it(monkeypatch) 
     with FightPool(2) as pool:
         assert pool.map(os.getenv, "OPENBLAS_NUM_THREADS", [0]) == ["3"]
     assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
+
+
+def test_the_figures_are_told_by_their_names() -> None:
+    """The per-figure table named figures by id ("rico (PC)"): a GM knows them by name ("Rico (PC)"); two
+    figures of one name keep apart by their ids."""
+    from evaluation.difficulty import figure_labels
+
+    per = {"rico": {"name": "Rico"}, "goon1": {"name": "Goon"}, "goon2": {"name": "Goon"}, "x": {}}
+    assert figure_labels(per) == {"rico": "Rico", "goon1": "Goon (goon1)", "goon2": "Goon (goon2)", "x": "x"}

@@ -70,7 +70,7 @@ def test_markup_names_in_simulate_and_difficulty(tmp_path, argv):
     assert "Traceback" not in r.output
     assert MARKUP["team"] in r.output and MARKUP["scenario"] in r.output
     if argv[0] == "difficulty":
-        assert f"{MARKUP['id']} (PC)" in r.output and f"difficulty for {MARKUP['team']}" in r.output
+        assert f"{MARKUP['name']} (PC)" in r.output and f"difficulty for {MARKUP['team']}" in r.output
 
 
 def test_markup_names_at_the_autopilot(tmp_path):
