@@ -434,7 +434,8 @@ class TacticalPolicy(MoveChoices, Policy):
             out.append(Choice(a, 0.9 * v_after - 0.5 * best_atk, "takes aim"))
         # ready / unjam a weapon when there is nothing to attack with
         for a in kinds.get("ready", []):
-            out.append(Choice(a, -0.01 if worth else self._ready_score(ctx, a), f"readies the {weapon_words(a.weapon or 'weapon')}"))
+            out.append(Choice(a, -0.01 if worth else self._ready_score(ctx, a),
+                              f"readies the {weapon_words(a.weapon or 'weapon')}"))
         # first aid for a fallen or badly hurt friend
         for a in kinds.get("first_aid", []):
             t = state.by_id.get(a.target or "")

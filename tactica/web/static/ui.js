@@ -214,8 +214,10 @@ export function cellLines(map, x, y, fig, terrain) {
   if (fig) {
     lines.push(`${fig.name} (${fig.team})`);
     lines.push(fig.dead ? "dead" : fig.down ? `down - ${fig.hp}/${fig.max}` : `health ${fig.hp}/${fig.max}`);
-    if (fig.conditions.length) lines.push(fig.conditions.join(", "));
-    if (fig.weapons && fig.weapons.length) lines.push(`weapons: ${fig.weapons.join(", ")}`);
+    // keys told as words, as the log tells them ("non responsive", "heavy pistol")
+    const words = (k) => String(k).replace(/_/g, " ");
+    if (fig.conditions.length) lines.push(fig.conditions.map(words).join(", "));
+    if (fig.weapons && fig.weapons.length) lines.push(`weapons: ${fig.weapons.map(words).join(", ")}`);
   }
   const cov = terrain && terrain.cover ? `, ${map.cover_names[Math.min(4, terrain.cover)]} cover` : "";
   // the cell as the terminal names it: `move X Y` (column, row; from 0)
