@@ -29,25 +29,32 @@ def count(scenario: str, policy: str, fights: int, seed: int = 0) -> Counter:
         holder: dict = {}
         turn: dict = {}
 
+        def close() -> None:
+            """Count the turn that ran until now (a turn ends with the next one's start, whether or not its
+            figure ended it: a figure whose actions are spent gets no `turn_end`)."""
+            if turn:
+                c["turns"] += 1
+                if not turn["seen"]:
+                    c["unsighted"] += 1
+                    if not turn["did"]:
+                        c["idle"] += 1
+            turn.clear()
+
         def on_event(e: dict) -> None:
             b = holder.get("b")
             if b is None:
                 return
             t = e["type"]
             if t == "turn_start":
+                close()
                 s = b.state
                 me = s.by_id[e["actor"]]
                 seen = any(o.team != me.team and not o.down and s.grid.los(me.pos, o.pos) for o in s.combatants)
-                turn.clear()
                 turn.update(actor=me.id, seen=seen, did=False)
             elif t in ("move", "attack") and e.get("actor") == turn.get("actor"):
                 turn["did"] = True
-            elif t == "turn_end" and turn.get("actor") == e.get("actor"):
-                c["turns"] += 1
-                if not turn["seen"]:
-                    c["unsighted"] += 1
-                    if not turn["did"]:
-                        c["idle"] += 1
+            elif t == "battle_end":
+                close()
 
         b = new_battle(spec, Dice(np.random.default_rng(seed * 1000 + k)), src, on_event=on_event)
         holder["b"] = b
