@@ -128,7 +128,7 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "dead": lambda e: f"{e['target']} is dead.",
     "stance": lambda e: f"{e['actor']} takes the {e['stance']} stance.",
     "reload": lambda e: f"{e['actor']} reloads the {e['weapon']}.",
-    "effect": lambda e: f"{e['target']}: {e['effect']}.",
+    "effect": lambda e: _effect(e),
     "info": lambda e: str(e["text"]),
     "question": lambda e: (f"{e['actor']} must choose {e['key'].replace('_', ' ')}: "
                            + (f"{e['text']} " if e.get("text") else "") + "(" + " / ".join(e["options"]) + ")"),
@@ -138,6 +138,17 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "refused": lambda e: f"{e['actor']} tries {_action(e['action'])}: refused ({e['reason']}).",
     "override": lambda e: _override(e),
 }
+
+
+#: an effect that is what its figure does ("turns east", "reacts off its turn: ...", "is knocked out ..."): the
+#: line reads "Kestrel turns east.", not "Kestrel: turns east."; others keep the colon ("the attack bypasses armour")
+_DOES = re.compile(r"^(?:is|has|[a-z]+s):?(?:\s|$)")
+
+
+def _effect(e: Mapping[str, Any]) -> str:
+    text = str(e["effect"])
+    return f"{e['target']} {text}." if _DOES.match(text) and not text.startswith(("its ", "this ")) else \
+        f"{e['target']}: {text}."
 
 
 def _xy(v: Any) -> str:

@@ -126,3 +126,18 @@ def test_a_weapon_is_typed_as_the_lines_tell_it() -> None:
     assert describe_action(state, shot, with_odds=False) == "attack Zoe with the sniper rifle"
     assert parse_command("attack zoe sniper rifle", state, legal).action == shot
     assert parse_command("attack zoe sniper_rifle", state, legal).action == shot
+
+
+def test_an_effect_that_is_what_its_figure_does_reads_as_a_sentence() -> None:
+    """"Kestrel: turns east.", "Gyula: is knocked out and misses the turn." (metalface/rooftop, cortex_hu/magtar):
+    an effect that is the figure's own doing reads "Kestrel turns east."; one that is not keeps its colon."""
+    names = {"kestrel": "Kestrel", "jayne": "Jayne"}
+    assert narrate(event("effect", target="kestrel", effect="turns east"), names) == "Kestrel turns east."
+    assert narrate(event("effect", target="kestrel", effect="is knocked out and misses the turn"),
+                   names) == "Kestrel is knocked out and misses the turn."
+    assert narrate(event("effect", target="kestrel", effect="unpacks the rocket_launcher"),
+                   names) == "Kestrel unpacks the rocket launcher."
+    assert narrate(event("effect", target="jayne", effect="the attack bypasses armour"),
+                   names) == "Jayne: the attack bypasses armour."
+    assert narrate(event("effect", target="jayne", effect="stun modifier -2 (now -2)"),
+                   names) == "Jayne: stun modifier -2 (now -2)."
