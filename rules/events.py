@@ -220,8 +220,9 @@ def narrate(e: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str
         e = {**e, **{k: names.get(e[k], e[k]) for k in ("actor", "target", "figure") if isinstance(e.get(k), str)}}
         if isinstance(e.get("order"), list):
             e["order"] = [names.get(x, x) if isinstance(x, str) else x for x in e["order"]]
-        if isinstance(e.get("text"), str) and e["text"]:   # a rule's own words ("sandor is attacked by ferenc")
-            e["text"] = _named(e["text"], names)
+        for k in ("text", "effect"):   # a rule's own words ("sandor is attacked by ferenc", "... after guard2")
+            if isinstance(e.get(k), str) and e[k]:
+                e[k] = _named(e[k], names)
     e = _keys_told(e, names)
     t = e.get("type", "")
     f = {"roll": narration.roll_line, "defence": narration.defence_line,

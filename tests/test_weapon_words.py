@@ -141,3 +141,12 @@ def test_an_effect_that_is_what_its_figure_does_reads_as_a_sentence() -> None:
                    names) == "Jayne: the attack bypasses armour."
     assert narrate(event("effect", target="jayne", effect="stun modifier -2 (now -2)"),
                    names) == "Jayne: stun modifier -2 (now -2)."
+
+
+def test_a_figure_named_in_an_effect_is_told_by_its_name() -> None:
+    """"Static delays the rest of its turn until after static", "... after guard2": the table names figures."""
+    names = {"a": "Anna", "guard2": "Guard 2", "red3": "Red Three"}
+    assert narrate(event("effect", target="a", effect="chooses to act later, after guard2"),
+                   names) == "Anna chooses to act later, after Guard 2."
+    assert narrate(event("effect", target="a", effect="moves through red3's suppression line"),
+                   names) == "Anna moves through Red Three's suppression line."
