@@ -220,7 +220,7 @@ def narrate(e: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str
         e = {**e, **{k: names.get(e[k], e[k]) for k in ("actor", "target", "figure") if isinstance(e.get(k), str)}}
         if isinstance(e.get("order"), list):
             e["order"] = [names.get(x, x) if isinstance(x, str) else x for x in e["order"]]
-        for k in ("text", "effect"):   # a rule's own words ("sandor is attacked by ferenc", "... after guard2")
+        for k in ("text", "effect", "purpose"):   # a rule's own words: "... after guard2", "blast on red3"
             if isinstance(e.get(k), str) and e[k]:
                 e[k] = _named(e[k], names)
     e = _keys_told(e, names)
