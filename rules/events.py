@@ -188,7 +188,7 @@ def _action(a: Any) -> str:
     return str(a)
 
 
-def _named(text: str, names: Mapping[str, str]) -> str:
+def figures_named(text: str, names: Mapping[str, str]) -> str:
     """`text` with each figure id standing as a whole word (or before `'s`) told by its name."""
     ids = sorted((i for i in names if i and names[i] != i), key=len, reverse=True)
     if not ids:
@@ -222,7 +222,7 @@ def narrate(e: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str
             e["order"] = [names.get(x, x) if isinstance(x, str) else x for x in e["order"]]
         for k in ("text", "effect", "purpose"):   # a rule's own words: "... after guard2", "blast on red3"
             if isinstance(e.get(k), str) and e[k]:
-                e[k] = _named(e[k], names)
+                e[k] = figures_named(e[k], names)
     e = _keys_told(e, names)
     t = e.get("type", "")
     f = {"roll": narration.roll_line, "defence": narration.defence_line,

@@ -132,7 +132,9 @@ class DiceRequest:
             against = f"against {name(a.get('figure'))}'s {what}" + (f" of {total}" if total is not None else "")
             if a.get("cover"):
                 against += f" (+{a['cover']} cover)"
-        return cls(name(call.roller) if call.roller is not None else None, call.purpose, call.pool,
+        from rules.events import figures_named
+        names = {c.id: c.name for c in state.combatants}
+        return cls(name(call.roller) if call.roller is not None else None, figures_named(call.purpose, names), call.pool,
                    list(call.sides), against, call.label, [tuple(m) for m in call.modifiers], call.keep,
                    call.to_json(), modifier_words_of(call))
 
