@@ -140,7 +140,10 @@ def target_words(e: Mapping[str, Any]) -> str:
 
 
 #: a roll's purpose where the event's name does not read as words after "rolls"
-PURPOSE_WORDS = {"initiative tie": "to break an initiative tie"}
+PURPOSE_WORDS = {"initiative tie": "to break an initiative tie", "turns knocked out": "for the turns knocked out"}
+#: a purpose that reads as a fact, not as what is rolled for: "pool stick breaks on 5 or less" -> "rolls whether
+#: the pool stick breaks (5 or less)"
+_BREAKS = re.compile(r"^(.+) breaks on (\d+) or less$")
 
 
 #: a key as the rules' data spell it ("sniper_rifle", "bypass_armour"), inside a line's text
@@ -163,7 +166,7 @@ def roll_head(actor: str, purpose: str) -> str:
     """"Zoe rolls damage", or, where the purpose is itself what the figure does ("spends 3 Plot
     Points against damage"), "Zoe spends 3 Plot Points against damage" (not "rolls spends"); the
     data's keys in it as words ("rolls attack with sniper rifle")."""
-    purpose = keys_told(purpose)
+    purpose = _BREAKS.sub(r"whether the \1 breaks (\2 or less)", keys_told(purpose))
     if purpose.startswith("spends "):
         return f"{actor} {purpose}"
     return f"{actor} rolls {PURPOSE_WORDS.get(purpose, purpose)}"

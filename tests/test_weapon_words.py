@@ -150,3 +150,12 @@ def test_a_figure_named_in_an_effect_is_told_by_its_name() -> None:
                    names) == "Anna chooses to act later, after Guard 2."
     assert narrate(event("effect", target="a", effect="moves through red3's suppression line"),
                    names) == "Anna moves through Red Three's suppression line."
+
+
+def test_a_rolls_purpose_reads_after_rolls() -> None:
+    """"stick rolls pool_stick breaks on 5 or less", "Gyula rolls turns knocked out": the words after "rolls" say
+    what is rolled for."""
+    brk = event("roll", actor="stick", purpose="pool_stick breaks on 5 or less", pool="d100", dice=[[100, 3]], total=3)
+    assert narrate(brk).startswith("stick rolls whether the pool stick breaks (5 or less) (d100): 3(d100) = 3")
+    ko = event("roll", actor="gyula", purpose="turns knocked out", dice=[[4, 3]], total=3)
+    assert narrate(ko) == "gyula rolls for the turns knocked out: 3(d4) = 3"
