@@ -140,7 +140,8 @@ def target_words(e: Mapping[str, Any]) -> str:
 
 
 #: a roll's purpose where the event's name does not read as words after "rolls"
-PURPOSE_WORDS = {"initiative tie": "to break an initiative tie", "turns knocked out": "for the turns knocked out"}
+PURPOSE_WORDS = {"initiative tie": "to break an initiative tie", "turns knocked out": "for the turns knocked out",
+                 "assault rifle (Krav Maga) Basic": "the assault rifle's added Basic damage (Krav Maga)"}
 #: a purpose that reads as a fact, not as what is rolled for: "pool stick breaks on 5 or less" -> "rolls whether
 #: the pool stick breaks (5 or less)"
 _BREAKS = re.compile(r"^(.+) breaks on (\d+) or less$")
