@@ -159,6 +159,6 @@ def test_a_rolls_purpose_reads_after_rolls() -> None:
     assert narrate(brk).startswith("stick rolls whether the pool stick breaks (5 or less) (d100): 3(d100) = 3")
     ko = event("roll", actor="gyula", purpose="turns knocked out", dice=[[4, 3]], total=3)
     assert narrate(ko) == "gyula rolls for the turns knocked out: 3(d4) = 3"
-    # seed 000, Krav Maga: "an assault rifle may be used to add d6B damage to an Unarmed Combat attack"
+    # seed 000, Krav Maga: "an assault rifle may be used to add d6B damage to an Unarmed attack"
     kick = event("roll", actor="zoe", purpose="assault rifle (Krav Maga) Basic", dice=[[6, 4]], total=4)
     assert narrate(kick) == "zoe rolls the assault rifle's added Basic damage (Krav Maga): 4(d6) = 4"
