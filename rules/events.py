@@ -208,6 +208,8 @@ def _keys_told(e: Mapping[str, Any], names: Mapping[str, str] | None) -> dict[st
             out[k] = keys_told(out[k], ids)
     if isinstance(out.get("options"), list):
         out["options"] = [keys_told(x, ids) if isinstance(x, str) else x for x in out["options"]]
+    if out.get("type") == "question" and isinstance(out.get("text"), str):   # "the frag_grenade explodes ..."
+        out["text"] = keys_told(out["text"], ids)
     return out
 
 

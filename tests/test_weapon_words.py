@@ -162,3 +162,11 @@ def test_a_rolls_purpose_reads_after_rolls() -> None:
     # seed 000, Krav Maga: "an assault rifle may be used to add d6B damage to an Unarmed attack"
     kick = event("roll", actor="zoe", purpose="assault rifle (Krav Maga) Basic", dice=[[6, 4]], total=4)
     assert narrate(kick) == "zoe rolls the assault rifle's added Basic damage (Krav Maga): 4(d6) = 4"
+
+
+def test_a_questions_words_tell_keys_as_words() -> None:
+    """seed 000, Getting out of Harm's Way: "the frag_grenade explodes at ..." in the question a GM answers."""
+    q = event("question", actor="wash", key="harms_way", options=["leap", "stay"],
+              text="the frag_grenade explodes at (5, 3), 1.5 m from wash: leap out of harm's way or stay?")
+    line = narrate(q, {"wash": "Wash"})
+    assert "the frag grenade explodes at (5, 3), 1.5 m from Wash: leap" in line and "_" not in line
