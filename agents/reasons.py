@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from rules.actions import KIND_VERBS, Action, option_words, use_words, weapon_phrase
 from rules.errors import TacticaError
+from rules.narration import question_words
 from rules.ruleset import Ruleset, get_ruleset
 from rules.state import BattleState, Combatant
 
@@ -174,7 +175,7 @@ def label(state: BattleState, action: Action | None) -> str:
         return f"move to [{x}, {y}]"
     if k == "choose":
         q = state.pending.question.key if state.pending is not None else "the question"
-        return f"answer {q.replace('_', ' ')}: {option_words(action.option or '')}"
+        return f"answer {question_words(q)}: {option_words(action.option or '')}"
     if k == "use" and not action.weapon:
         return use_words(action.option)
     bits = [KIND_VERBS.get(k, k.replace("_", " "))]

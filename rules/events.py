@@ -130,9 +130,9 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "reload": lambda e: f"{e['actor']} reloads the {e['weapon']}.",
     "effect": lambda e: _effect(e),
     "info": lambda e: str(e["text"]),
-    "question": lambda e: (f"{e['actor']} must choose {e['key'].replace('_', ' ')}: "
+    "question": lambda e: (f"{e['actor']} must choose {_question(e['key'])}: "
                            + (f"{e['text']} " if e.get("text") else "") + "(" + " / ".join(e["options"]) + ")"),
-    "choice": lambda e: f"{e['actor']} chooses {e['key'].replace('_', ' ')}: {e['choice'].replace('_', ' ')}.",
+    "choice": lambda e: f"{e['actor']} chooses {_question(e['key'])}: {e['choice'].replace('_', ' ')}.",
     "battle_end": lambda e: (f"The battle ends after {e['rounds']} round{'' if e['rounds'] == 1 else 's'}: "
                              + (f"{e['winner']} win." if e["winner"] else f"draw ({e['reason']}).")),
     "refused": lambda e: f"{e['actor']} tries {_action(e['action'])}: refused ({e['reason']}).",
@@ -149,6 +149,11 @@ def _effect(e: Mapping[str, Any]) -> str:
     text = str(e["effect"])
     return f"{e['target']} {text}." if _DOES.match(text) and not text.startswith(("its ", "this ")) else \
         f"{e['target']}: {text}."
+
+
+def _question(key: str) -> str:
+    from rules.narration import question_words
+    return question_words(key)
 
 
 def _xy(v: Any) -> str:

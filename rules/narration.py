@@ -147,6 +147,16 @@ PURPOSE_WORDS = {"initiative tie": "to break an initiative tie", "turns knocked 
 _BREAKS = re.compile(r"^(.+) breaks on (\d+) or less$")
 
 
+#: a question's key as a GM reads it, where its underscores alone do not make it words (rules/choices.py)
+QUESTION_WORDS = {"harms_way": "harm's way", "krav_maga_counter": "the Krav Maga counter",
+                  "krav_maga_rifle": "the Krav Maga rifle", "plot_points_damage": "Plot Points against damage"}
+
+
+def question_words(key: str) -> str:
+    """"innate defence" for `innate_defence`, "harm's way" for `harms_way`."""
+    return QUESTION_WORDS.get(key, key.replace("_", " "))
+
+
 #: a key as the rules' data spell it ("sniper_rifle", "bypass_armour"), inside a line's text
 _KEY = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w-])")
 _OPTION = re.compile(r"(?<![\w-])(called|plot points):([a-z0-9]+)(?![\w-])")

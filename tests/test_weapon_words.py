@@ -170,3 +170,4 @@ def test_a_questions_words_tell_keys_as_words() -> None:
               text="the frag_grenade explodes at (5, 3), 1.5 m from wash: leap out of harm's way or stay?")
     line = narrate(q, {"wash": "Wash"})
     assert "the frag grenade explodes at (5, 3), 1.5 m from Wash: leap" in line and "_" not in line
+    assert line.startswith("Wash must choose harm's way: ")     # seed 000: "Getting out of Harm's Way"

@@ -11,6 +11,7 @@ from typing import Callable, Iterable
 from rules.actions import Action
 from rules.errors import TacticaError
 from rules.events import Event, narrate
+from rules.narration import question_words
 from rules.state import Combatant
 from tactica.table.base import ADVISOR_POLICY, CommandError
 from tactica.table.commands import Command, parse_command, parse_faces
@@ -185,7 +186,7 @@ class Terminal:
         moves = [a for a in legal if a.kind == "move"]
         numbered: list[Action] = []
         q = st.pending.question if st.pending is not None else None
-        titles = {"choose": f"Answer: {q.key.replace('_', ' ')}" if q else "Answer", "attack": "Attacks",
+        titles = {"choose": f"Answer: {question_words(q.key)}" if q else "Answer", "attack": "Attacks",
                   "grapple": "Grapple", "defend": "Defence", "reload": "Reload", "use": "Use", "pick_up": "Pick up", "stand": "Stand", "drop_prone": "Prone", "end_turn": "End",
                   "other": "Other"}
         lines: list[tuple[str, list[Action]]] = []
