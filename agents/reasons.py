@@ -79,11 +79,13 @@ def _cover_against(state: BattleState, cell: int, enemies: Sequence[Combatant]) 
     return {e.id: g.cover(cell, e.pos) for e in enemies if g.los(e.pos, cell)}
 
 
-def tried_move(state: BattleState, actor: Combatant, action: Action, dice: Any) -> dict[str, Any] | None:
+def tried_move(state: BattleState, actor: Combatant, action: Action, dice: Any,
+               attacks: bool = False) -> dict[str, Any] | None:
     """A move of `actor` tried on a copy with `dice`, as the rules resolve it: `metres` along
     its path, `mode` (the pace the move events give: walk, run ...), `ends_turn`, and `rolls`
-    (it asked for a roll). None when the rules refuse or ask a question first, or move no one.
-    The policies' reasons and the table's move words both read it."""
+    (it asked for a roll); with `attacks`, `no_attack_after` too (the legal actions listed before and after:
+    the words a GM reads ask for it, the battle map's reach colours do not). None when the rules refuse or ask a
+    question first, or move no one. The policies' reasons and the table's move words both read it."""
     if action.kind != "move" or action.cell is None:
         return None
     s2 = state.clone()
@@ -98,8 +100,14 @@ def tried_move(state: BattleState, actor: Combatant, action: Action, dice: Any) 
             mode = e.get("mode") if mode in (None, "walk") else mode
     if metres is None:
         return None
-    return {"metres": metres, "mode": mode or "move", "ends_turn": bool(A.turn_over(s2) or s2.over),
-            "rolls": any(e.get("type") == "roll" for e in evs)}
+    ends = bool(A.turn_over(s2) or s2.over)
+    rs = get_ruleset(state.ruleset)
+    # a move after which the turn goes on (a turn of the body, a posture ...) but no attack is open where one was
+    # before it: it spends what an attack needs (METALFACE: "Run ... Full Turn") or leaves every target out of reach
+    spent = (attacks and not ends and not any(a.kind in A.ATTACK_KINDS for a in rs.legal_actions(s2))
+             and any(a.kind in A.ATTACK_KINDS for a in rs.legal_actions(state)))
+    return {"metres": metres, "mode": mode or "move", "ends_turn": ends,
+            "rolls": any(e.get("type") == "roll" for e in evs), "no_attack_after": spent}
 
 
 def move_facts(state: BattleState, actor: Combatant, action: Action) -> dict[str, Any] | None:
@@ -108,7 +116,7 @@ def move_facts(state: BattleState, actor: Combatant, action: Action) -> dict[str
     before (`before`) and after (`after`). None if not a move."""
     if action.kind != "move" or action.cell is None:
         return None
-    f = tried_move(state, actor, action, A.probe_dice(state, actor, 97)) or {
+    f = tried_move(state, actor, action, A.probe_dice(state, actor, 97), attacks=True) or {
         "metres": state.grid.distance_m(actor.pos, action.cell), "mode": "move", "ends_turn": False, "rolls": False}
     enemies = A.foes(state, actor)
     return f | {"before": _cover_against(state, actor.pos, enemies),
@@ -126,6 +134,8 @@ def move_words(state: BattleState, actor: Combatant, action: Action) -> str | No
     if f["mode"] not in ("walk", "move"):
         bits.append(f"a {f['mode']}")
     bits.append("ends the turn" if f["ends_turn"] else "the turn goes on")
+    if f.get("no_attack_after"):
+        bits.append("no attack after it")
     return f"moves to [{x}, {y}]: {', '.join(bits)}; " + cover_change_words(state, f["before"], f["after"])
 
 

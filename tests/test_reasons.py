@@ -62,10 +62,13 @@ def test_metalface_attack_words_count_status():
 
 def test_move_words_give_the_path_the_pace_the_turn_and_the_cover_gained():
     """seed 000, Movement: 7.5 m (5 squares of 1.5 m) is a hustle for this figure and leaves the
-    turn going; 12.8 m is a run that ends it. The heavy cover at x=6 shields x=5 from x=11."""
+    turn going ("Hustle ... counts as 1 action"), with no attack open after it: the attack was open before, but
+    this figure's shot (Agility d2, no skill), stepped down for a second action, has no dice left. 12.8 m is a run
+    that ends it. The heavy cover at x=6 shields x=5 from x=11."""
     st, me = clumsy()
     assert R.move_words(st, me, Action("move", cell=st.grid.index(5, 1))) == (
-        "moves to [5, 1]: 7.5 m, a hustle, the turn goes on; gains heavy cover (had no) against Gunslinger")
+        "moves to [5, 1]: 7.5 m, a hustle, the turn goes on, no attack after it; gains heavy cover (had no) against"
+        " Gunslinger")
     assert R.move_words(st, me, Action("move", cell=st.grid.index(8, 2))) == (
         "moves to [8, 2]: 12.8 m, a run, ends the turn; keeps no cover against Gunslinger")
 
@@ -77,9 +80,9 @@ def test_explain_names_the_alternative_and_the_scores_only_when_close():
     own = "moves to [5, 1] (heavy cover vs 1 enemy) to wait"
     far = [Choice(cover, 1.0, own), Choice(shot, 0.5, "fires")]
     line = R.explain(st, me, cover, far, own)
-    assert line == ("A moves to [5, 1]: 7.5 m, a hustle, the turn goes on; gains heavy cover (had no) against"
-                    " Gunslinger - to wait; rather than: fires at Gunslinger with the revolver: 10% to hit, 0.4"
-                    " Stun and Wound expected (4.0 if it hits, of 12 left); Gunslinger has no cover against it")
+    assert line == ("A moves to [5, 1]: 7.5 m, a hustle, the turn goes on, no attack after it; gains heavy cover"
+                    " (had no) against Gunslinger - to wait; rather than: fires at Gunslinger with the revolver: 10% to"
+                    " hit, 0.4 Stun and Wound expected (4.0 if it hits, of 12 left); Gunslinger has no cover against it")
     close = [Choice(cover, 1.0, own), Choice(shot, 0.98, "fires")]
     assert R.explain(st, me, cover, close, own).endswith("(a close call: score 1.00 against 0.98)")
 
@@ -140,3 +143,21 @@ def test_a_stance_that_saves_nothing_says_so():
     assert _guard_words(1.24) == "the enemies' next attacks lose 1.2 expected damage"
     assert _guard_words(0.01) == _guard_words(-0.04) == "the enemies' next attacks would lose nothing by it"
     assert _guard_words(-0.5) == "the enemies' next attacks gain 0.5 expected damage"
+
+
+def test_a_run_that_spends_the_attack_says_so():
+    """seed 003 (METALFACE): "Run | Move 2x(AGL) meters | Full Turn". At metalface/rooftop, seed 11, Kestrel's plan
+    was a 7.5 m hover, "the turn goes on", and a GM waited for the shot that could not come: the words now say "no
+    attack after it"; a short hover, after which the beam pistol can still fire, does not."""
+    from tactica.table import Session
+    from tactica.table.words import describe_action
+
+    s = Session.new("metalface/rooftop", pc=["metalfaces=tactical"], seed=11, confirm=False)
+    s.begin()
+    st, g = s.state, s.state.grid
+    far, near = Action("move", cell=g.index(3, 5)), Action("move", cell=g.index(1, 8))
+    assert far in s.legal() and near in s.legal()
+    assert "7.5 m, a hover, the turn goes on, no attack after it;" in R.move_words(st, st.actor, far)
+    told = describe_action(st, far, with_odds=False)
+    assert told.startswith("move to [3, 5] (7.5 m path, a hover, no attack after it"), told
+    assert "no attack" not in R.move_words(st, st.actor, near) and "no attack" not in describe_action(st, near)

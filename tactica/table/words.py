@@ -88,17 +88,18 @@ def action_note(state: BattleState, action: Action) -> str:
     return odds_words(state, action)
 
 
-def move_facts(state: BattleState, action: Action) -> dict[str, Any] | None:
+def move_facts(state: BattleState, action: Action, attacks: bool = False) -> dict[str, Any] | None:
     """What a move of the acting figure really is, read off the rules by trying it on a copy
     with throwaway dice: `metres` along its path, `mode` (walk, run, ... in the ruleset's
-    words), `ends_turn`, and `rolls` (the move asks for a roll, e.g. a cortex_hu run). None
-    when the rules cannot say without a question or the move is not legal."""
+    words), `ends_turn`, and `rolls` (the move asks for a roll, e.g. a cortex_hu run); with `attacks`,
+    `no_attack_after` (no attack is open after it where one was before). None when the rules cannot say without
+    a question or the move is not legal."""
     from agents.reasons import tried_move
     from rules.dice import Dice
 
     if action.kind != "move" or state.actor is None:
         return None
-    f = tried_move(state, state.actor, action, Dice(0))
+    f = tried_move(state, state.actor, action, Dice(0), attacks=attacks)
     return f if f is None else f | {"metres": round(f["metres"], 2)}
 
 
@@ -112,6 +113,8 @@ def move_words(facts: dict[str, Any] | None, straight_m: float) -> str:
     what = f"{article} {mode}"
     if facts["ends_turn"]:
         what += " that ends the turn"
+    elif facts.get("no_attack_after"):
+        what += ", no attack after it"
     if facts["rolls"]:
         what += " (with a roll)"
     bits.append(what)
@@ -134,7 +137,7 @@ def describe_action(state: BattleState, action: Action, with_odds: bool = True) 
         if near:
             from rules.grid import COVER_NAMES
             cover = f", next to {COVER_NAMES[min(near, 4)]} cover"
-        return f"move to {cell_xy(state, action.cell)} ({move_words(move_facts(state, action), d)}{cover})"
+        return f"move to {cell_xy(state, action.cell)} ({move_words(move_facts(state, action, True), d)}{cover})"
     if k == "choose":   # as the reasons say it: "answer innate defence: roll"
         from agents.reasons import label
         return label(state, action)
