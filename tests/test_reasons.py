@@ -81,8 +81,9 @@ def test_explain_names_the_alternative_and_the_scores_only_when_close():
     far = [Choice(cover, 1.0, own), Choice(shot, 0.5, "fires")]
     line = R.explain(st, me, cover, far, own)
     assert line == ("A moves to [5, 1]: 7.5 m, a hustle, the turn goes on, no attack after it; gains heavy cover"
-                    " (had no) against Gunslinger - to wait; rather than: fires at Gunslinger with the revolver: 10% to"
-                    " hit, 0.4 Stun and Wound expected (4.0 if it hits, of 12 left); Gunslinger has no cover against it")
+                    " (had no) against Gunslinger - to wait; rather than: fires at Gunslinger with the revolver: 10%"
+                    " to hit, 0.4 Stun and Wound expected (4.0 if it hits, of 12 left); Gunslinger has no cover"
+                    " against it")
     close = [Choice(cover, 1.0, own), Choice(shot, 0.98, "fires")]
     assert R.explain(st, me, cover, close, own).endswith("(a close call: score 1.00 against 0.98)")
 
