@@ -221,8 +221,8 @@ class SteadyBoldNetPlannerPolicy(BoldNetPlannerPolicy):
     `planner-net-steady` is `planner-net`'s. cortex_hu's `best` since 2026-12-07: `planner-net-bold` (before) drops
     prone and stands up again in 5 of its 10 turns at one table session, this one in none; on the table's first 100
     cortex_hu maps (800 fights) it wins 66.4% against `tactical`, +0.1 against `planner-net-bold` on the same fights
-    (paired 95% -1.4 to +1.7), on 1,248 -0.2 (-1.4 to +1.1; docs/results.md, cortex_hu, The search that takes back
-    its own last action): level."""
+    (paired 95% -1.4 to +1.7), on 1,248 -0.2 (-1.4 to +1.1), on 2,400 (all 400 maps) +0.0 (-0.9 to +1.0;
+    docs/results.md, cortex_hu, The steady one is cortex_hu's `best`): level."""
 
     name = "planner-net-bold-steady"
     NO_UNDO = True
