@@ -115,7 +115,9 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
                    safe_text(c.team + (f" ({roles[c.team]})" if c.team in roles else "")),
                    "{},{}".format(*state.grid.xy(c.pos)), health_bar(hp, mx, 6),
                    f"{hp:g}/{mx:g}",
-                   Text("\n").join(safe_text(k) for k in sorted(c.conditions)) if c.conditions else Text("-"),
+                   # a condition's key as words, as the log tells it ("non responsive")
+                   Text("\n").join(safe_text(k.replace("_", " ")) for k in sorted(c.conditions))
+                   if c.conditions else Text("-"),
                    Text("\n").join(safe_text(f"{k}:{v}") for k, v in ammo.items()) if ammo else Text("-"))
     return tb
 

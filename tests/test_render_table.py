@@ -73,3 +73,18 @@ def test_conditions_one_a_line_and_no_word_split():
         assert k in words, (k, lines)
     assert all(len(x) <= 80 for x in lines)
     assert "11,10" in words          # the cell as `move 11,10` takes it
+
+
+def test_conditions_are_told_as_words():
+    """"non_responsive" in the table while the log says "Jinx is now non responsive.": the table tells a
+    condition as the log does, one a line, whole in 80 columns (seed 003's Non-Responsive status level)."""
+    s = Session.new("metalface/foundry", pc=["cell=tactical"], seed=3)
+    s.begin()
+    s.state.combatants[0].conditions.add("non_responsive")
+    s.state.combatants[1].conditions.update({"prone", "knocked_out"})
+    buf = io.StringIO()
+    Console(file=buf, width=80, color_system=None).print(
+        figures_table(s.state, get_ruleset(s.state.ruleset), ["cell"], roles={"cell": "PC"}))
+    lines = buf.getvalue().splitlines()
+    assert any("non responsive" in x for x in lines) and any("knocked out" in x for x in lines), lines
+    assert "non_responsive" not in buf.getvalue() and all(len(x) <= 80 for x in lines)
