@@ -94,3 +94,18 @@ def test_commands_of_the_acting_figure_at_the_initiative_dice_say_nobody_acts(tm
     feed = [word] + ["r"] * 8
     Terminal(s, Console(file=buf, width=400, color_system=None), lambda p: feed.pop(0) if feed else "quit").run()
     assert "no figure is acting now: the round's initiative is being rolled" in buf.getvalue()
+
+
+def test_a_conditions_or_armours_key_is_told_as_words_and_a_weapon_keeps_its_id():
+    """`status` said "conditions: (name non_responsive)" and "armour: name metal_plating" while the log says "non
+    responsive": keys read as words; a weapon keeps the id the commands type (`reload beam_rifle`)."""
+    from tactica.table import Session
+    from tactica.table.status import status_lines
+
+    s = Session.new("metalface/foundry", seed=3, confirm=False)
+    s.begin()
+    c = s.state.combatants[0]
+    c.conditions.add("non_responsive")
+    text = "\n".join(status_lines(s.rs.tracked(s.state, c), True, frozenset(s.rs.weapon_slots(c))))
+    assert "non responsive" in text and "metal plating" in text and "non_responsive" not in text, text
+    assert "beam_rifle (kind beam" in text, text

@@ -46,6 +46,8 @@ def _value(v: Any, names: frozenset[str] = frozenset()) -> str:
     if isinstance(v, (list, tuple)):
         return ", ".join(f"({_value(x, names)})" if isinstance(x, Mapping) and len(x) > 1 else _value(x, names)
                          for x in v if not _empty(x))
+    if isinstance(v, str) and v not in names:   # a condition's or an armour's key as words ("non responsive")
+        return _words(v)
     return str(v)
 
 
