@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 
+from rules.narration import KEYED_FIELDS, keys_told, question_words
+
 Event = dict[str, Any]
 
 #: fields every event carries: `round` (the state's round, 0 before the first) and `step`
@@ -130,9 +132,9 @@ _NARRATORS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "reload": lambda e: f"{e['actor']} reloads the {e['weapon']}.",
     "effect": lambda e: _effect(e),
     "info": lambda e: str(e["text"]),
-    "question": lambda e: (f"{e['actor']} must choose {_question(e['key'])}: "
+    "question": lambda e: (f"{e['actor']} must choose {question_words(e['key'])}: "
                            + (f"{e['text']} " if e.get("text") else "") + "(" + " / ".join(e["options"]) + ")"),
-    "choice": lambda e: f"{e['actor']} chooses {_question(e['key'])}: {e['choice'].replace('_', ' ')}.",
+    "choice": lambda e: f"{e['actor']} chooses {question_words(e['key'])}: {e['choice'].replace('_', ' ')}.",
     "battle_end": lambda e: (f"The battle ends after {e['rounds']} round{'' if e['rounds'] == 1 else 's'}: "
                              + (f"{e['winner']} win." if e["winner"] else f"draw ({e['reason']}).")),
     "refused": lambda e: f"{e['actor']} tries {_action(e['action'])}: refused ({e['reason']}).",
@@ -149,11 +151,6 @@ def _effect(e: Mapping[str, Any]) -> str:
     text = str(e["effect"])
     return f"{e['target']} {text}." if _DOES.match(text) and not text.startswith(("its ", "this ")) else \
         f"{e['target']}: {text}."
-
-
-def _question(key: str) -> str:
-    from rules.narration import question_words
-    return question_words(key)
 
 
 def _xy(v: Any) -> str:
@@ -205,7 +202,6 @@ def figures_named(text: str, names: Mapping[str, str]) -> str:
 def _keys_told(e: Mapping[str, Any], names: Mapping[str, str] | None) -> dict[str, Any]:
     """`e` with the keys in its told fields as words ("the sniper rifle", "bypass armour", "rolls
     attack unarmed"): a GM reads the line, the event keeps the keys. A figure's id is left as it is."""
-    from rules.narration import KEYED_FIELDS, keys_told
     ids = {e[k] for k in ("actor", "target", "figure") if isinstance(e.get(k), str)} | set(names or ())
     out = dict(e)
     for k in KEYED_FIELDS:
