@@ -32,6 +32,7 @@ class CautiousPolicy(Policy):
     #: shared by a snapshot's copy (Policy.shared_memos): the decision's probe dice (set in
     #: `act`) and the move tiers (an exact memo)
     shared_memos = ("dice", "_tiers")
+    history_memos = ("_tiers",)   # as `tactical`'s move tiers
 
     def __init__(self, seed=None) -> None:
         super().__init__(seed)

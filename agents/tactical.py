@@ -68,6 +68,10 @@ class TacticalPolicy(MoveChoices, Policy):
     #: decision (set in `rank`), the last ranking (replaced by `act`, never changed), the
     #: fight's threat profiles and move tiers (exact memos)
     shared_memos = ("dice", "threats", "last_ranked", "threat_memo", "_tier_cache")
+    #: the move tiers of an economy are found once a fight, with the probe dice of the decision
+    #: that first asked (agents/assess.py `move_tiers`; in cortex_hu the search may roll them):
+    #: an exact copy copies them
+    history_memos = ("_tier_cache",)
     #: its decisions never draw from its own generator (`Policy.rng`): they are a function of the
     #: state and of its memory of the fight alone (the probe dice are seeded from the state), so
     #: two copies of it decide alike whatever their seeds (agents/planner.py shares the prefix of

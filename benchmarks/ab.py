@@ -30,6 +30,10 @@ Workloads (`--what`, comma separated):
 - `suggest`: `tactica suggest STATE --policy planner` on a mid-fight `metalface/scrapyard`
   state (tactical against tactical, seed 5, the 30th decision), CPU seconds of the whole
   command (target 5: under 2 CPU s);
+- `table`: what a GM waits for at the table: `Session` plans and resolves every decision of a
+  fight (the NPCs' and the PCs' advisor's, undoing every 7th and planning it again), the
+  default NPCs (`best`) on cortex_hu/csarda and cybergeneration/alley_brawl, `tactical` on
+  cortex/warehouse and metalface/scrapyard, 2 seeds each (decisions per CPU s);
 - `startup`: `tactica --help` and `tactica simulate -n 1`, wall seconds of the whole
   command (target 6; CPU of a child process is not the process's own).
 
@@ -168,10 +172,37 @@ with _one_blas_thread():
         h.update(pol.action_probs(o, m).tobytes())
 print(json.dumps({"cpu": cpu, "n": N * len(batch), "unit": "forwards", "check": h.hexdigest()[:12]}))
 """,
+    "table": """
+from tactica.table import Session
+h = hashlib.sha256(); n = 0
+def play(scen, npc, seed, count):
+    global n
+    s = Session.new(scen, seed=seed, npc=npc)
+    s.begin(None)
+    for _ in range(60):
+        if s.state.over:
+            break
+        p = s.plan()
+        h.update(f"{p.action}{p.reason}".encode())
+        if count:
+            n += 1
+        if n % 7 == 0:   # the GM takes a step back and asks again
+            s.resolve(p.action)
+            s.undo()
+            h.update(str(s.plan().action).encode())
+        s.resolve(p.action)
+play("cortex/warehouse", ["syndicate=tactical"], 99, False)   # warm-up: imports, the map's tables
+t = time.process_time()
+for seed in range(N):
+    for scen, npc in (("cortex/warehouse", ["syndicate=tactical"]), ("metalface/scrapyard", ["gang=tactical"]),
+                      ("cortex_hu/csarda", []), ("cybergeneration/alley_brawl", [])):
+        play(scen, npc, seed, True)
+print(json.dumps({"cpu": time.process_time() - t, "n": n, "unit": "decisions", "check": h.hexdigest()[:12]}))
+""",
 }
 
 SIZES = {"tactical": 30, "engine": 300, "env-random": 3000, "env-tactical": 300, "env-advice": 300, "learned": 6,
-         "planner": 16, "planner-bold": 8, "network": 5}
+         "planner": 16, "planner-bold": 8, "network": 5, "table": 2}
 #: `planner-bold`'s scenarios: one a ruleset
 _PLANNER_SCENARIOS = ("cortex/warehouse", "cortex_hu/csarda", "cybergeneration/alley_brawl", "metalface/scrapyard")
 

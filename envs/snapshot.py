@@ -16,7 +16,9 @@ and one snapshot can be restored any number of times:
 The copies share with the env only what never changes in a fight (the ruleset, the map, the
 stat blocks, weapons, armour and traits, the action layout) and the memos a policy declares
 safe to share (`Policy.shared_memos`: memos of pure functions and per-decision scratch,
-which change no decision). A snapshot lives in memory only (it holds such functions).
+which change no decision), but those a later decision may have filled differently
+(`Policy.history_memos`, copied: agents/base.py `seed_copy_memo`). A snapshot lives in memory
+only (it holds such functions).
 
 After `restore_state`, the same actions give the same observations, rewards, terminations,
 truncations and infos, bit for bit (tests/test_env_snapshot.py). A snapshot is tied to the
@@ -46,8 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.base import Policy
-from envs.advice import Advisor
+from agents.base import seed_copy_memo
 from rules.battle import Battle
 from rules.errors import TacticaError
 
@@ -100,33 +101,6 @@ def _short(v: Any, n: int = 120) -> str:
     return text if len(text) <= n else text[:n - 3] + "..."
 
 
-def _generator(g: np.random.Generator) -> np.random.Generator:
-    """A generator in the same state as `g`, its own (faster than a deep copy)."""
-    bg = type(g.bit_generator)(0)
-    bg.state = g.bit_generator.state
-    return np.random.Generator(bg)
-
-
-def _seed_policy(p: Any, memo: dict[int, Any], depth: int = 0) -> None:
-    """Put into `memo` what a copy of policy `p` (and the policies and advisors it holds, or
-    the advisor `p`'s policy) shares with it or gets ready-made: its declared memos, a copy of
-    its generator and of its number buffer."""
-    if isinstance(p, Policy):
-        for name in p.shared_memos:
-            v = getattr(p, name, None)
-            if v is not None:
-                memo[id(v)] = v
-        rng, buf = p.__dict__.get("rng"), p.__dict__.get("_buf")
-        if isinstance(rng, np.random.Generator):
-            memo[id(rng)] = _generator(rng)
-        if type(buf) is list:
-            memo[id(buf)] = list(buf)   # numbers: a shallow copy is a full one
-    if depth < 3 and hasattr(p, "__dict__"):
-        for v in p.__dict__.values():
-            if isinstance(v, (Policy, Advisor)):   # a planner's guide, a learned policy's advisor ...
-                _seed_policy(v, memo, depth + 1)
-
-
 def _copy_fight(env: SkirmishEnv, battle: Battle, players: tuple, layout: Any) -> tuple[Battle, tuple]:
     """A copy of the fight and its players (opponent, advisor) that shares no changing part with
     them; references from the players to the fight's figures lead to the copy's figures."""
@@ -139,7 +113,7 @@ def _copy_fight(env: SkirmishEnv, battle: Battle, players: tuple, layout: Any) -
         for v in (c.stats, c.weapons, c.armour, c.traits):
             memo[id(v)] = v
     for p in players:
-        _seed_policy(p, memo)
+        seed_copy_memo(p, memo)
     players = copy.deepcopy(players, memo)
     nb.deciders = copy.deepcopy(battle.deciders, memo)   # the copied opponent answers its figures
     return nb, players

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import copy
 import datetime as _dt
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 
+from agents.base import policy_copy
 from rules.actions import Action
 from rules.battle import Battle
 from rules.choices import ASK, decider_for
@@ -216,13 +216,18 @@ class Session(BuildingMixin):
                 pols[actor.team] = self._pending[2]
         return pols
 
+    def _policy_copy(self, pol: Any) -> Any:
+        """An exact copy of a policy (or a dict of them) that shares the fight's ruleset and
+        map and the memos the policies declare safe (agents/base.py `policy_copy`)."""
+        return policy_copy(pol, keep=(self.rs, self.state.grid))
+
     def _snapshot(self) -> dict[str, Any]:
         st = battle_to_dict(self.battle, self.scenario_doc, include_events=False)  # the scenario: to tell added figures
         st.pop("scenario", None)
         pols = self._decision_policies()
         snap = {"state": st, "events": len(self.battle.events), "history": len(self.history),
                 "policy_states": {t: _policy_rng_state(p) for t, p in pols.items()}}
-        snap["_policies"] = copy.deepcopy(pols)  # in memory only (not saved)
+        snap["_policies"] = self._policy_copy(pols)  # in memory only (not saved)
         return snap
 
     def resolve(self, action: Action, provider: DiceProvider | None = None, by: str = "gm",
@@ -287,7 +292,7 @@ class Session(BuildingMixin):
         pol = self.policies.get(team)
         if self._pending is not None:  # an abandoned plan of another decision point
             self._pending = None
-        before = copy.deepcopy(pol) if pol is not None else None
+        before = self._policy_copy(pol) if pol is not None else None
         p = self._make_plan(pol)
         self._pending = (key, p, before)
         return p
@@ -299,10 +304,10 @@ class Session(BuildingMixin):
         actor = s.actor
         if pol is None:
             pol = _make_policy(ADVISOR_POLICY, self.policy_seed(len(s.teams)))
-        before = copy.deepcopy(pol)
+        before = self._policy_copy(pol)
         action = pol.act(s, actor)
         reason = pol.explain(s, actor, action)
-        ranker = copy.deepcopy(before) if hasattr(before, "rank") else None
+        ranker = self._policy_copy(before) if hasattr(before, "rank") else None
         alts = alternatives_for(s, actor, action, ranker, 4, self.seed, getattr(pol, "last_choices", None))
         return Plan(actor.id, getattr(pol, "name", self.role_of(actor).policy or ADVISOR_POLICY), action, reason, alts)
 
@@ -315,7 +320,7 @@ class Session(BuildingMixin):
         if self._pending is not None and self._pending[0] == key:
             return self._pending[1]
         pol = self._decision_policies().get(self.state.actor.team)
-        return self._make_plan(copy.deepcopy(pol) if pol is not None else None)
+        return self._make_plan(self._policy_copy(pol) if pol is not None else None)
 
     def drop_plan(self) -> None:
         """Forget a plan that was shown but not resolved (its policy's memory too)."""
@@ -352,7 +357,7 @@ class Session(BuildingMixin):
             return
         self._pending = None
         if "_policies" in snap:
-            self.policies = copy.deepcopy(snap["_policies"])
+            self.policies = self._policy_copy(snap["_policies"])
         else:
             for i, t in enumerate(self.state.teams):
                 r = self.roles.get(t)

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
 
+from agents.base import policy_copy
 from rules.actions import Action
 from rules.dice import Dice
 from rules.errors import IllegalActionError, TacticaError
@@ -209,7 +209,7 @@ def suggest(state: BattleState, actor_id: str | None = None, policy: str | Any =
         s, hypothetical = s2, True
     me = s.by_id[actor_id]
     pol = _make_policy(policy, seed) if isinstance(policy, str) else policy
-    pre = copy.deepcopy(pol) if hasattr(pol, "rank") else None
+    pre = policy_copy(pol, keep=(rs, s.grid)) if hasattr(pol, "rank") else None
     action = pol.act(s, me)
     reason = pol.explain(s, me, action)
     alts = alternatives_for(s, me, action, pre, n_alternatives, seed, getattr(pol, "last_choices", None))
