@@ -15,6 +15,7 @@ from collections import Counter
 from functools import lru_cache
 
 import numpy as np
+import pytest
 
 from agents.base import make_policy
 from rules.dice import Dice
@@ -112,23 +113,33 @@ def _run_chunk(args: tuple[list[str], range]) -> int:
     return sum(_fight(scenarios[i % len(scenarios)], i) for i in idx)
 
 
-def test_random_fights_keep_the_invariants():
-    """seed 003, Combat (rounds end, down figures do not act); 1,000 random-against-random fights
-    over the bundled metalface scenarios (set TACTICA_METALFACE_FIGHTS to change the count), split
-    over worker processes."""
+def _run_fights(fights: int) -> None:
     import concurrent.futures as cf
     import multiprocessing as mp
 
     workers = max(1, min(8, os.cpu_count() or 1))
     if "fork" not in mp.get_all_start_methods():
         workers = 1
-    chunks = [(MY_SCENARIOS, range(k, ROBUST_FIGHTS, workers)) for k in range(workers)]
+    chunks = [(MY_SCENARIOS, range(k, fights, workers)) for k in range(workers)]
     if workers == 1:
         total = sum(_run_chunk(c) for c in chunks)
     else:
         with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as ex:
             total = sum(ex.map(_run_chunk, chunks))
-    assert total > ROBUST_FIGHTS
+    assert total > fights
+
+
+def test_random_fights_keep_the_invariants():
+    """seed 003, Combat (rounds end, down figures do not act): 300 random-against-random fights
+    over the bundled metalface scenarios, split over worker processes (the short form of the
+    next test)."""
+    _run_fights(min(300, ROBUST_FIGHTS))
+
+
+@pytest.mark.slow
+def test_random_fights_keep_the_invariants_full():
+    """The same over 1,000 fights (set TACTICA_METALFACE_FIGHTS to change the count)."""
+    _run_fights(ROBUST_FIGHTS)
 
 
 def test_legal_attacks_agree_with_can_attack():
