@@ -99,3 +99,46 @@ def test_undo_then_plan_gives_the_plan_of_before():
             again = s.plan()
             assert (again.action, again.reason) == (p.action, p.reason)
             s.resolve(again.action)
+
+
+def _plans(scenario: str, npc: str, deep: bool, monkeypatch, decisions: int = 10) -> list:
+    """The plans, alternatives and plans after an undo of a table fight's first decisions, the
+    policies copied by `policy_copy` or (`deep`) by a plain deep copy."""
+    with monkeypatch.context() as m:
+        if deep:
+            m.setattr(Session, "_policy_copy", lambda self, pol: copy.deepcopy(pol))
+        spec, _ = load_scenario(scenario)
+        team = next(t.name for t in spec.teams if not t.pc)
+        s = Session.new(scenario, seed=4, npc=[f"{team}={npc}"])
+        s.begin(None)
+        out = []
+        for i in range(decisions):
+            if s.state.over:
+                break
+            p = s.plan()
+            out.append((p.action, p.reason, [a.action for a in p.alternatives]))
+            s.resolve(p.action)
+            if i % 3 == 0:
+                s.undo()
+                p2 = s.plan()
+                out.append((p2.action, p2.reason))
+                s.resolve(p2.action)
+        return out
+
+
+CASES = [("cortex/saloon", "tactical"), ("metalface/rooftop", "ppo")]
+MORE = [(sc, pol) for sc in ("cortex/saloon", "cortex_hu/magtar", "metalface/rooftop", "cybergeneration/mall_raid")
+        for pol in ("tactical", "cautious", "planner-bold", "selective", "ppo", "best")]
+
+
+@pytest.mark.parametrize("scenario,npc", CASES)
+def test_the_table_plans_as_with_deep_copies(scenario, npc, monkeypatch):
+    """Plans, their alternatives and the plans after an undo are those the table made when it
+    deep-copied its policies (a learned policy's advisor and a planner's guide included)."""
+    assert _plans(scenario, npc, False, monkeypatch) == _plans(scenario, npc, True, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario,npc", [c for c in MORE if c not in CASES])
+def test_the_table_plans_as_with_deep_copies_every_policy(scenario, npc, monkeypatch):
+    assert _plans(scenario, npc, False, monkeypatch) == _plans(scenario, npc, True, monkeypatch)
