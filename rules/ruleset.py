@@ -322,6 +322,10 @@ class Ruleset(ABC):
         raise IllegalActionError(f"{self.name} has no track {name!r} to set", field="track",
                                  expected="one of " + (", ".join(self.damage_tracks(c)) or "(none)"))
 
+    #: what each `defend` option does, in a few words for the GM's lists (the ruleset's data file
+    #: says it in full, with its assumptions)
+    defend_words: dict[str, str] = {}
+
     def gm_conditions(self) -> tuple[str, ...]:
         """The conditions a GM may put on or take off a figure directly. Conditions that follow a
         damage track (dying, dead, Status levels) are set through the track instead

@@ -159,3 +159,35 @@ def test_a_readied_or_reloaded_weapon_is_the_verbs_object_in_the_plan_and_the_re
         assert f"with the {weapon}" not in describe_action(st, a, with_odds=False) + label(st, a)
     shot = Action("attack", target=enemy.id, weapon=weapon)
     assert describe_action(st, shot, with_odds=False).endswith(f"with the {weapon}")
+
+
+@pytest.mark.parametrize("ruleset,scenario", [("cortex", "cortex/saloon"), ("cortex_hu", "cortex_hu/csarda"),
+                                              ("cybergeneration", "cybergeneration/alley_brawl")])
+def test_a_defence_in_the_lists_says_what_it_does(ruleset, scenario):
+    """The GM's list showed "defend all_out_block" with nothing beside it; every defence of a
+    ruleset now says in a few words what it does (its data file's assumption, in short): in the
+    numbered list (within the 80-column terminal), in the plan's headline and in the API's label."""
+    from rules.ruleset import get_ruleset
+    from tactica.table.words import action_note
+
+    rs = get_ruleset(ruleset)
+    options = rs.supported_actions["defend"]
+    assert options and set(rs.defend_words) == set(options)
+    assert all(0 < len(w) <= 48 for w in rs.defend_words.values())
+    s = Session.new(scenario, seed=2)
+    s.begin(None)
+    seen = set()
+    for _ in range(40):
+        if s.state.over:
+            break
+        for a in s.legal():
+            if a.kind == "defend":
+                assert action_note(s.state, a) == rs.defend_words[a.option]
+                assert describe_action(s.state, a).endswith(" - " + rs.defend_words[a.option])
+                seen.add(a.option)
+        s.resolve(s.plan().action)
+    assert seen
+    if ruleset == "cortex":   # seed 000's all-out defence: "+2 steps on defence rolls, no other action"
+        assert rs.defend_words["all_out_dodge"] == "the dodge at +2 steps, no other action"
+    if ruleset == "cybergeneration":   # seed 004: "Adding 2 to all difficulties to hit" (4 with 10+ REF)
+        assert "+2" in rs.defend_words["dodge"] and "+4 at REF 10+" in rs.defend_words["dodge"]

@@ -81,10 +81,14 @@ def cannot_succeed(state: BattleState, action: Action) -> bool:
 
 
 def action_note(state: BattleState, action: Action) -> str:
-    """A short note for a numbered list: odds for attacks, distance and cover for moves."""
+    """A short note for a numbered list: odds for attacks, distance and cover for moves, what a
+    defence does."""
     if action.kind == "move":
         d = describe_action(state, action)
         return d[d.index("(") + 1:-1] if "(" in d else ""
+    if action.kind == "defend":
+        from rules.ruleset import get_ruleset
+        return get_ruleset(state.ruleset).defend_words.get(action.option or "", "")
     return odds_words(state, action)
 
 
@@ -154,8 +158,8 @@ def describe_action(state: BattleState, action: Action, with_odds: bool = True) 
     if action.option:
         bits.append(f"({option_words(action.option)})")
     text = " ".join(bits)
-    if with_odds:
-        o = odds_words(state, action)
+    if with_odds:   # the odds of an attack, what a defence does
+        o = action_note(state, action) if k == "defend" else odds_words(state, action)
         if o:
             text += f" - {o}"
     return text

@@ -22,6 +22,13 @@ GM_CONDITIONS = ("prone", "aiming", "surprised", "knocked_out", "leg_useless", "
 class CortexHuGM(CortexTracks):
     """The GM's overrides for `CortexHuRuleset`."""
 
+    #: data.yaml assumptions prepared_defence and full_defence
+    defend_words = {
+        "parry": "parries the next hand-to-hand attack",
+        "dodge": "dodges the next hand-to-hand attack",
+        "full_defence": "free: parries, dodges +2 steps; no attacks",
+    }
+
     def gm_conditions(self) -> tuple[str, ...]:
         return GM_CONDITIONS
 

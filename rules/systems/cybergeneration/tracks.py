@@ -28,6 +28,11 @@ GM_CONDITIONS = ("prone", "knocked", "unconscious", "stunned")
 class CybergenerationGM:
     """The GM's overrides for `CybergenerationRuleset`."""
 
+    #: data.yaml assumption dodge (seed 004: "Adding 2 to all difficulties to hit")
+    defend_words = {
+        "dodge": "to hit it +2 (+4 at REF 10+) till its next turn",
+    }
+
     def damage_tracks(self, c: Combatant) -> dict[str, tuple[int, int]]:
         return {"wound": (int(c.res["wound"]), int(c.stats["stats"]["body"]) + 5)}
 
