@@ -173,7 +173,7 @@ def test_a_defence_in_the_lists_says_what_it_does(ruleset, scenario):
     rs = get_ruleset(ruleset)
     options = rs.supported_actions["defend"]
     assert options and set(rs.defend_words) == set(options)
-    assert all(0 < len(w) <= 48 for w in rs.defend_words.values())
+    assert all(0 < len(w) <= 39 for w in rs.defend_words.values())   # "  NN. " + 34 + " " + 39 = 80
     s = Session.new(scenario, seed=2)
     s.begin(None)
     seen = set()
@@ -190,4 +190,4 @@ def test_a_defence_in_the_lists_says_what_it_does(ruleset, scenario):
     if ruleset == "cortex":   # seed 000's all-out defence: "+2 steps on defence rolls, no other action"
         assert rs.defend_words["all_out_dodge"] == "the dodge at +2 steps, no other action"
     if ruleset == "cybergeneration":   # seed 004: "Adding 2 to all difficulties to hit" (4 with 10+ REF)
-        assert "+2" in rs.defend_words["dodge"] and "+4 at REF 10+" in rs.defend_words["dodge"]
+        assert "+2" in rs.defend_words["dodge"] and "REF 10+: +4" in rs.defend_words["dodge"]

@@ -26,7 +26,7 @@ class CortexGM(CortexTracks):
     #: data.yaml assumptions defence_stance and all_out_defence; rules/systems/cortex/defence.py
     #: (a block answers hand-to-hand attacks only, a dodge any attack, a shot with a dive to cover)
     defend_words = {
-        "block": "blocks hand-to-hand attacks till its next turn",
+        "block": "blocks hand-to-hand till its next turn",
         "dodge": "dodges every attack till its next turn",
         "all_out_block": "the block at +2 steps, no other action",
         "all_out_dodge": "the dodge at +2 steps, no other action",

@@ -30,7 +30,7 @@ class CybergenerationGM:
 
     #: data.yaml assumption dodge (seed 004: "Adding 2 to all difficulties to hit")
     defend_words = {
-        "dodge": "to hit it +2 (+4 at REF 10+) till its next turn",
+        "dodge": "to hit it +2 (REF 10+: +4) for a turn",
     }
 
     def damage_tracks(self, c: Combatant) -> dict[str, tuple[int, int]]:
