@@ -11,6 +11,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from rules.actions import weapon_words
 from rules.ruleset import Ruleset
 from rules.state import BattleState, Combatant
 from tactica.textsafe import one_line, safe_text
@@ -98,8 +99,8 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
     tb = Table(box=None, pad_edge=False, show_header=True, header_style="bold", padding=(0, 1, 0, 0))
     ammo_of = {c.id: c.res.get("ammo") if isinstance(c.res.get("ammo"), dict) else {} for c in state.combatants}
     # one weapon's count a line, and the column as wide as the longest (capped), so a count is
-    # never split ("assault_rifle:3" over "0" in 80 columns)
-    ammo_width = min(24, max((len(f"{k}:{v}") for a in ammo_of.values() for k, v in a.items()), default=1))
+    # never split ("assault_rifle:3" over "0" in 80 columns, when the column held keys)
+    ammo_width = min(24, max((len(_ammo(k, v)) for a in ammo_of.values() for k, v in a.items()), default=1))
     for col in ("", "id", "name", "team", "at", "health", "", "conditions", "ammo"):
         # conditions and ammunition counts are never cut short (in 80 columns "dart_gun:1" came out
         # as "dart_gun:..."): a word too long for its column folds onto the next line
@@ -118,8 +119,14 @@ def figures_table(state: BattleState, rs: Ruleset, pc_teams: Iterable[str] = (),
                    # a condition's key as words, as the log tells it ("non responsive")
                    Text("\n").join(safe_text(k.replace("_", " ")) for k in sorted(c.conditions))
                    if c.conditions else Text("-"),
-                   Text("\n").join(safe_text(f"{k}:{v}") for k, v in ammo.items()) if ammo else Text("-"))
+                   Text("\n").join(safe_text(_ammo(k, v)) for k, v in ammo.items()) if ammo else Text("-"))
     return tb
+
+
+def _ammo(weapon: str, count: object) -> str:
+    """One weapon's count as the log tells the weapon: "heavy pistol 8" (`reload heavy pistol` takes
+    these words, as it takes the key)."""
+    return f"{weapon_words(weapon)} {count}"
 
 
 def order_line(state: BattleState) -> Text:
