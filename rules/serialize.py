@@ -76,7 +76,7 @@ def battle_to_dict(battle: Battle, scenario_doc: Mapping[str, Any], include_even
         "combatants": {c.id: {"pos": list(g.xy(c.pos)), "conditions": sorted(c.conditions),
                               "res": _jsonable(c.res)} for c in s.combatants},
         **_added_removed(s, scenario_doc),
-        "dice": _jsonable(battle.dice.get_state()),
+        "dice": _jsonable(battle.dice.get_state(compact=True)),
         "actions_resolved": battle.actions_resolved,
         "pending": s.pending.to_dict() if s.pending is not None else None,
         "events": _jsonable(battle.events) if include_events else [],

@@ -105,7 +105,7 @@ def test_api_refuses_an_impossible_state_naming_the_field(client, save):
     assert r.status_code == 422, r.text
     assert "combatants.mal.pos" in r.text and "off the 16x12 map" in r.text
     d = json.loads(save.read_text())
-    d["dice"]["buf"][0] = float("nan")
+    d["dice"]["buf"] = [float("nan")]   # a buffer as saves before 2026-12-07 held one
     r = post_raw(client, {"state": d})
     assert r.status_code == 422 and "dice.buf[0]" in r.text, r.text
     d = json.loads(save.read_text())
@@ -138,7 +138,7 @@ def _edit(save, fn) -> str:
     (lambda d: d["combatants"]["mal"].__setitem__("pos", [3, 40]), "combatants.mal.pos"),
     (lambda d: d["combatants"]["mal"]["res"].__setitem__("wound", 109), "combatants.mal.res.wound"),
     (lambda d: d.__setitem__("order", ["mal", "nobody"]), "order[1]"),
-    (lambda d: d["dice"]["buf"].__setitem__(0, 1.0), "dice.buf[0]"),
+    (lambda d: d["dice"].__setitem__("buf", [1.0]), "dice.buf[0]"),
 ])
 @pytest.mark.parametrize("cmd", [["suggest"], ["autopilot", "--resume"]])
 def test_cli_suggest_and_resume_print_one_line(save, edit, words, cmd):
