@@ -11,7 +11,8 @@ Three checks, in the order `rules.serialize.battle_from_dict` runs them:
   (the scenario's size, map characters of its legend), each figure's `pos` ([x, y] whole
   numbers on the map: nothing wraps to the next row), `conditions` (names) and `res` (a
   mapping), `objects` keys, `round`, `order`, `turn_index`, `economy`, `actions_resolved`
-  and the dice (`buf`: uniform floats in [0, 1), as `rules.dice.Dice` draws them;
+  and the dice (`buf`: uniform floats in [0, 1), as `rules.dice.Dice` draws them, empty in
+  files written since 2026-12-07, whose generator is wound back over them instead;
   `bit_generator`: a PCG64 state of numpy's shape).
 - `check_state(state, ruleset, source)`: the loaded fight against the rules: figures on
   cells that do not block movement (stacking: see below); the initiative order naming
