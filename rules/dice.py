@@ -121,7 +121,7 @@ class Dice:
         rest = self._buf[self._pos:]
         state = self._rng.bit_generator.state
         if compact and rest and hasattr(self._rng.bit_generator, "advance"):
-            bg = type(self._rng.bit_generator)()
+            bg = type(self._rng.bit_generator)(0)   # its state is set next
             bg.state = state
             bg.advance(-len(rest))
             back = bg.state
