@@ -66,9 +66,9 @@ BEST: dict[str, BestEntry] = {
     "cortex_hu": BestEntry(
         "planner-net-bold-steady", "planner-net-bold whose network never takes back its own last action at once "
         "(at the table planner-net-bold dropped prone and stood up again, up to six times in one turn): level with "
-        "it on 2,400 of the player table's held-out fights, all 400 maps (+0.0 points, draws half, paired 95%: -0.9 "
-        "to +1.0; 66.9% won, Wilson 65.0-68.8%; the other 800 still being played), planner-net-bold itself 67.5% "
-        "of the 3,200 (400 maps x 4 dice seeds x 2 sides) vs tactical (Wilson 65.8-69.1%), +3.0 over "
+        "it on all 3,200 of the player table's held-out fights (400 maps x 4 dice seeds x 2 sides): 67.5% vs "
+        "tactical (Wilson 65.8-69.1%), -0.1 points against planner-net-bold (draws half, paired 95%: -0.8 to "
+        "+0.7), planner-net-bold itself 67.5% of the same 3,200 (Wilson 65.8-69.1%), +3.0 over "
         "selective-wide (best from 2026-12-06 to 2026-12-07; paired 95%: 1.6-4.4), +2.9 over planner-bold "
         "(1.3-4.5) and +6.9 over the network alone (5.5-8.3) on the same fights",
         0.098, 0.389, max_figures=16),

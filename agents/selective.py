@@ -221,8 +221,9 @@ class SteadyBoldNetPlannerPolicy(BoldNetPlannerPolicy):
     `planner-net-steady` is `planner-net`'s. cortex_hu's `best` since 2026-12-07: `planner-net-bold` (before) drops
     prone and stands up again in 5 of its 10 turns at one table session, this one in none; on the table's first 100
     cortex_hu maps (800 fights) it wins 66.4% against `tactical`, +0.1 against `planner-net-bold` on the same fights
-    (paired 95% -1.4 to +1.7), on 1,248 -0.2 (-1.4 to +1.1), on 2,400 (all 400 maps) +0.0 (-0.9 to +1.0;
-    docs/results.md, cortex_hu, The steady one is cortex_hu's `best`): level."""
+    (paired 95% -1.4 to +1.7), on 1,248 -0.2 (-1.4 to +1.1), on 2,400 +0.0 (-0.9 to +1.0), on all 3,200
+    67.5% (Wilson 65.8-69.1%), -0.1 (-0.8 to +0.7; docs/results.md, cortex_hu, The steady one is cortex_hu's
+    `best`): level."""
 
     name = "planner-net-bold-steady"
     NO_UNDO = True
