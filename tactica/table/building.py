@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from rules.dice import Dice
 from rules.errors import TacticaError
 from rules.scenario import new_battle, resolve_scenario
+from tactica.table.memory import replayed_policies
 from rules.serialize import battle_from_dict
 from rules.state_check import untrusted
 from tactica.table.base import SessionError
@@ -100,13 +101,19 @@ class BuildingMixin:
         s.start_dice = start_dice
         s.undo_stack = undo
         s.created = (sess or {}).get("created", s.created)
+        rebuilt = replayed_policies(s) if sess is not None else None   # their memory of the fight
+        if rebuilt is not None:
+            s.policies = rebuilt
         for t, st in policy_states.items():
             if t in s.policies and isinstance(st, Mapping):
                 try:
                     _set_policy_rng_state(s.policies[t], st)
                 except Exception:  # noqa: BLE001 - a policy that changed shape starts afresh
                     pass
-        s._rebuild_turn_memory()
+        if rebuilt is None:
+            s._rebuild_turn_memory()
+        else:
+            s._set_decisions()
         if sess is None:
             s.notes.append("a plain state file: no history before this point (undo starts here; export, "
                            "which needs the whole fight, is not available)")

@@ -265,7 +265,10 @@ class Session(BuildingMixin):
         self.undo_stack.append(snap)
         del self.undo_stack[:-UNDO_KEEP]
         self.history.append({"actor": actor.id, "action": action_json(s, action) | {}, "dice": used,
-                             "by": by, "reason": reason, "round": turn[0], "turn": turn[1]})
+                             "by": by, "reason": reason, "round": turn[0], "turn": turn[1],
+                             # a plan of this decision was made first: the policy decided (and
+                             # remembers it), which a resumed session plays again (table/memory.py)
+                             "planned": pending is not None and pending[0] == key})
         self.history[-1]["action"].pop("at", None)
         if action.cell is not None:
             self.history[-1]["action"]["cell"] = list(s.grid.xy(action.cell))
