@@ -27,6 +27,10 @@ from rules.serialize import battle_to_dict
 
 #: a step the session planned before resolving it (a plan of that decision was shown or asked for)
 PLANNED = "planned"
+#: the longest history played again (each step may be an NPC's whole decision, 0.05 s with `best`:
+#: an 80-decision fight resumes in 3-4 s); a longer one (or a state posted to the API with a
+#: made-up history) resumes with fresh policies, as before
+MAX_STEPS = 400
 
 
 def _fight(b: Battle) -> dict[str, Any]:
@@ -54,7 +58,7 @@ def replayed_policies(session: Any) -> dict[str, Any] | None:
     """The policies of `session` as they stand after its history, played again; None when the
     history cannot be played again exactly (see the module)."""
     history, start = session.history, session.start_dice
-    if not session.policies or start is None or not history:
+    if not session.policies or start is None or not history or len(history) > MAX_STEPS:
         return None
     if any(h.get("override") is not None for h in history):
         return None
