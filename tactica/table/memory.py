@@ -11,7 +11,10 @@ behaviour: each step a plan was made for is planned again (history `planned`; in
 before that flag, every step of a team a policy plays), then resolved with the step's own
 dice, so the policies see and remember what they did. The result is taken only where the
 fight played again ends where the save's does; otherwise (a GM override in the history, a
-policy changed mid-fight, a damaged history) the resumed policies start afresh as before.
+damaged or made-up history, more than `MAX_STEPS` steps) the resumed policies start afresh as
+before. The history is played with the roles and behaviour the session has now: where the GM
+changed a team's policy or behaviour mid-fight, the rebuilt memory is that of today's policy
+over the whole fight, not the live one's since the change (a known limit).
 """
 
 from __future__ import annotations
