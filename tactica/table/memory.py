@@ -44,19 +44,6 @@ def _fight(b: Battle) -> dict[str, Any]:
     return d
 
 
-def _plan(session: Any) -> None:
-    """`Session.plan` as its policy sees it (the policy decides and explains, the plan is kept
-    with the copy from before), without the alternatives the GM would be shown."""
-    from tactica.table.suggest import Plan
-
-    s, actor = session.state, session.state.actor
-    pol = session.policies[actor.team]
-    before = session._policy_copy(pol)
-    action = pol.act(s, actor)
-    reason = pol.explain(s, actor, action)
-    session._pending = (session.decision_key(), Plan(actor.id, getattr(pol, "name", ""), action, reason, []), before)
-
-
 def replayed_policies(session: Any) -> dict[str, Any] | None:
     """The policies of `session` as they stand after its history, played again; None when the
     history cannot be played again exactly (see the module)."""
@@ -81,7 +68,7 @@ def replayed_policies(session: Any) -> dict[str, Any] | None:
             action = Action.from_dict(h["action"], s.grid.width)
             planned = h.get(PLANNED, s.actor.team in scratch.policies)
             if planned and s.actor.team in scratch.policies:
-                _plan(scratch)
+                scratch.plan(alternatives=False)
             scratch.resolve(action, by=h.get("by", "gm"), dice=list(h.get("dice", [])))
     except (TacticaError, KeyError, TypeError, ValueError):
         return None

@@ -284,8 +284,10 @@ class Session(BuildingMixin):
         s = self.state
         return (s.round, s.turn_index, s.actor.id if s.actor else None, len(self.history))
 
-    def plan(self) -> Plan:
-        """The acting figure's policy's plan (cached for this decision point)."""
+    def plan(self, alternatives: bool = True) -> Plan:
+        """The acting figure's policy's plan (cached for this decision point). `alternatives=False`:
+        without the alternatives the GM would be shown (the policy decides alike; a resume that
+        plays the history again, tactica/table/memory.py)."""
         s = self.state
         actor = s.actor
         key = self.decision_key()
@@ -296,22 +298,24 @@ class Session(BuildingMixin):
         if self._pending is not None:  # an abandoned plan of another decision point
             self._pending = None
         before = self._policy_copy(pol) if pol is not None else None
-        p = self._make_plan(pol)
+        p = self._make_plan(pol, alternatives)
         self._pending = (key, p, before)
         return p
 
-    def _make_plan(self, pol: Any) -> Plan:
+    def _make_plan(self, pol: Any, alternatives: bool = True) -> Plan:
         """`pol`'s plan for the acting figure (the advisor's, seeded per session, for a figure
         no policy plays); `pol` moves on as it decides."""
         s = self.state
         actor = s.actor
         if pol is None:
             pol = _make_policy(ADVISOR_POLICY, self.policy_seed(len(s.teams)))
-        before = self._policy_copy(pol)
+        before = self._policy_copy(pol) if alternatives else None
         action = pol.act(s, actor)
         reason = pol.explain(s, actor, action)
-        ranker = self._policy_copy(before) if hasattr(before, "rank") else None
-        alts = alternatives_for(s, actor, action, ranker, 4, self.seed, getattr(pol, "last_choices", None))
+        alts = []
+        if alternatives:
+            ranker = self._policy_copy(before) if hasattr(before, "rank") else None
+            alts = alternatives_for(s, actor, action, ranker, 4, self.seed, getattr(pol, "last_choices", None))
         return Plan(actor.id, getattr(pol, "name", self.role_of(actor).policy or ADVISOR_POLICY), action, reason, alts)
 
     def advise(self) -> Plan:
