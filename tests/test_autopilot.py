@@ -17,6 +17,7 @@ from rules.replay import run_replay, state_summary
 from tactica.table import (CommandError, Session, SessionError, next_dice_request, parse_command,
                                parse_faces, read_save, replay_from_save, suggest)
 from tactica.cli import app
+from tests.session_setup import play_alike
 
 
 def duel_state():
@@ -203,13 +204,7 @@ def test_save_is_atomic_and_resume_continues_exactly(tmp_path):
         b.resolve(b.plan().action)
     assert not list(tmp_path.glob(".*tmp*"))  # no temporary files left behind (.NAME.tmp-PID-RANDOM)
     b = Session.resume(path)
-    for _ in range(10):
-        if a.state.over:
-            break
-        pa, pb = a.plan(), b.plan()
-        assert pa.action == pb.action
-        a.resolve(pa.action)
-        b.resolve(pb.action)
+    play_alike(a, b, 10)
     assert a.battle.events == b.battle.events
     assert state_summary(a.state) == state_summary(b.state)
 

@@ -11,6 +11,7 @@ import pytest
 
 from rules.dice import Dice
 from tactica.table import Session
+from tests.session_setup import play_alike
 
 
 def _rolls(d: Dice, n: int) -> list[int]:
@@ -70,13 +71,7 @@ def test_a_resumed_npc_decides_as_the_one_that_never_stopped(tmp_path, seed, ste
     again to rebuild that memory (tactica/table/memory.py)."""
     a, r, d = _twins(tmp_path, seed, steps, npc)
     assert any(h.get("planned") for h in d["session"]["history"])
-    for _ in range(8):
-        if a.state.over:
-            break
-        pa, pr = a.plan(), r.plan()
-        assert pa.action == pr.action
-        a.resolve(pa.action)
-        r.resolve(pr.action)
+    play_alike(a, r, 8)
 
 
 def test_a_history_that_cannot_be_played_again_leaves_the_policies_fresh(tmp_path):
