@@ -31,9 +31,9 @@ def register(app: typer.Typer, friendly: Callable, out, err) -> None:
                                                  "(not needed with --resume)."),
         npc: list[str] = typer.Option([], "--npc", help="TEAM=POLICY: an NPC team and its policy (default "
                                       "best, the ruleset's strongest player, where it decides fast enough, "
-                                      "else tactical; repeatable)."),
+                                      "else tactical; repeatable; *=POLICY: every team, a demo that plays itself)."),
         pc: list[str] = typer.Option([], "--pc", help="TEAM: a PC team the GM plays (TEAM=POLICY: a policy "
-                                     "plays it, a dry run; repeatable)."),
+                                     "plays it, a dry run; repeatable; * for every team)."),
         dice: list[str] = typer.Option([], "--dice", help="engine (default) or manual: type in every roll; "
                                        "NAME=manual (a team or figure: its rolls by hand, the engine rolls "
                                        "the rest; repeatable): --dice crew=manual."),

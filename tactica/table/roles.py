@@ -38,7 +38,8 @@ DiceProvider = Callable[[DiceRequest], "list[int] | None"]
 def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = (), pc: Iterable[str] = (),
                        base: Mapping[str, Role] | None = None, ruleset: str | None = None) -> dict[str, Role]:
     """Roles from the scenario (teams marked `pc: true` are PCs), a saved session and the
-    `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order. An NPC team with no
+    `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order (TEAM `*`: every team,
+    as `behave *` and the API's `*`; a team named after it is set again). An NPC team with no
     policy named gets `agents.base.default_policy(ruleset)`: `best` where it decides fast
     enough in that ruleset, else tactical."""
     from agents.base import check_policy, default_policy
@@ -53,9 +54,9 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
         for item in (npc if role == "npc" else pc):
             team, sep, pol = item.partition("=")
             team = team.strip()
-            if team not in roles:
+            if team not in roles and team != "*":
                 raise SessionError(f"no team {team!r}", field=opt, expected="one of " + ", ".join(names)
-                                   + _suggest_words(team, names))
+                                   + " (or * for every team)" + _suggest_words(team, names))
             pol = pol.strip() or None
             if sep and not pol:
                 raise SessionError(f"{item!r}", field=opt, expected="TEAM or TEAM=POLICY")
@@ -66,5 +67,6 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
                     check_policy(pol, opt)
                 except TacticaError as e:
                     raise SessionError(e.detail, field=opt, expected=e.expected) from None
-            roles[team] = Role(team, role, pol)
+            for t in (names if team == "*" else [team]):
+                roles[t] = Role(t, role, pol)
     return roles
