@@ -291,6 +291,21 @@ def test_settings_are_checked(client):
     assert r["dice_mode"] == "engine"
 
 
+def test_a_star_sets_every_team_and_a_team_named_beside_it_keeps_its_own(client):
+    """teams {"*": ...}: every team, as `--npc '*=POLICY'` at the terminal; checked whole before anything changes."""
+    fid = new_fight(client)
+    before = client.get(f"/fights/{fid}/view").json()["settings"]["teams"]
+    assert_error(client.put(f"/fights/{fid}/settings", json={"teams": {"*": {"role": "npc", "policy": "zz"}}}),
+                 422, "unknown policy 'zz'")
+    assert client.get(f"/fights/{fid}/view").json()["settings"]["teams"] == before
+    r = client.put(f"/fights/{fid}/settings", json={"teams": {"*": {"role": "npc", "policy": "tactical"},
+                                                              "crew": {"role": "npc", "policy": "aggressive"}}})
+    got = {t: (v["role"], v["policy"]) for t, v in r.json()["teams"].items()}
+    assert got == {"crew": ("npc", "aggressive"), "syndicate": ("npc", "tactical")}
+    assert_error(client.put(f"/fights/{fid}/settings", json={"teams": {"nobody": {"role": "pc"}}}), 422,
+                 "or * for every team")
+
+
 def test_an_internal_error_is_one_readable_line(monkeypatch):
     import tactica.web.board as board
 

@@ -140,7 +140,9 @@ class TeamRole(BaseModel):
 class SettingsBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     dice_mode: Literal["engine", "manual"] | None = Field(None, description="manual: the GM enters every die")
-    teams: dict[str, TeamRole] | None = Field(None, description="who plays each team: pc (the GM) or npc")
+    teams: dict[str, TeamRole] | None = Field(None, description="who plays each team: pc (the GM) or npc; the "
+                                                              "key * sets every team (a team named beside it "
+                                                              "keeps its own)")
     dice: dict[str, Literal["engine", "manual"]] | None = Field(
         None, description="who rolls by hand per team or figure ({'crew': 'manual'}: the players roll the crew's "
                           "dice, the engine the rest); replaces the earlier per-name settings")

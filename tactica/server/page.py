@@ -196,9 +196,14 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         with f.hold():
             sess = f.session
             teams = list(sess.state.teams)
-            for team, r in (body.teams or {}).items():
+            roles = dict(body.teams or {})
+            if "*" in roles:   # every team, as `--npc '*=POLICY'` and behaviour's "*"; a team named beside it keeps its own
+                every = roles.pop("*")
+                roles = {**{t: every for t in teams}, **roles}
+            for team, r in roles.items():
                 if team not in teams:
-                    raise ApiError(422, f"no team {team!r} (expected one of {', '.join(teams)})", f"teams.{team}")
+                    raise ApiError(422, f"no team {team!r} (expected one of {', '.join(teams)}, or * for every team)",
+                                   f"teams.{team}")
                 policy = r.policy or (default_policy(sess.state.ruleset) if r.role == "npc" else None)
                 if policy is not None:
                     try:
@@ -215,7 +220,7 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
             except TacticaError as e:
                 raise tactica_error(e) from None
             try:
-                for team, r in (body.teams or {}).items():
+                for team, r in roles.items():
                     sess.set_role(team, r.role, r.policy)
                 if body.dice_mode is not None:
                     sess.set_dice_mode(body.dice_mode)
