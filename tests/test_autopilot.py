@@ -281,12 +281,13 @@ def test_roles_from_options():
 
 def test_a_star_names_every_team_and_a_team_named_after_it_is_set_again(tmp_path):
     """`--npc '*=tactical'`: a fight that plays itself (the scenario's PC team too), as `behave *`
-    names every team; a team named after the `*` keeps its own setting."""
+    names every team; a team named beside the `*` keeps its own setting."""
     s = Session.new("cortex/warehouse", npc=["*=tactical"])
     assert {t: (r.role, r.policy) for t, r in s.roles.items()} == {"crew": ("npc", "tactical"),
                                                                   "syndicate": ("npc", "tactical")}
-    s = Session.new("cortex/warehouse", npc=["*=aggressive", "crew=cautious"])
-    assert s.roles["crew"].policy == "cautious" and s.roles["syndicate"].policy == "aggressive"
+    for npc in (["*=aggressive", "crew=cautious"], ["crew=cautious", "*=aggressive"]):
+        s = Session.new("cortex/warehouse", npc=npc)
+        assert s.roles["crew"].policy == "cautious" and s.roles["syndicate"].policy == "aggressive"
     s = Session.new("cortex/warehouse", pc=["*"])
     assert all(r.role == "pc" and r.policy is None for r in s.roles.values())
     with pytest.raises(SessionError, match=r"\(or \* for every team\)"):

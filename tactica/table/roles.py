@@ -39,7 +39,7 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
                        base: Mapping[str, Role] | None = None, ruleset: str | None = None) -> dict[str, Role]:
     """Roles from the scenario (teams marked `pc: true` are PCs), a saved session and the
     `--npc TEAM[=POLICY]` / `--pc TEAM[=POLICY]` options, in that order (TEAM `*`: every team,
-    as `behave *` and the API's `*`; a team named after it is set again). An NPC team with no
+    as `behave *` and the API's `*`; a team named beside it keeps its own setting). An NPC team with no
     policy named gets `agents.base.default_policy(ruleset)`: `best` where it decides fast
     enough in that ruleset, else tactical."""
     from agents.base import check_policy, default_policy
@@ -51,7 +51,9 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
     if base:
         roles.update({t: Role(t, r.role, r.policy) for t, r in base.items() if t in roles})
     for opt, role in (("--npc", "npc"), ("--pc", "pc")):
-        for item in (npc if role == "npc" else pc):
+        items = list(npc if role == "npc" else pc)
+        # `*` first: a team named beside it keeps its own setting, wherever it is named
+        for item in sorted(items, key=lambda it: it.partition("=")[0].strip() != "*"):
             team, sep, pol = item.partition("=")
             team = team.strip()
             if team not in roles and team != "*":
