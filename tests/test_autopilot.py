@@ -279,7 +279,7 @@ def test_roles_from_options():
         Session.new("cortex/warehouse", npc=["syndicate=genius"])
 
 
-def test_a_star_names_every_team_and_a_team_named_after_it_is_set_again(tmp_path):
+def test_a_star_names_every_team_and_a_team_named_beside_it_keeps_its_own(tmp_path):
     """`--npc '*=tactical'`: a fight that plays itself (the scenario's PC team too), as `behave *`
     names every team; a team named beside the `*` keeps its own setting."""
     s = Session.new("cortex/warehouse", npc=["*=tactical"])
