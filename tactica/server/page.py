@@ -191,15 +191,13 @@ def page_routes(app: FastAPI, store: Store, auth, errors: dict, FightId) -> None
         """The dice mode (engine or manual) and who plays each team (pc: the GM; npc: a policy
         plans). Checked whole before anything changes."""
         from agents.base import check_policy, default_policy
+        from tactica.table.roles import team_settings
 
         f = store.get(fid)
         with f.hold():
             sess = f.session
             teams = list(sess.state.teams)
-            roles = dict(body.teams or {})
-            if "*" in roles:   # every team, as `--npc '*=POLICY'` and behaviour's "*"; a team named beside it keeps its own
-                every = roles.pop("*")
-                roles = {**{t: every for t in teams}, **roles}
+            roles = dict(team_settings((body.teams or {}).items(), teams))   # "*": every team, as `--npc '*=...'`
             for team, r in roles.items():
                 if team not in teams:
                     raise ApiError(422, f"no team {team!r} (expected one of {', '.join(teams)}, or * for every team)",

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from rules.dice import Dice
 from rules.errors import TacticaError
 from rules.scenario import new_battle, resolve_scenario
-from tactica.table.memory import replayed_policies
 from rules.serialize import battle_from_dict
 from rules.state_check import untrusted
 from tactica.table.base import SessionError
 from tactica.table.dice import DiceOwners
+from tactica.table.memory import replayed_policies
 from tactica.table.roles import Role, parse_team_options
 from tactica.table.saves import _SessionBlock, _set_policy_rng_state, check_writable_target, probe, read_save
 from tactica.table.settings import check_behaviour

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 
 from tactica.table.base import SessionError
 from tactica.table.commands import _suggest_words
 from tactica.table.dice import DiceRequest
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -34,6 +36,19 @@ class Abort(Exception):
 
 DiceProvider = Callable[[DiceRequest], "list[int] | None"]
 
+#: the team name that stands for every team: `--npc '*=POLICY'`, the API's teams setting
+EVERY_TEAM = "*"
+
+
+def team_settings(named: Iterable[tuple[str, T]], teams: Sequence[str]) -> list[tuple[str, T]]:
+    """(team, setting) for each named setting, `EVERY_TEAM`'s spread over every team and put first,
+    so that a team named beside it keeps its own setting wherever it is named (an unknown name is
+    passed on as it is, for the caller's error)."""
+    out: list[tuple[str, T]] = []
+    for name, setting in sorted(named, key=lambda ns: ns[0] != EVERY_TEAM):
+        out += [(t, setting) for t in (teams if name == EVERY_TEAM else [name])]
+    return out
+
 
 def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = (), pc: Iterable[str] = (),
                        base: Mapping[str, Role] | None = None, ruleset: str | None = None) -> dict[str, Role]:
@@ -51,14 +66,12 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
     if base:
         roles.update({t: Role(t, r.role, r.policy) for t, r in base.items() if t in roles})
     for opt, role in (("--npc", "npc"), ("--pc", "pc")):
-        items = list(npc if role == "npc" else pc)
-        # `*` first: a team named beside it keeps its own setting, wherever it is named
-        for item in sorted(items, key=lambda it: it.partition("=")[0].strip() != "*"):
-            team, sep, pol = item.partition("=")
-            team = team.strip()
-            if team not in roles and team != "*":
+        items = npc if role == "npc" else pc
+        for team, item in team_settings([(it.partition("=")[0].strip(), it) for it in items], names):
+            if team not in roles:
                 raise SessionError(f"no team {team!r}", field=opt, expected="one of " + ", ".join(names)
-                                   + " (or * for every team)" + _suggest_words(team, names))
+                                   + f" (or {EVERY_TEAM} for every team)" + _suggest_words(team, names))
+            _, sep, pol = item.partition("=")
             pol = pol.strip() or None
             if sep and not pol:
                 raise SessionError(f"{item!r}", field=opt, expected="TEAM or TEAM=POLICY")
@@ -69,6 +82,5 @@ def parse_team_options(spec_teams: list[tuple[str, bool]], npc: Iterable[str] = 
                     check_policy(pol, opt)
                 except TacticaError as e:
                     raise SessionError(e.detail, field=opt, expected=e.expected) from None
-            for t in (names if team == "*" else [team]):
-                roles[t] = Role(t, role, pol)
+            roles[team] = Role(team, role, pol)
     return roles
