@@ -17,7 +17,9 @@ The recorded digests live in tests/golden/env_digests/digests.txt, one line an e
 the speed work of issue 30, and re-recorded after the rules changes of issue 32 (the env ids
 became -v2, the rules and the answer block changed what a learner sees), and on 2026-12-07 for the
 six cybergeneration episodes against `tactical`, whose `ready` choices changed (the encoding
-did not, so the ids stay -v2).
+did not, so the ids stay -v2), and again the same day (eighteenth session) for rules read again
+against the seeds (tests/golden/fight_digests/ headers say which): 20 episodes changed
+(cortex_hu's prone innate defence most), the encoding did not.
 """
 
 from __future__ import annotations

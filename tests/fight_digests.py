@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="compare with the recorded digests (the default)")
     p.add_argument("-n", type=int, default=2000, help="fights per ruleset")
     p.add_argument("--ruleset", action="append", choices=RULESETS, help="default: all four")
-    p.add_argument("--note", default="", help="with --write: why they are re-recorded (a header line)")
+    p.add_argument("--note", default="", help="with --write: why they are re-recorded (a header line after the earlier ones)")
     args = p.parse_args(argv)
     rulesets = args.ruleset or list(RULESETS)
     bad = 0
@@ -97,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.write:
             DIGEST_DIR.mkdir(parents=True, exist_ok=True)
             lines = [f"# fight digests of {rs} (tests/fight_digests.py), seed {SEED}"]
+            old = DIGEST_DIR / f"{rs}.txt"
+            if old.exists():   # the earlier re-recordings' reasons stay, the newest last
+                lines += [x for x in old.read_text().splitlines()[1:] if x.startswith("# ")]
             if args.note:
                 lines.append(f"# {args.note}")
             for k in range(args.n):

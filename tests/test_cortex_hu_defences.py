@@ -75,6 +75,23 @@ def test_innate_defence_is_a_free_agility_roll_as_the_difficulty():
     assert evs(b, "attack", actor="f")[0]["result"] == "hit"   # 6 against an innate 6: a tie hits
 
 
+def test_a_prone_figures_innate_defence_takes_minus_two_steps():
+    """seed 002: "Miután elengedted, az ellenfél földön fekszik amíg talpra nem áll. (-2 kockafokozat
+    büntetést kap addig)" (assumption prone_penalty: every prone figure, on its actions) and "Az
+    ösztönös kitérés szabad cselekvésnek számít" (innate defence counts as a free action): lying on
+    the ground, the figure's innate Agility d8 rolls d4, the step named; standing, d8."""
+    a = fig("a", (0, 1), skills={"melee_weapons": "d6", "melee_weapons/swords": "d8"}, weapons=("sabre",))
+    t = fig("t", (1, 1), agi="d8", decline_innate="never", reactions="never", life_points=40)
+    s = scen(open_map(), [a], [t])
+    b = play(s, [end("a"), act("t", "drop_prone"), end("t"), attack("a", "t", "sabre", [3, 3, 1, 1])])
+    innate = rolls(b, "innate defence", "t")[0]
+    assert "prone" in who(b, "t").conditions
+    assert sides(innate) == [4] and innate["pool"] == "Agility d4"
+    assert innate["modifiers"] == [{"source": "prone", "value": -2}]
+    b = play(s, [end("a"), end("t"), attack("a", "t", "sabre", [3, 3, 1, 1])])
+    assert sides(rolls(b, "innate defence", "t")[0]) == [8]
+
+
 def test_innate_defence_not_watching_is_easy_three():
     """seed 002, Ösztönös kitérés: otherwise "Könnyű célpont vagy (célszám: 3)"; assumption
     innate_watching and surprise: a surprised figure does not watch its attacker."""

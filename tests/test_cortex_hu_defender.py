@@ -12,7 +12,8 @@ from tests.test_threat_profile import play
 
 
 def long_expected_defence(self, state, a, d, w, option, innate_only=False):
-    """`expected_defence` as it was before the memo (verbatim)."""
+    """`expected_defence` as it was before the memo (verbatim but for the innate die, which is the one the
+    rules roll since a prone figure's innate defence takes -2 steps: `innate_die`)."""
     if d.res["grappled_by"] is not None and w.name == "unarmed":
         return (), self.held_difficulty
     cb = self.cover_against(state, a, d, w, option)
@@ -29,7 +30,7 @@ def long_expected_defence(self, state, a, d, w, option, innate_only=False):
             return pool[0].dice + pool[1].dice, cb
     if not self.watches(state, d, a) or self.declines_innate(d):
         return (), self.diff["easy"] + cb
-    return self.attr_die(d, "agility").dice, cb
+    return self.innate_die(d).dice, cb
 
 
 FIGHTS = [("cortex_hu/magtar", ("tactical", "tactical"), 3), ("cortex_hu/magtar", ("bold", "tactical"), 5)]

@@ -13,7 +13,7 @@ import pytest
 from rules.actions import Action
 from tests.cortex_seed000_setup import (AREAS, RS, _ko_scene, act, afflictions, atk, attacks_in, brawler,
                                         cell, dummy, economy, effects, end, evs, fig, legal, max_move_cells,
-                                        only, open_map, play, rolls, scen, sides, who)
+                                        only, open_map, play, play_loose, rolls, scen, sides, who)
 
 
 # ---------------------------------------------------------------------------------------
@@ -320,3 +320,21 @@ def test_extraordinary_called_shot_bypasses_covering_armour():
     # by 6: the helmet negates it
     b = play(s, [atk("p", "t", "unarmed", "called:head", [12, 5, 4])])
     assert afflictions(b, "t") == []
+
+
+@pytest.mark.parametrize("area", ["arm", "leg"])
+def test_an_extraordinary_called_shot_brings_the_special_effect_too(area):
+    """seed 000, Extraordinary Success in Combat: "When an attacker beats the Difficulty to hit a
+    defender by 7 or more, the target must make an Endurance roll or suffer a special effect";
+    Called Shots: "The extra effects of a called shot are in addition to normal damage". No
+    exception for called shots: a club's extraordinary called shot to the arm or leg (12 + 6 = 18
+    against 3 + 4 = 7, by 11) brings the Endurance roll against the special effect (assumption
+    extraordinary_attack: Average 7, or prone) beside the called shot's own effect (a club's
+    Basic damage: the limb is lost until an Endurance roll succeeds on a later turn)."""
+    s = _ko_scene(weapons=("club",), str_="d12")
+    b = play_loose(s, [atk("p", "t", "club", f"called:{area}")], [12, 6, 2, 1, 1, 1, 1])
+    assert only(evs(b, "attack"))["result"] == "extraordinary hit"
+    purposes = [e["purpose"] for e in b.events if e["type"] == "roll" and "Endurance" in e["purpose"]]
+    assert purposes == ["Endurance vs special effect"]
+    assert "prone" in who(b, "t").conditions
+    assert afflictions(b, "t") == [(f"lose_{area}", "endurance")]

@@ -306,3 +306,19 @@ def test_harms_way_clumsy_and_slow_reflexes(traits, pool):
     Slow Reflexes: -1 step to Alertness on rolls to Get Out of Harm's Way."""
     b = play(_corridor(traits=traits), [atk("g", "t", "frag_grenade", dice=[4, 3, 1, 2, 1, 1, 1, 1])])
     assert only(rolls(b, "get out of harm's way"))["pool"] == pool
+
+
+def test_trigger_happy_wastes_only_what_the_magazine_holds():
+    """seed 000, Trigger Happy: "When making more than one attack with your gun (single shot) in a
+    turn, you waste an extra bullet. You gain no benefits or additional rolls for these wasted
+    bullets" (assumption trigger_happy): waste, not a price. With one round left after the first
+    shot, the second shot is still made (it was refused); a burst with 3 of its 5 rounds fires."""
+    s = _gunner(("trigger_happy",))
+    s["teams"][0]["combatants"][0]["state"] = {"ammo": {"pistol": 2, "smg": 3}}
+    b = play(s, [atk("p", "t", "pistol", dice=[1, 1])])
+    assert who(b, "p").res["ammo"]["pistol"] == 1
+    assert any(a.weapon == "pistol" and not a.option for a in attacks_in(b))
+    b = play(s, [atk("p", "t", "pistol", dice=[1, 1]), atk("p", "t", "pistol", dice=[1, 1])])
+    assert who(b, "p").res["ammo"]["pistol"] == 0 and len(rolls(b, "attack")) == 2
+    b = play(s, [atk("p", "t", "smg", "burst", [1, 1])])
+    assert who(b, "p").res["ammo"]["smg"] == 0

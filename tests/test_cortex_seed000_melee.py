@@ -13,7 +13,7 @@ import pytest
 from rules.actions import Action
 from rules.dice import D2, Step
 from tests.cortex_seed000_setup import (RS, act, atk, attacks_in, cell, dummy, economy, evs, fig, legal, only,
-                                        open_map, play, rolls, scen, sides, who)
+                                        open_map, play, play_loose, rolls, scen, sides, who)
 
 
 # ---------------------------------------------------------------------------------------
@@ -72,6 +72,17 @@ def test_improvised_weapon_uses_brawling_when_better():
     b = play(s, [atk("p", "t", "bottle_glass", dice=[2, 1, 12])])
     r = only(rolls(b, "attack"))
     assert sides(r) == [6, 8] and "Brawling" in r["pool"]
+
+
+def test_improvised_weapon_with_unarmed_combat_but_no_brawling_specialty():
+    """seed 000, Improvised Weapons: "uses Unarmed Combat/Brawling or the Melee Weapons general
+    skill"; a figure without the Brawling specialty rolls its Unarmed Combat general skill for it,
+    as for any specialty (assumption improvised_skill): d6 - 1 step = d4, not unskilled."""
+    p = fig("p", (0, 1), skills={"unarmed_combat": "d6"}, items=["bottle_glass"])
+    s = scen(open_map(), [p], [fig("t", (1, 1), agi="d12", decline_innate="never")])
+    b = play_loose(s, [atk("p", "t", "bottle_glass")], [2, 1, 12])
+    r = only(rolls(b, "attack"))
+    assert sides(r) == [6, 4] and r["pool"] == "Strength d6 + Unarmed Combat d4"
 
 
 def test_improvised_weapon_suited_attack_one_step_less_pool_stick_trip():
@@ -211,10 +222,13 @@ def test_trip_to_hit_agility_plus_unarmed_then_opposed_agility_strength():
     ([3, 3, 3, 3], False, False),    # a tie: both stand (assumption trip_ties)
     ([1, 2, 5, 4], False, False),    # the defender wins by 6
     ([1, 2, 6, 4], False, True),     # the defender wins by 7: extraordinary, the attacker falls
+    ([1, 1, 2, 2], False, True),     # the attacker botches the opposed roll (assumption trip_botch)
+    ([1, 1, 1, 1], False, True),     # a botch that ties is still a botch
 ])
 def test_trip_ties_and_defenders_extraordinary_success(opposed, t_prone, p_prone):
-    """seed 000, Tripping: the attacker must win the opposed roll; if the defender gets an
-    extraordinary success (7 over) the attacker is knocked prone."""
+    """seed 000, Tripping: the attacker must win the opposed roll; "If the attacker botches or
+    the defender get an extraordinary success, the attacker is knocked prone" (7 over; a botch on
+    the opposed roll too: assumption trip_botch)."""
     b = play(_trip_scene(), [atk("p", "t", "unarmed", "trip", [2, 2] + opposed)])
     assert ("prone" in who(b, "t").conditions) == t_prone
     assert ("prone" in who(b, "p").conditions) == p_prone
@@ -249,3 +263,61 @@ def test_tripping_weapon_is_dropped_instead_of_falling():
     # a non-tripping weapon offers no trip
     s = _trip_scene(weapons=("sword",))
     assert Action("attack", "t", None, "sword", "trip") not in legal(play(s, []))
+
+
+# ---------------------------------------------------------------------------------------
+# seed 000, Defense, Melee Combat: the bash is a blow (assumption block_bash)
+
+def _bash_scene(traits=(), armour=None, stun=9, life=10):
+    """x (Stun 9 of 10 Life Points) punches d, who blocks with an extraordinary success and,
+    x being unarmed, bashes (assumption block_effect)."""
+    d = fig("d", (0, 1), str_="d8", skills={"unarmed_combat": "d6"}, decline_innate="always")
+    kw = {"armour": armour} if armour else {}
+    x = fig("x", (1, 1), skills={"unarmed_combat": "d6"}, life_points=life, traits=list(traits),
+            state={"stun": stun}, decline_innate="always", **kw)
+    return scen(open_map(), [d], [x])
+
+
+_BASH = [{"action": {"type": "defend", "option": "block"}}, {"action": "end_turn"},
+         {"action": {"type": "attack", "target": "d", "weapon": "unarmed"}}]
+
+
+@pytest.mark.parametrize("traits,vitality", [((), "d6"), (("glass_jaw",), "d2"),
+                                             (({"name": "takes_a_punch"},), "d10")])
+def test_a_bash_is_a_bludgeoning_attack_for_glass_jaw_and_takes_a_punch(traits, vitality):
+    """seed 000: "the attacker is bashed and takes Stun damage equal to the defender's Strength
+    -2 steps"; Glass Jaw: "-2 step Attribute penalty to Vitality on Endurance rolls made against
+    unarmed or bludgeoning attacks"; Takes a Punch: "+2 step bonus to Vitality on Endurance rolls
+    made against unarmed or bludgeoning attacks". The bash (d8 - 2 steps = d4, a 2) takes x to 11
+    Stun of 10: its roll to stay conscious is stepped as against a punch (it rolled d6 with either
+    trait)."""
+    b = play_loose(_bash_scene(traits), _BASH, [1, 2, 6, 6, 2, 1, 1])
+    assert sides(only(rolls(b, "bash"))) == [4]
+    stay = [e for e in b.events if e["type"] == "roll" and e.get("check") == "stay_conscious"]
+    assert [e["pool"] for e in stay] == [f"Vitality {vitality} + Willpower d6"]
+
+
+def test_armour_absorbs_a_bash_as_any_blow():
+    """assumption block_bash: the attacker's armour absorbs its Stun rating of the bash (a
+    tactical vest: S 2), as it does of any hit's Stun: a bash of 4 does 2."""
+    b = play_loose(_bash_scene(armour="tactical_vest", stun=0, life=30), _BASH, [1, 2, 6, 6, 4])
+    assert only(rolls(b, "bash"))["total"] == 4
+    assert [(e["stun"], e.get("absorbed"), e["source"]) for e in evs(b, "damage", target="x")] == [(2, 2, "bash")]
+    assert who(b, "x").res["stun"] == 2
+
+
+@pytest.mark.parametrize("impaired,die", [(False, 8), (True, 4)])
+def test_an_impaired_krav_maga_counter_takes_the_skill_penalty(impaired, die):
+    """seed 000, Called Shots, Groin: "impaired (-2 step skill penalty to all actions)"; Krav
+    Maga: "an Extraordinary Success on a block allows you to immediately make an Unarmed attack
+    against your attacker as a free action". The counter is an action: impaired, Krav Maga d8
+    rolls d4, as the block itself does."""
+    conds = [{"name": "impaired", "until": "medical"}] if impaired else []
+    d = fig("d", (0, 1), agi="d12", skills={"unarmed_combat": "d6", "unarmed_combat/krav_maga": "d8"},
+            decline_innate="always", conditions=conds, life_points=99)
+    x = fig("x", (1, 1), skills={"unarmed_combat": "d6"}, life_points=99, decline_innate="always")
+    b = play_loose(scen(open_map(), [d], [x]), _BASH, [1, 2, 12, die, 1, 1, 1, 1, 1, 1])
+    checks = {e.get("check"): e for e in b.events if e["type"] == "roll"}
+    block, counter = checks["block"], checks["krav_maga_counter"]
+    assert sides(block)[1] == die and sides(counter) == [6, die]
+    assert [m["source"] for m in counter["modifiers"]] == (["impaired (skill)"] if impaired else [])

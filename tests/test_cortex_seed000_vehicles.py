@@ -202,3 +202,20 @@ def test_trip_is_legal_only_while_its_agility_pool_has_dice():
     assert not any(a.option == "trip" for a in legal)
     with pytest.raises(IllegalActionError):
         b.step(Action("attack", target="t", weapon="unarmed", option="trip"), check=False)
+
+
+def test_an_impaired_pilot_takes_the_skill_penalty_on_maneuvers():
+    """seed 000, Called Shots, Groin: "Victim is impaired (-2 step skill penalty to all actions ...)".
+    At the controls (`use: maneuver:easy`), an impaired pilot's Pilot d6 rolls d2, the penalty
+    named apart from the multiple-action one."""
+    from tests.cortex_seed000_setup import act, dummy, fig, open_map, play_loose, scen
+    pools = {}
+    for impaired in (False, True):
+        conds = [{"name": "impaired", "until": "medical"}] if impaired else []
+        w = fig("w", (0, 1), agi="d8", int_="d8", skills={"pilot": "d6", "mechanical_engineering": "d6"},
+                vehicle={"name": "mule", "agility": "d8", "type": "land", "fuel_hours": 40}, conditions=conds)
+        b = play_loose(scen(open_map(), [w], [dummy("t", (1, 1))]), [act("w", "use", option="maneuver:easy")],
+                       [1, 1, 1, 1])
+        r = [e for e in b.events if e["type"] == "roll" and e.get("check") == "maneuver"][0]
+        pools[impaired] = (r["pool"], [m["source"] for m in r["modifiers"]])
+    assert pools == {False: ("d8 + d6", []), True: ("d8 + d2", ["impaired (skill)"])}

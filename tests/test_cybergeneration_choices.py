@@ -111,23 +111,24 @@ def test_a_tribal_chooses_streetfighting_or_yogang_for_a_bow():
     assert only(rolls(b, "attack"))["total"] == 17 and only(evs(b, "attack"))["result"] == "hit"
 
 
-def _suppressed():
+def _suppressed(skills: dict | None = None):
     g = fig("s", (0, 1), ref=8, weapons=("smg",), skills={"smg": 7, "streetfighting": 4})
-    t = fig("t", (8, 1), weapons=("light_pistol",), skills={"handgun": 4})
+    t = fig("t", (8, 1), weapons=("light_pistol",), skills={"handgun": 4, **(skills or {})})
     return scen(open_map(14, 4), [g], [t, fig("u", (9, 3))])
 
 
 def test_the_suppressing_shooter_may_hold_fire_at_a_figure_crossing_the_line():
     """seed 004, Suppression: 'If anyone moves through the suppression line you may roll to hit
     against them with a -3 modifier on the roll' (assumption suppression_line)."""
-    steps = [act("s", "suppress", target="t", weapon="smg"), end("s", [3]), move("t", 10, 1)]
-    b = play(_suppressed(), steps, **ASK)
+    # t keeps its cool (COOL 5 + leader 5 + 5 = 15): a pinned figure could only get into cover
+    steps = [act("s", "suppress", target="t", weapon="smg"), end("s", [5]), move("t", 10, 1)]
+    b = play(_suppressed(skills={"fearless_leader": 5}), steps, **ASK)
     assert question(b) == ("s", "suppression_line", ("fire", "hold_fire"), "fire")
-    b = play(_suppressed(), steps + [choose("s", "hold_fire")], **ASK)
+    b = play(_suppressed(skills={"fearless_leader": 5}), steps + [choose("s", "hold_fire")], **ASK)
     assert rolls(b, "attack", "s") == [] and wounds(b, "t") == 0
     assert who(b, "t").pos == b.state.grid.index(10, 1) and b.state.actor.id == "t"
     assert choices(b, "suppression_line") == ["hold_fire"]
-    b = play(_suppressed(), steps + [choose("s", "fire", [9, 1, 1])], **ASK)   # 21 against 20: hit
+    b = play(_suppressed(skills={"fearless_leader": 5}), steps + [choose("s", "fire", [9, 1, 1])], **ASK)   # 21 against 20: hit
     assert only(evs(b, "attack", actor="s"))["result"] == "hit" and wounds(b, "t") == 1
 
 

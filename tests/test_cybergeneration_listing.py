@@ -71,7 +71,7 @@ def old_other_actions(rs, state, a, can_act: bool, move_free: bool) -> list:
                 acts.append(A("reload", weapon=w.name))
         acts.extend(rs.first_aid_actions(state, a, ""))
     if move_free:
-        if "prone" in a.conditions:
+        if "prone" in a.conditions and e["suppress"] != "fail":   # 2026-12-07: a pinned figure stays down
             acts.append(A("stand"))
         for w in rs.weapons_of(a):
             if w.implant:

@@ -297,11 +297,20 @@ def test_hold_damage_on_the_holders_turn_and_the_borg_bonus():
 
 
 def test_a_tinman_gives_no_hold_bonus_and_scanners_attack_while_held():
-    """seed 004, Holds: 'While a Tinman can be held, their opponent does not get any bonuses'; 'Scanners and
-    bolters can use their attacks whilst held'."""
-    s, h = _hold(d=brawler("d", (1, 1), types=("tinman",)))
-    b = play(s, h + [end("a"), act("d", "grapple", target="a", option="escape", dice=[5, 5, 3, 1])])
+    """seed 004, Holds: 'While a Tinman can be held, their opponent does not get any bonuses for doing so
+    due to the nature of their limbs (they are still restrained, but that is all a hold gives)'
+    (assumption hold_bonus: no bonus, no hold damage, nothing to squeeze); 'Scanners and bolters can use
+    their attacks whilst held'."""
+    s, g = _grappled(d=brawler("d", (1, 1), types=("tinman",)))
+    h = g + [end("a"), end("d"), act("a", "grapple", target="d", option="hold", dice=[6, 5])]
+    b = play(s, h)
+    assert who(b, "a").res["hold"] == "d" and "grappled" in who(b, "d").conditions   # restrained
+    assert wounds(b, "d") == 0 and not rolls(b, "damage DC2 (hold)")
+    b = play(s, h + [end("a"), act("d", "grapple", target="a", option="escape", dice=[5, 5])])
     assert "hold" not in only(rolls(b, "resist escape"))["pool"]
+    assert who(b, "d").res["held_by"] == "a" and wounds(b, "d") == 0   # failed, but no hold damage
+    b = play(s, h + [end("a"), end("d")])
+    assert not can(b, "grapple", target="d", option="squeeze")
     s, h = _hold(d=brawler("d", (1, 1), types=("bolter",), weapons=("contact_charge",)))
     b = play(s, h + [end("a")])
     assert can(b, "attack", target="a", weapon="contact_charge")

@@ -70,6 +70,25 @@ def test_called_shot_to_the_head_minus_three_past_body_armour():
     assert wounds(b, "t") == 0
 
 
+def test_a_buckshot_head_shot_is_past_body_armour_too():
+    """seed 004, Called Shots: 'To target a specific area (usually the head) is -3 to hit. Most people
+    do not have armour on their head' (assumption called_head). A shotgun's blanket hits its target
+    where it was aimed: the head shot pays the -3 and passes medium armour (it used to be stopped by
+    it, SP 4 of 6); a helmet still counts."""
+    def shot(armour, option):
+        t = fig("t", (4, 1), armour=armour)
+        b = play(scen(open_map(14, 3), [shooter(weapon="shotgun")], [t]),
+                 [attack("s", "t", "shotgun", [9, 10, 1], **({"option": option} if option else {}))])
+        return only(rolls(b, "attack")), only(evs(b, "damage"))
+    r, d = shot(("medium_armour",), "called:head")
+    assert "- 3 called shot (head)" in r["pool"]
+    assert (d["raw"], d["wound"], d.get("armour")) == (6, 6, None)
+    _, d = shot(("medium_armour",), None)
+    assert (d["wound"], d["armour"], d["absorbed"]) == (2, "medium_armour", 4)
+    _, d = shot(("medium_armour", "helmet"), "called:head")
+    assert d["armour"] == "helmet" and d["wound"] < 6
+
+
 # ---------------------------------------------------------------------------------------
 # Full Automatic
 
@@ -132,7 +151,41 @@ def test_suppression_area_thirty_rounds_and_a_cool_check():
     c = only(rolls(b, "COOL under suppression"))
     assert c["difficulty"] == 15 and c["success"] is False
     assert {a.kind for a in legal(b)} <= {"end_turn", "move", "drop_prone", "delay"}
-    assert any(a.kind == "move" for a in legal(b))
+    assert not any(a.kind == "move" for a in legal(b))   # an open map: no cover to get into
+
+
+def test_a_pinned_figure_may_only_get_into_cover():
+    """seed 004, Suppression: 'The suppressed targets must make a COOL + fearless leader roll to take
+    any action other than getting into cover' (assumption suppression_check): a figure that failed
+    may move only to a cell with cover against the figure suppressing it (or out of its sight), and
+    may not stand up. Before, it could walk anywhere, out of cover and towards the gunner."""
+    rows = ["." * 14, "." * 4 + "l" + "." * 9, "." * 14, "." * 14]   # light cover at (4, 1)
+    t = fig("t", (5, 1), weapons=("light_pistol",), skills={"handgun": 4})
+    s = scen(rows, [_gunner()], [t, fig("u", (13, 3))])
+    b = play(s, [act("s", "suppress", target="t", weapon="smg"), end("s", [3])])
+    assert only(rolls(b, "COOL under suppression"))["success"] is False
+    g, gunner = b.state.grid, who(b, "s").pos
+    moves = {g.xy(a.cell) for a in legal(b) if a.kind == "move"}
+    assert moves and (2, 1) not in moves and (6, 1) not in moves
+    assert all(g.cover(g.index(*xy), gunner) > 0 or not g.los(gunner, g.index(*xy)) for xy in moves)
+    with pytest.raises(Exception, match="refused"):
+        play(s, [act("s", "suppress", target="t", weapon="smg"), end("s", [3]), move("t", 2, 1, [2])])
+    # one that keeps its cool moves as it likes
+    s2 = scen(rows, [_gunner()], [fig("t", (5, 1), weapons=("light_pistol",), skills={"handgun": 4,
+                                                                                       "fearless_leader": 5}),
+                                  fig("u", (13, 3))])
+    b = play(s2, [act("s", "suppress", target="t", weapon="smg"), end("s", [5])])
+    assert (2, 1) in {b.state.grid.xy(a.cell) for a in legal(b) if a.kind == "move"}
+
+
+def test_a_pinned_figure_stays_down():
+    """seed 004, Suppression (assumption suppression_check): standing up is not getting into cover; a
+    prone figure that failed its COOL check may not stand."""
+    b = play(_suppressed(prone=True), [act("s", "suppress", target="t", weapon="smg"), end("s", [3])])
+    assert "prone" in who(b, "t").conditions and not can(b, "stand")
+    b = play(_suppressed(prone=True, skills={"fearless_leader": 5}),
+             [act("s", "suppress", target="t", weapon="smg"), end("s", [5])])
+    assert can(b, "stand")
 
 
 def test_suppressed_figure_that_keeps_cool_attacks_at_a_penalty():
@@ -148,9 +201,9 @@ def test_suppressed_figure_that_keeps_cool_attacks_at_a_penalty():
 def test_moving_through_the_suppression_line_draws_a_shot_at_minus_three():
     """seed 004, Suppression: 'If anyone moves through the suppression line you may roll to hit
     against them with a -3 modifier on the roll' (assumption suppression_line)."""
-    steps = [act("s", "suppress", target="t", weapon="smg"), end("s", [3]),
+    steps = [act("s", "suppress", target="t", weapon="smg"), end("s", [5]),   # keeps its cool: it may move
              move("t", 10, 1, [9, 1, 1])]          # 8 + 7 - 3 + 9 = 21 against 20 (12 m): hit, DC2 die 1
-    b = play(_suppressed(), steps)
+    b = play(_suppressed(skills={"fearless_leader": 5}), steps)
     r = only(rolls(b, "attack", "s"))
     assert "- 3 through the suppression line" in r["pool"]
     assert who(b, "s").res["ammo"]["smg"] == 20                  # no more rounds

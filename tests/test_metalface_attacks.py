@@ -278,3 +278,47 @@ def test_shield_device_gives_partial_cover_from_the_next_turn():
     assert who(b, "t").res["uses"]["shield_generator"] == 1
     b = play(s, base + [end("s"), end("t"), end("s"), end("t"), attack("s", "t", "pistol", [2, 2, 2])])
     assert who(b, "t").res["shield"] == "off"
+
+
+def test_body_attack_not_through_a_wall_between_the_squares():
+    """seed 003, Body Attacks: "Body attacks can only be made within a 1m radius"; assumptions
+    body_reach and doors: a wall (or closed door) on the edge between two touching squares, or on
+    both edges at a diagonal's corner, separates them, so no body attack crosses it, and the threat
+    query (which prices what the listing offers) finds none either."""
+    s = scen(open_map(), [fig("m", (1, 1), facing="e")], [dummy(at=(2, 1), facing="w")])
+    assert can_attack(play(s), "t", "unarmed")
+    s["map"]["walls"] = [[2, 0, 2, 3]]           # the whole edge between x=1 and x=2
+    b = play(s)
+    assert not b.state.grid.adjacent(b.state.grid.index(1, 1), b.state.grid.index(2, 1))
+    assert not can_attack(b, "t", "unarmed")
+    with pytest.raises(Exception, match="no attack action"):
+        play(s, [attack("m", "t", "unarmed", [6, 6, 6, 1, 1, 1])])
+    assert RS.best_expected_damage(b.state, b.state.actor, ("t",)) == {"t": 0.0}
+    open_b = play(scen(open_map(), [fig("m", (1, 1), facing="e")], [dummy(at=(2, 1), facing="w")]))
+    assert RS.best_expected_damage(open_b.state, open_b.state.actor, ("t",))["t"] > 0
+    d = scen(open_map(6, 4), [fig("m", (1, 1), facing="se")], [dummy(at=(2, 2), facing="nw")])
+    assert can_attack(play(d), "t", "unarmed")
+    d["map"]["walls"] = [[2, 0, 2, 2], [0, 2, 2, 2]]   # both walls at the corner point (2, 2)
+    assert not can_attack(play(d), "t", "unarmed")
+    d["map"]["walls"] = [[2, 0, 2, 2]]                 # one wall: the diagonal passes its end
+    assert can_attack(play(d), "t", "unarmed")
+
+
+def test_the_shield_stays_up_for_a_figure_that_acts_later():
+    """seed 003, Combat Actions: Activate Device "Instant (Takes effect on next turn)"; assumption
+    shield_device: partial cover from the start of the figure's next turn until the start of the
+    turn after. A figure that chooses to act later (turn_order_choice) takes up the same turn: its
+    shield does not run out at the second start (it did, and the figure stood in the open for the
+    rest of the round)."""
+    a1 = fig("a1", (0, 1), items=["shield_generator"])
+    s = scen(open_map(), [a1], [dummy("b1", (11, 0)), shooter("b2", (8, 1))])
+    base = [act("a1", "use", option="shield"), end("a1"), end("b1"), end("b2")]
+    b = play(s, base + [end("a1"), end("b1"), attack("b2", "a1", "pistol", [2, 2])])
+    assert only(rolls(b, "targeting"))["cover"] == "shield"
+    b = play(s, base + [act("a1", "delay"), end("b1"), end("a1"), attack("b2", "a1", "pistol", [2, 2])])
+    assert b.state.round == 2 and who(b, "a1").res["shield"] == "on"
+    assert only(rolls(b, "targeting"))["cover"] == "shield" and n_dice(only(rolls(b, "targeting"))) == 2
+    assert [e["effect"] for e in evs(b, "effect", target="a1")].count("the shield runs out") == 0
+    # and it runs out at the start of its turn in the next round, as without the delay
+    b = play(s, base + [act("a1", "delay"), end("b1"), end("a1"), end("b2"), end("a1")])
+    assert who(b, "a1").res["shield"] == "off"

@@ -206,3 +206,14 @@ def test_heal_self():
     b = play(_repair_scene(x, fig("y", (0, 2))), [act("x", "use", option="heal_self")])
     assert who(b, "x").res["repair_acc"] == 540 * 6 % 3600 and b.state.actor.id == "y"
     assert who(b, "x").res["damage"] == 6 - (540 * 6) // 3600
+
+
+def test_heal_not_through_a_wall_between_the_squares():
+    """seed 003, Repairing / Healing; assumptions repair_reach and doors: the healer is next to
+    the patient with no wall between them."""
+    tek = fig("tek", (1, 1), skills={"tekker": 1})
+    s = _repair_scene(tek, fig("mf", (2, 1), kind="metalface", damage=5))
+    assert can(play(s), "heal", target="mf")
+    s["map"]["walls"] = [[2, 0, 2, 3]]
+    b = play(s)
+    assert not can(b, "heal", target="mf") and not RS.can_treat(b.state, who(b, "tek"), who(b, "mf"))

@@ -37,7 +37,7 @@ def _transcript() -> tuple[list[str], list[str], list[str]]:
 
 def test_the_readmes_autopilot_transcript_is_what_the_autopilot_prints(tmp_path, monkeypatch) -> None:
     argv, answers, shown = _transcript()
-    assert argv[:2] == ["autopilot", "cortex/duel"] and "--dice" in argv and len(answers) == 7 and len(shown) > 20
+    assert argv[:2] == ["autopilot", "cortex/duel"] and "--dice" in argv and len(answers) == 8 and len(shown) > 20
     argv = [tmp_path / "s.json" if a == "duel-night.json" else a for a in argv]
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(app, [str(a) for a in argv], input="\n".join(INITIATIVE + answers + ["quit"]) + "\n",

@@ -12,8 +12,13 @@ shared map, which the issue removes). The cybergeneration file was re-recorded o
 for a change of play, not of the rules: `tactical` and `bold` stopped readying weapons for
 nothing (tests/test_tactical_ready.py); 1,181 of its 2,000 fights have those players.
 
-A deliberate rules change (a new ruleset version) rewrites the digests with
-`python tests/fight_digests.py --write` in the same commit, and says why.
+All four files were re-recorded on 2026-12-07 (eighteenth session) for rules read again
+against the seeds (each file's last header line says which and how many fights changed).
+Those fixes keep what a state holds, so the rulesets stay at data version 2: saves, env ids and
+the shipped networks' encodings stay valid.
+
+A deliberate rules change rewrites the digests with `python tests/fight_digests.py --write` in
+the same commit (the earlier header lines stay), and says why.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def test_profiles_answer_as_the_long_way(ruleset: str, monkeypatch: pytest.Monke
     for scen, pair, seed in FIGHTS[ruleset]:
         for _ in play(scen, pair, seed, 70):
             pass
-    assert seen["incoming"] > 150 and seen["best_threat"] > 20
+    assert seen["incoming"] > 120 and seen["best_threat"] > 20   # cortex_hu 143 since its prone rule (2026-12-07)
     assert seen["reused"] > 3 * seen["made"] > 0  # profiles are made on one state and used on others
 
 

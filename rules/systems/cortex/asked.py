@@ -30,14 +30,13 @@ from rules.dice import D0, Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
 from rules.systems.cortex.explosions import DIRECTIONS
-from rules.systems.cortex.model import Weapon, make_pool
+from rules.systems.cortex.model import Weapon, brawling, make_pool
 from rules.systems.cortex.modifiers import bonus_dice
 from rules.systems.cortex.traits import plot_point_die
 
 #: the answers of these questions, appended to `CortexRuleset.answers` ("stand" and the
 #: compass points are there already); plot points up to `max_spend` are added per data file
 ASKED_ANSWERS = ("roll", "use", "not_use", "melee_weapons", "unarmed")
-IMPROVISED_SKILLS = {"melee_weapons": "melee_weapons", "unarmed": "unarmed_combat/brawling"}
 
 
 def compass(dx: int, dy: int) -> str:
@@ -124,7 +123,7 @@ class AskedMixin:
     def improvised_skills(self, c: Combatant) -> tuple[dict[str, tuple[str, Step]], str]:
         """({answer: (skill name, die)}, the better one): seed 000, Improvised Weapons."""
         sk = c.stats["skills"]
-        opts = {k: (name, sk.get(name, D0)) for k, name in IMPROVISED_SKILLS.items()}
+        opts = {"melee_weapons": ("melee_weapons", sk.get("melee_weapons", D0)), "unarmed": brawling(c.stats)}
         better = "unarmed" if opts["unarmed"][1] > opts["melee_weapons"][1] else "melee_weapons"
         return opts, better
 

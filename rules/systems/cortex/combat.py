@@ -24,7 +24,7 @@ from rules.grid import FEET
 from rules.state import BattleState, Combatant
 from rules.systems.cortex_common.targets import difficulty_parts
 from rules.systems.cortex.listing import attack_actions
-from rules.systems.cortex.model import Weapon, make_pool, skill_die
+from rules.systems.cortex.model import Weapon, brawling, make_pool, skill_die
 from rules.systems.cortex.modifiers import bonus_dice, mod
 from rules.systems.cortex.traits import plot_point_die
 
@@ -59,8 +59,8 @@ class CombatMixin:
             return "ranged_weapons", sk.get("ranged_weapons", D0)
         if w.x("improvised"):
             melee = sk.get("melee_weapons", D0)
-            brawl = sk.get("unarmed_combat/brawling", D0)
-            return ("unarmed_combat/brawling", brawl) if brawl > melee else ("melee_weapons", melee)
+            bname, brawl = brawling(c.stats)
+            return (bname, brawl) if brawl > melee else ("melee_weapons", melee)
         if w.name == "unarmed":
             if option in ("disarm", "takedown"):
                 return "unarmed_combat/wrestling", sk.get("unarmed_combat/wrestling", D0)
@@ -119,6 +119,11 @@ class CombatMixin:
             return int(math.ceil(n * 1.5)) if flags_th else n
         return 2 if (flags_th and shots_taken >= 1) else 1
 
+    def rounds_needed(self, w: Weapon, option: str) -> int:
+        """Rounds the magazine must hold for the shot: its own, without Trigger Happy's waste
+        (assumption trigger_happy: the wasted rounds go as far as the magazine holds)."""
+        return int(self.modes[option]["rounds"]) if option in ("burst", "autofire") else 1
+
     def can_attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, option: str = "") -> bool:
         if t.down or t.team == a.team:
             return False
@@ -144,7 +149,7 @@ class CombatMixin:
                     return False
             elif shots >= w.rof:
                 return False
-            if w.magazine and a.res["ammo"].get(w.name, 0) < self.rounds_for(a, w, option, shots):
+            if w.magazine and a.res["ammo"].get(w.name, 0) < self.rounds_needed(w, option):
                 return False
             if not seen:
                 return False
@@ -289,7 +294,7 @@ class CombatMixin:
             evs += self.break_check(state, a, w, dice, t.pos if option == "throw" else None)
         if area and not t.dead:
             evs += self.called_shot_effect(state, a, t, w, area, bypass, dice)
-        if extraordinary and not bypass and not area and not t.down:
+        if extraordinary and not bypass and not t.down:   # a called shot's too: seed 000 names no exception
             ok, ev2 = self.endurance(t, dice, self.diff["average"], "Endurance vs special effect",
                                      blunt=self.blunt(w))
             evs.append(ev2)

@@ -51,11 +51,11 @@ def _plan(rs: Any, state: BattleState, a: Combatant, w: Any) -> tuple:
         ok = not (a.res["uses"].get(w.name, 0) <= 0 or shots >= w.rof)
     elif kind == _RANGED:
         ammo = a.res["ammo"].get(w.name, 0) if w.magazine else 0
-        ok = shots < w.rof and not (w.magazine and ammo < rs.rounds_for(a, w, "", shots))
+        ok = shots < w.rof and not (w.magazine and ammo < rs.rounds_needed(w, ""))
         if wmodes:
             modes = tuple(m for m in wmodes
                           if (shots <= 0 if m == "autofire" else shots < w.rof)
-                          and not (w.magazine and ammo < rs.rounds_for(a, w, m, shots)))
+                          and not (w.magazine and ammo < rs.rounds_needed(w, m)))
     else:
         ok = True
     return w, kind, ok, throwable, modes

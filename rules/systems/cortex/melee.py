@@ -13,7 +13,7 @@ from rules.calls import RollCall, step_sides
 from rules.dice import Dice, Step, roll_steps
 from rules.events import Event, event
 from rules.state import BattleState, Combatant
-from rules.systems.cortex.model import Weapon
+from rules.systems.cortex.model import Weapon, make_pool
 from rules.systems.cortex.modifiers import mod
 
 
@@ -73,7 +73,7 @@ class MeleeMixin:
                      modifiers=self.attr_modifiers(t, "agility"), pool=f"Agility {t_pool[0]} + Strength {t_pool[1]}", dice=_faces(rt), total=rt.total)]
         if ra.total > rt.total:
             evs += self.knock_prone(t, "tripped")
-        elif rt.total - ra.total >= self.xmargin:
+        elif ra.botch or rt.total - ra.total >= self.xmargin:   # assumption trip_botch
             evs += self.fall_or_drop(state, a, w, "trip reversed")
         return evs
 
@@ -134,7 +134,9 @@ class MeleeMixin:
             evs.append(event("roll", actor=d.id, purpose="bash damage", check="bash_damage",
                              modifiers=[mod("bash: Strength -2 steps (attribute)", -2)], pool=f"Strength {st}",
                              dice=_faces(r), total=r.total))
-            evs += self.apply_damage(state, a, r.total, 0, dice, source="bash")
+            # assumption block_bash: a bash is a bludgeoning hit (Glass Jaw, Takes a Punch), so armour
+            # and the Plot Points the attacker spends reduce it as they do any hit's damage
+            evs += self.take_damage(state, a, r.total, 0, dice, "bash", blunt=True)
         if self.has_style(d, "krav_maga") and not a.down and not d.down:
             # seed 000, Krav Maga: "allows you to immediately make an Unarmed attack"
             if decide(state, d, "krav_maga_counter", ("attack", "pass"), "attack",
@@ -145,17 +147,24 @@ class MeleeMixin:
         return evs
 
     def krav_maga_counter(self, state: BattleState, d: Combatant, a: Combatant, dice: Dice) -> list[Event]:
-        """seed 000, Krav Maga: a free unarmed attack against an Easy (3) target."""
+        """seed 000, Krav Maga: a free unarmed attack against an Easy (3) target; an impaired
+        defender's skill die takes the Groin's "-2 step skill penalty to all actions" (a free
+        action is still an action)."""
         w = self.weapons["unarmed"]
         sname, sk = self.weapon_skill(d, w)
-        attr = Step(max(1, d.stats["attributes"][w.attribute].index + self.attr_steps(d, w.attribute)))
+        impaired = self.impaired_steps(d)
+        pool = make_pool(d, w.attribute, sk, impaired, self.attr_steps(d, w.attribute))
+        if pool is None:
+            return [event("effect", target=d.id, effect="is too impaired to make the Krav Maga counter")]
+        attr, sk = pool
         diff = self.diff["easy"]
+        ms = self.attr_modifiers(d, w.attribute) + ([mod("impaired (skill)", impaired)] if impaired else [])
         r = roll_steps(dice, (attr, sk), "krav maga counter",
                        RollCall(d.id, "Krav Maga counter (free)", "krav_maga_counter", f"Strength {attr} + {sname} {sk}",
                                 step_sides((attr, sk)), difficulty=diff,
-                                modifiers=calls.mods(self.attr_modifiers(d, w.attribute)), label="krav maga counter"))
+                                modifiers=calls.mods(ms), label="krav maga counter"))
         evs = [event("roll", actor=d.id, purpose="Krav Maga counter (free)", check="krav_maga_counter",
-                     modifiers=self.attr_modifiers(d, w.attribute), pool=f"Strength {attr} + {sname} {sk}",
+                     modifiers=ms, pool=f"Strength {attr} + {sname} {sk}",
                      dice=_faces(r), total=r.total, difficulty=diff)]
         if r.botch or r.total < diff:
             evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="miss", total=r.total,

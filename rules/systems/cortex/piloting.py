@@ -100,7 +100,7 @@ class PilotingMixin:
         if not v:
             return []
         A = self.action
-        steps = -state.economy["actions"]
+        steps = -state.economy["actions"] + self.impaired_steps(a)
         pa = a.stats["attributes"]["agility"]
         va = Step.parse(v["agility"])
         out: list[Action] = []
@@ -127,11 +127,17 @@ class PilotingMixin:
         return max(sk.get("mechanical_engineering", Step(0)),
                    *(v for k, v in sk.items() if k.startswith("mechanical_engineering/")), Step(0))
 
+    def impaired_steps(self, a: Combatant) -> int:
+        """seed 000, Called Shots, Groin: "impaired (-2 step skill penalty to all actions)": the skill
+        steps of an impaired figure's every roll (0 when it is not)."""
+        return int(self.called["impaired_steps"]) if "impaired" in a.conditions else 0
+
     def apply_piloting(self, state: BattleState, a: Combatant, opt: str, dice: Dice) -> list[Event]:
         """Resolve one of `pilot_actions` (checked legal)."""
         v = a.res["vehicle"]
         e = state.economy
-        steps = -e["actions"]
+        impaired = self.impaired_steps(a)
+        steps = -e["actions"] + impaired
         e["actions"] += 1
         va = Step.parse(v["agility"])
         vd = self.data["vehicles"]
@@ -140,12 +146,13 @@ class PilotingMixin:
             n = e.get("pp_bonus", 0)
             e["pp_bonus"] = 0
             ok, total, ev = maneuver_roll(self.traitbook, a.stats, a.traits, va, v["type"], self.diff[name], dice,
-                                          opened_up=v["opened_up"], plot_points=n, actor=a.id, steps=steps)
+                                          opened_up=v["opened_up"], plot_points=n, actor=a.id, steps=steps,
+                                          impaired=impaired)
             ev["purpose"] = f"maneuver ({name}) at the controls of the {v['name']}"
             return [ev, event("effect", target=a.id, vehicle=v["name"], success=ok,
                                        effect=f"the {name} maneuver {'succeeds' if ok else 'fails'}")]
         if opt == "thrust":
-            r = open_up_thrust(a.stats, va, dice, actor=a.id, steps=steps)
+            r = open_up_thrust(a.stats, va, dice, actor=a.id, steps=steps, impaired=impaired)
             v["thrust_tried"] = True
             v["opened_up"] = r.success
             evs = [r.event]

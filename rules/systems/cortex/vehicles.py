@@ -45,8 +45,11 @@ def stepped(attr: Step, skill: Step, steps: int) -> tuple[Step, Step] | None:
     return None if attr.index - over < 1 else (Step(attr.index - over), Step(0))
 
 
-def _steps_mod(steps: int) -> list[dict[str, Any]]:
-    return [{"source": "multiple actions (skill)", "value": steps}] if steps else []
+def _steps_mod(steps: int, impaired: int = 0) -> list[dict[str, Any]]:
+    """The named skill steps of a pilot's roll: `steps` in all, `impaired` of them the called shot's
+    (seed 000, Groin: "-2 step skill penalty to all actions"), the rest the multiple-action penalty."""
+    out = [{"source": "multiple actions (skill)", "value": steps - impaired}] if steps - impaired else []
+    return out + ([{"source": "impaired (skill)", "value": impaired}] if impaired else [])
 
 
 @dataclass
@@ -59,12 +62,13 @@ class ThrustResult:
 
 
 def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
-                   damage_choice: str = "maintenance", actor: str = "pilot", steps: int = 0) -> ThrustResult:
+                   damage_choice: str = "maintenance", actor: str = "pilot", steps: int = 0,
+                   impaired: int = 0) -> ThrustResult:
     """seed 000: Intelligence + Mechanical Engineering to use the pilot's full Agility.
 
     On a failure the pilot keeps the lower die for the scene and the ship takes mechanical
     damage: `maintenance` (+10% monthly maintenance) or `repair` (a later repair check at
-    the same Difficulty)."""
+    the same Difficulty). `steps`: on the skill die, `impaired` of them (named apart) the impaired penalty."""
     if damage_choice not in ("maintenance", "repair"):
         raise ValueError("damage_choice must be 'maintenance' or 'repair'")
     pa = stats["attributes"]["agility"]
@@ -81,10 +85,10 @@ def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
     r = roll_steps(dice, (intel, me), "open up the thrust",
                    RollCall(actor, "open up the thrust", "open_up_thrust",
                             f"Intelligence {intel} + Mechanical Engineering {me}", step_sides((intel, me)),
-                            difficulty=diff, modifiers=calls.mods(_steps_mod(steps)), label="open up the thrust"))
+                            difficulty=diff, modifiers=calls.mods(_steps_mod(steps, impaired)), label="open up the thrust"))
     ok = r.total >= diff and not r.botch
     ev = event("roll", actor=actor, purpose="open up the thrust", check="open_up_thrust",
-               modifiers=_steps_mod(steps), pool=f"Intelligence {intel} + Mechanical Engineering {me}",
+               modifiers=_steps_mod(steps, impaired), pool=f"Intelligence {intel} + Mechanical Engineering {me}",
                dice=[list(f) for f in r.faces], total=r.total, difficulty=diff, success=ok)
     return ThrustResult(ok, diff, pa if ok else min(pa, vehicle_agility),
                         None if ok else damage_choice, ev)
@@ -92,9 +96,10 @@ def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
 
 def maneuver_roll(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Mapping[str, Any]],
                   vehicle_agility: Step, vehicle_type: str, difficulty: int, dice: Dice,
-                  opened_up: bool = False, plot_points: int = 0, actor: str = "pilot", steps: int = 0
-                  ) -> tuple[bool, int, Event]:
-    """A maneuver: maneuver attribute + the Pilot skill (+ Born Behind the Wheel's d4)."""
+                  opened_up: bool = False, plot_points: int = 0, actor: str = "pilot", steps: int = 0,
+                  impaired: int = 0) -> tuple[bool, int, Event]:
+    """A maneuver: maneuver attribute + the Pilot skill (+ Born Behind the Wheel's d4). `steps`: on the
+    skill die, `impaired` of them (named apart) the impaired penalty."""
     attr = maneuver_attribute(stats["attributes"]["agility"], vehicle_agility, opened_up)
     ctx = {"piloting", vehicle_type}
     mods = book.modifiers(traits, ctx, "agility")
@@ -111,7 +116,7 @@ def maneuver_roll(book: TraitBook, stats: Mapping[str, Any], traits: Iterable[Ma
         pool.append(plot_point_die(plot_points + bonus))
     named = [{"source": "the vehicle's lower Agility (attribute)",
               "value": base.index - stats["attributes"]["agility"].index}] if base != stats["attributes"]["agility"] else []
-    named += _steps_mod(steps)
+    named += _steps_mod(steps, impaired)
     named += [{"source": "traits (bonus die)", "value": d.index} for d in mods.bonus_dice]
     named += [{"source": "plot points (bonus die)", "value": pool[-1].index}] if plot_points else []
     r = roll_steps(dice, pool, "maneuver",

@@ -265,8 +265,17 @@ class CortexBase:
             return True
         if pref == "never":
             return False
-        agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
-        return agi.mean < self.diff["easy"]
+        return self.innate_die(d).mean < self.diff["easy"]
+
+    def innate_steps(self, d: Combatant) -> list[dict[str, Any]]:
+        """Named steps on the innate defence's Agility die beyond the attribute's own ({"source",
+        "value"}): none in the Cortex base (cortex_hu: a prone figure's -2)."""
+        return []
+
+    def innate_die(self, d: Combatant) -> Step:
+        """The Agility die of the figure's innate defence, never below d2."""
+        more = sum(m["value"] for m in self.innate_steps(d))
+        return Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility") + more))
 
     def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int, decline: bool | None = None,
                        against: dict | None = None) -> tuple[int, list[Event]]:
@@ -279,8 +288,8 @@ class CortexBase:
             diff = self.diff["easy"] + cover_bonus
             return diff, [event("defence", actor=d.id, mode="declined innate", difficulty=diff,
                                 cover_bonus=cover_bonus)]
-        agi = Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")))
-        ms = self.attr_modifiers(d, "agility")
+        agi = self.innate_die(d)
+        ms = self.attr_modifiers(d, "agility") + self.innate_steps(d)
         r = roll_steps(dice, (agi,), "innate defence",
                        RollCall(d.id, "innate defence", "innate_defence", f"Agility {agi}", step_sides((agi,)),
                                 against=against, modifiers=calls.mods(ms), label="innate defence"))

@@ -109,7 +109,13 @@ class DefenceHu:
     def innate_mean(self, state: BattleState, d: Combatant, a: Combatant) -> float:
         if not self.watches(state, d, a) or self.declines_innate(d):
             return float(self.diff["easy"])
-        return self.attr_die(d, "agility").mean
+        return self.innate_die(d).mean
+
+    def innate_steps(self, d: Combatant) -> list[dict[str, Any]]:
+        """seed 002: innate defence "szabad cselekvésnek számít" (counts as a free action), and a
+        figure on the ground takes "-2 kockafokozat büntetést ... addig" (-2 steps until it stands;
+        assumption prone_penalty: every prone figure, on its actions): its Agility die too."""
+        return mods(("prone", int(self.prone_rules["steps"]) if "prone" in d.conditions else 0))
 
     def reaction_options(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, option: str
                          ) -> tuple[int, dict[str, tuple[Step, Step, str]], str] | None:
@@ -332,7 +338,7 @@ class DefenceHu:
                 return dice, tuple(sorted(dice)), 0, True
         if not self.watches(state, d, a) or self.declines_innate(d):
             return (), (), self.diff["easy"], True
-        dice = self.attr_die(d, "agility").dice
+        dice = self.innate_die(d).dice
         return dice, tuple(sorted(dice)), 0, True
 
 

@@ -108,7 +108,7 @@ class ChoicesMixin:
                     acts.append(A("reload", weapon=w.name))
             acts.extend(self.first_aid_actions(state, a, ""))
         if move_free:
-            if "prone" in a.conditions:
+            if "prone" in a.conditions and e["suppress"] != "fail":   # pinned: standing up is no cover
                 acts.append(fixed["stand", None])
             for w in ws:
                 if w.access == "implant":   # `w.implant`

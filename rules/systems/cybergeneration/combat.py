@@ -300,7 +300,7 @@ class CombatMixin:
         if c.crit == "failure":
             evs += self.mishap(state, a, w, c.second, throw)
         if w.blanket and not throw:
-            return evs + self.blanket(state, a, t, w, c, diff, dice)
+            return evs + self.blanket(state, a, t, w, c, diff, dice, head=option == "called:head")
         head = option == "called:head"
         if hit:
             evs.append(self.attack_event(a, t, w, "hit", c, diff, option))

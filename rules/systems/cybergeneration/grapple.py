@@ -56,7 +56,8 @@ class GrappleMixin:
             if held is not None and not held.implant:
                 out.append(A("attack", target=t.id, weapon="unarmed", option="disarm"))
             if a.res["hold"] == t.id:
-                out.append(A("grapple", target=t.id, option="squeeze"))
+                if not self.is_type(t, "tinman"):   # a tinman's hold does no damage to squeeze out
+                    out.append(A("grapple", target=t.id, option="squeeze"))
             elif a.res["hold"] is None and t.res["held_by"] is None:
                 out.append(A("grapple", target=t.id, option="hold"))
             out.append(A("grapple", target=t.id, option="break"))
@@ -203,9 +204,12 @@ class GrappleMixin:
         return evs
 
     def hold_damage(self, state: BattleState, holder: Combatant, victim: Combatant, dice: Dice) -> list[Event]:
-        """Hold damage: DC 2 + body type; a cyber hand crushes for DC 3 (assumption hold_damage)."""
+        """Hold damage: DC 2 + body type; a cyber hand crushes for DC 3 (assumption hold_damage). None
+        to a tinman: "they are still restrained, but that is all a hold gives" (seed 004)."""
         if victim.dead:
             return []
+        if self.is_type(victim, "tinman"):
+            return [event("effect", target=victim.id, effect="the hold only restrains the tinman", by=holder.id)]
         hand = next((w for w in self.weapons_of(holder) if w.special == "cybercrush"), None)
         if hand is not None:
             return self.hit(state, holder, victim, hand, dice, dc=hand.dc, mod=self.melee_mod(holder, hand),

@@ -31,9 +31,11 @@ from rules.systems.cybergeneration.model import Weapon
 class OrdnanceMixin:
     """Blankets, blasts and suppressive fire for `CybergenerationRuleset`."""
 
-    def blanket(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, c: Check, diff: int, dice: Dice
-                ) -> list[Event]:
-        """seed 004, shotguns: a blanket 3 m wide along the range; buckshot loses 1 DC per band past 0-10 m."""
+    def blanket(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, c: Check, diff: int, dice: Dice,
+                head: bool = False) -> list[Event]:
+        """seed 004, shotguns: a blanket 3 m wide along the range; buckshot loses 1 DC per band past 0-10 m.
+        `head`: a called shot to the head of `t` (assumption called_head: its body armour does not
+        apply, a helmet does); the others in the blanket are hit where the spread finds them."""
         g = state.grid
         reach = self.ranges[w.range][-1][0]
         others = [o for o in state.combatants if o is not a and o is not t and not o.down
@@ -49,7 +51,7 @@ class OrdnanceMixin:
             dc = max(0, w.dc - self.band_index(g, a.pos, o.pos, w))
             if c.total >= d:
                 evs.append(self.attack_event(a, o, w, "hit", c, d, "", blanket=True, dc=dc))
-                evs += self.hit(state, a, o, w, dice, dc=dc, two_dice=c.two_damage_dice)
+                evs += self.hit(state, a, o, w, dice, dc=dc, two_dice=c.two_damage_dice, head=head and o is t)
             else:
                 evs.append(self.attack_event(a, o, w, "miss", c, d, "", blanket=True))
         return evs

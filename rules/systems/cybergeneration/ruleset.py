@@ -257,7 +257,18 @@ class CybergenerationRuleset(TurnsMixin, CybergenerationGM, AsksMixin, ChoicesMi
             reach = self.with_drops(state, a, budget, blockers, self.drop_cells(state))
         else:
             reach = state.grid.reachable(a.pos, budget, blockers)
+        if state.economy.get("suppress") == "fail" and a is state.actor:
+            ends = ends | self.open_to_suppressors(state, a, reach)
         return reach, ends
+
+    def open_to_suppressors(self, state: BattleState, a: Combatant, cells) -> set[int]:
+        """seed 004, Suppression: "The suppressed targets must make a COOL + fearless leader roll to
+        take any action other than getting into cover" (assumption suppression_check): of `cells`,
+        those a pinned figure may not move to, in sight of a figure suppressing it and not behind
+        cover against it."""
+        g = state.grid
+        shooters = [state.by_id[s].pos for s in a.res["suppressed_by"] if not state.by_id[s].down]
+        return {c for c in cells if any(g.los(p, c) and g.cover(c, p) == 0 for p in shooters)}
 
     # -- applying -------------------------------------------------------------------
     def apply(self, state: BattleState, action: Action, dice: Dice) -> list[Event]:

@@ -26,7 +26,8 @@ EPS = 1e-6
 def in_reach(g: Grid, apos: int, tpos: int, d: int, close: int, wl: list[tuple]):
     """The entries of `wl` (ranged, reach in squares, ...: one per ready weapon) that reach a target
     at `tpos`, `d` squares (Chebyshev) from `apos`: a ranged weapon beyond `close` squares, in sight
-    and short of full cover; a body attack within its reach, in sight beyond the next square.
+    and short of full cover; a body attack within its reach: on the next square with no wall between
+    (`Grid.adjacent`), in sight beyond it.
     `attack_actions` lists by it and the threat query (threat.py) prices by it, so the two agree."""
     clear = None
     for entry in wl:
@@ -37,7 +38,7 @@ def in_reach(g: Grid, apos: int, tpos: int, d: int, close: int, wl: list[tuple])
                 clear = g.los(apos, tpos) and g.cover(tpos, apos) < 4
             if not clear:
                 continue
-        elif d > entry[1] or (d > 1 and not g.los(apos, tpos)):
+        elif d > entry[1] or (not g.los(apos, tpos) if d > 1 else not g.adjacent(apos, tpos)):
             continue
         yield entry
 
@@ -138,7 +139,7 @@ class CombatMixin:
         else:
             cells = self.reach_cells(g, w)
             d = g.chebyshev(a.pos, t.pos)
-            if d > cells or (d > 1 and not g.los(a.pos, t.pos)):
+            if d > cells or (not g.los(a.pos, t.pos) if d > 1 else not g.adjacent(a.pos, t.pos)):
                 return False
         turn_m, _ = self.face_plan(g, a, t.pos)
         return self.can_spend_half(a, state.economy, turn_m)

@@ -6,10 +6,18 @@ reloads, readying, turns, posture steps, treatment, the shield and the turn-orde
 from __future__ import annotations
 
 from rules.actions import END_TURN, Action
+from rules.grid import Grid
 from rules.state import DOWN_CONDITIONS, BattleState, Combatant
 from rules.systems.metalface.geometry import NAMES
 from rules.systems.metalface.model import Weapon
 from rules.systems.metalface.paths import move_listing, moves as path_moves
+
+
+def touching(g: Grid, a: int, b: int) -> bool:
+    """Whether figures on cells `a` and `b` are next to each other for a repair or first aid: the same
+    cell (a figure may stand over a fallen one) or the next one with no wall between (`Grid.adjacent`,
+    assumption doors)."""
+    return a == b or g.adjacent(a, b)
 
 EPS = 1e-6
 
@@ -91,7 +99,7 @@ class ListingMixin:
         e = state.economy
         if e["halves"] or e["move_m"] > EPS or patient.res["damage"] <= 0:
             return False
-        if patient is not a and state.grid.chebyshev(a.pos, patient.pos) > 1:
+        if patient is not a and not touching(state.grid, a.pos, patient.pos):
             return False
         return self.heal_method(a, patient)[0] > 0
 
@@ -162,9 +170,9 @@ class ListingMixin:
         if not h and mm <= EPS:
             # can_treat with its economy test passed: a damaged patient next to the figure
             team = a.team
-            cheb = state.grid.chebyshev
+            g = state.grid
             for t in state.combatants:
-                if (t.team == team and t is not a and t.res["damage"] > 0 and cheb(a.pos, t.pos) <= 1
+                if (t.team == team and t is not a and t.res["damage"] > 0 and touching(g, a.pos, t.pos)
                         and self.heal_method(a, t)[0] > 0):
                     acts.append(A("heal", target=t.id))
         if r["uses"] and not e["activated"] and r["shield"] == "off" and self.shield_device(a) is not None:

@@ -249,11 +249,17 @@ class MetalfaceRuleset(ListingMixin, MetalfaceGM, OddsMixin, MovePriceMixin, Uni
         return {actor.id}
 
     def start_turn(self, state: BattleState, actor: Combatant, dice: Dice) -> tuple[bool, list[Event]]:
-        """A fresh turn: movement status resets; activations of the last turn take effect."""
+        """A fresh turn: movement status resets; activations of the last turn take effect. A turn
+        taken up again after choosing to act later (assumption turn_order_choice; the figure is then
+        in the round's order twice) is the same turn: the economy is fresh, but charging and the
+        shield changed when it first started (assumption shield_device: up until the start of the
+        turn after the next)."""
         self._fresh(state)
         r = actor.res
         r["moved"] = "stationary"
         evs: list[Event] = []
+        if state.order.index(actor.id) < state.turn_index:
+            return not actor.down, evs
         if r["charging"]:
             for n, w in actor.weapons.items():
                 if n in r["charging"]:
