@@ -85,6 +85,20 @@ def test_takes_a_punch_major_plot_points_against_blunt_stun(weapon, die):
     assert sides(only(rolls(b, "spends 1 Plot Points"))) == [die]
 
 
+@pytest.mark.parametrize("traits,pp_die,left", [([], 2, (6, 4)),
+                                                 ([{"name": "takes_a_punch", "major": True}], 6, (0, 6))])
+def test_takes_a_punch_major_plot_points_go_to_the_stun(traits, pp_die, left):
+    """seed 000, Takes a Punch: "any Plot Points spent to reduce Stun damage inflicted by unarmed or
+    bludgeoning attacks are improved as if you had spent 2 additional points" (assumption
+    takes_a_punch_pp). A club hit of 6 Stun and 6 Wound, 1 Plot Point spent: without the trait its d2
+    (2) comes off the Wound first; with it the improved d6 (6) comes off the Stun (before, off the
+    Wound, leaving the Stun whole)."""
+    s = _pp_scene({"b": 1}, {"life_points": 12, "traits": traits}, p_weapons=("pistol", "club"))
+    b = play(s, [atk("p", "t", "club", dice=[6, 5, 4, pp_die, 4, 4])])
+    assert sides(only(rolls(b, "spends 1 Plot Points"))) == [pp_die]
+    assert (who(b, "t").res["stun"], who(b, "t").res["wound"]) == left
+
+
 # ---------------------------------------------------------------------------------------
 # Second Wind (assumption second_wind_action) and Down But Not Out
 

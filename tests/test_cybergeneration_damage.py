@@ -63,6 +63,19 @@ def test_armour_piercing_halves_sp():
     assert (dmg["raw"], dmg["sp"], dmg["wound"]) == (4, 2, 2)
 
 
+@pytest.mark.parametrize("weapon,sp,after", [("knife", 2, 1), ("baseball_bat", 4, 0)])
+def test_halved_medium_armour_no_longer_stops_everything(weapon, sp, after):
+    """seed 004: 'Medium Armour (SP 4) and above can reduce the damage from an attack to 0, anything
+    lighter can reduce it to a minimum of 1'; armour piercing: 'Half the stopping power of any armour'
+    (assumption armour_minimum: halved before both). Against an armour-piercing knife medium armour
+    stops as SP 2 does, so 2 Wounds leave 1 (it used to stop both); a bat's 2 it stops whole."""
+    a = brawler("a", (0, 1), body=6, weapons=(weapon,))
+    d = brawler("d", (1, 1), armour=("medium_armour",))
+    b = play(_melee(a=a, d=d), [attack("a", "d", weapon, [6, 5, 4, 1])])
+    dmg = only(evs(b, "damage"))
+    assert (dmg["raw"], dmg["sp"], dmg["wound"]) == (2, sp, after)
+
+
 # ---------------------------------------------------------------------------------------
 # Stun/Shock Saves and Stun Weapons
 

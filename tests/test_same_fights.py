@@ -13,7 +13,7 @@ for a change of play, not of the rules: `tactical` and `bold` stopped readying w
 nothing (tests/test_tactical_ready.py); 1,181 of its 2,000 fights have those players.
 
 All four files were re-recorded on 2026-12-07 (eighteenth session) for rules read again
-against the seeds (each file's last header line says which and how many fights changed).
+against the seeds (each file's last header lines say which and how many fights changed).
 Those fixes keep what a state holds, so the rulesets stay at data version 2: saves, env ids and
 the shipped networks' encodings stay valid.
 

@@ -182,8 +182,11 @@ class AskedMixin:
         r = roll_steps(dice, (die,), "plot points",
                        RollCall(t.id, f"spends {n} Plot Points against damage", "plot_points_against_damage", str(die),
                                 step_sides((die,)), modifiers=calls.mods(bonus_dice([die])), label="plot points"))
-        dw = min(wound, r.total)
         evs.append(event("roll", actor=t.id, purpose=f"spends {n} Plot Points against damage",
                          check="plot_points_against_damage", modifiers=bonus_dice([die]), pool=str(die),
                          dice=[list(f) for f in r.faces], total=r.total))
+        if bonus:   # assumption takes_a_punch_pp: points improved to reduce Stun go to the Stun first
+            ds = min(stun, r.total)
+            return stun - ds, wound - min(wound, r.total - ds), evs
+        dw = min(wound, r.total)
         return stun - min(stun, r.total - dw), wound - dw, evs

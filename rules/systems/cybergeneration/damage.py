@@ -77,14 +77,14 @@ class DamageMixin:
     def wound(self, state: BattleState, t: Combatant, raw: int, dice: Dice, *, ap: bool = False, head: bool = False,
               no_armour: bool = False, stun_delta: int = 0, source: str = "", armour: bool = True,
               save: bool = True) -> list[Event]:
-        """seed 004: armour SP is subtracted (armour-piercing halves it; below SP 4 at least 1 goes
-        through), the rest comes off Wounds; stun weapons lower the stun modifier; then the stun save."""
+        """seed 004: armour SP is subtracted (armour-piercing halves it; below SP 4, the halved SP
+        included, at least 1 goes through: assumption armour_minimum), the rest comes off Wounds; stun weapons lower the stun modifier; then the stun save."""
         piece = None if (no_armour or not armour) else (self.head_armour(t) if head else self.body_armour(t))
         sp = piece.sp if piece is not None else 0
         if ap:
             sp //= 2
         after = max(0, raw - sp)
-        if raw > 0 and after == 0 and piece is not None and piece.sp < self.stop_all_sp:
+        if raw > 0 and after == 0 and piece is not None and sp < self.stop_all_sp:   # the halved SP too
             after = 1
         was_down = t.down
         t.res["wound"] += after
