@@ -258,7 +258,7 @@ class MetalfaceRuleset(ListingMixin, MetalfaceGM, OddsMixin, MovePriceMixin, Uni
         r = actor.res
         r["moved"] = "stationary"
         evs: list[Event] = []
-        if state.order.index(actor.id) < state.turn_index:
+        if actor.id in state.order[:max(0, state.turn_index)]:   # its turn again: it chose to act later
             return not actor.down, evs
         if r["charging"]:
             for n, w in actor.weapons.items():
