@@ -7,10 +7,11 @@ entry overrides its team's, field by field). `agents/behaved.py` plays them on t
 scripted policy; a default `Behaviour` changes nothing.
 
 - `downed`: "default" (the policy as it is), "spare" (never attack a figure that is down),
-  "finish" (prefer attacking a downed enemy in reach). Only cybergeneration lets a figure
-  attack a downed one (seed 004: "You may attack an unconscious/stunned target"); in
-  cortex, cortex_hu and metalface a downed figure cannot be attacked, so there "spare" and
-  "finish" play as "default".
+  "finish" (prefer attacking a downed enemy in reach). cybergeneration lets a figure
+  attack a downed one (seed 004: "You may attack an unconscious/stunned target"), and
+  metalface one that repairs brought back above 0 Status while it is still down
+  (assumption `down_targets`); in cortex and cortex_hu a downed figure cannot be attacked,
+  so there "spare" and "finish" play as "default".
 - `morale`: "none", "fall_back" or "surrender"; it breaks when at least `break_at` of the
   figure's side (its team: every figure the fight started with or was given) is down,
   counted at each decision (figures that get back up restore it). Broken "fall_back":

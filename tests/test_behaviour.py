@@ -3,8 +3,9 @@ fall back or surrender when losing (a morale setting), protect a leader, hold a 
 The scripted policies honour them").
 
 - built positions where each setting changes the choice as its words say (cortex and
-  metalface; spare and finish in cybergeneration, the one ruleset whose rules let a figure
-  attack a downed one, seed 004: "You may attack an unconscious/stunned target");
+  metalface; spare and finish in cybergeneration, whose rules let a figure attack a downed
+  one, seed 004: "You may attack an unconscious/stunned target"; metalface allows it only
+  for a down figure with Status left, assumption `down_targets`);
 - seeded whole fights of all four rulesets with each setting, checking its invariant at
   every decision of the team that has it;
 - a default behaviour plays the very same fight as no behaviour (event for event);
@@ -113,9 +114,11 @@ def test_finish_attacks_the_downed_enemy_in_reach() -> None:
 
 @pytest.mark.parametrize("ruleset", ["cortex", "metalface"])
 def test_spare_and_finish_play_as_default_where_the_rules_forbid_attacking_the_downed(ruleset: str) -> None:
+    # metalface: only a down figure at 0 Status left is no target (assumption down_targets)
+    zero = {"damage": 20} if ruleset == "metalface" else {}
     for setting in ("spare", "finish"):
         bt = position(ruleset, OPEN, [fig(ruleset, "s", (1, 1))],
-                      [fig(ruleset, "mal", (2, 1)), fig(ruleset, "bo", (6, 1))], down=("mal",))
+                      [fig(ruleset, "mal", (2, 1), **zero), fig(ruleset, "bo", (6, 1))], down=("mal",))
         s = bt.state
         assert not any(a.target == "mal" for a in bt.ruleset.legal_actions(s))
         assert make_policy("tactical", 3, behaviour={"downed": setting}).act(s, s.actor) == \

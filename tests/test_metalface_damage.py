@@ -85,7 +85,8 @@ def test_damage_applies_at_once_and_changes_later_hits():
 
 def test_down_at_max_status_cannot_act_or_be_targeted():
     """seed 003, Damage: damage equal to or higher than max Status takes the figure down; it
-    cannot act. assumption no_death: damage stops at max Status."""
+    cannot act. assumption no_death: damage stops at max Status; down_targets: at 0 Status
+    left it is no target."""
     s = scen(open_map(), [shooter(), shooter("u", (0, 2))], [dummy(damage=18), dummy("v", (6, 2))])
     b = play(s, [attack("s", "t", "pistol", [6, 1, 1])])
     t = who(b, "t")

@@ -123,8 +123,16 @@ class CombatMixin:
         """assumption body_reach: the next squares; reach_m 2 reaches two squares."""
         return max(1, int(w.reach_m / g.cell_m + EPS))
 
+    def targetable(self, t: Combatant) -> bool:
+        """Whether `t` may be attacked at all (assumption down_targets): a figure that is up, or a
+        down one with Status left (repaired or healed part of the way back, not yet to 25%). seed
+        003, Damage: "'Down' means the character is unable to make actions of any kind" limits
+        what the down figure does, not what is done to it; at 0 Status left no damage can land
+        (assumption no_death), so that figure is not a target."""
+        return DOWN_CONDITIONS.isdisjoint(t.conditions) or t.res["damage"] < t.stats["status"]
+
     def can_attack(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon) -> bool:
-        if t.down or t.team == a.team:
+        if t.team == a.team or not self.targetable(t):
             return False
         g = state.grid
         if w.ranged:
@@ -181,7 +189,8 @@ class CombatMixin:
         # with no ranged weapon ready, a target farther than every body attack's reach gets none
         far = 1 << 30 if any(ranged for ranged, _, _ in wl) else max(cells for _, cells, _ in wl)
         for t in ts:
-            if t.team == team or not down.isdisjoint(t.conditions):   # `t.down`
+            # `targetable`: up, or down with Status left (assumption down_targets)
+            if t.team == team or (not down.isdisjoint(t.conditions) and t.res["damage"] >= t.stats["status"]):
                 continue
             tx, ty = t.pos % gw, t.pos // gw
             d = max(abs(tx - ax), abs(ty - ay))

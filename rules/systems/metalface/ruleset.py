@@ -14,8 +14,9 @@ Rules and where they come from (seed 003 headings; the dice from RULES-NOTES.md)
 Action kinds used (rules/actions.py): move, attack, reload (load/reload a clip or
 projectile weapon: Ready Weapon; charge a beam weapon: Activate Device), ready (unjam,
 unpack/install: Ready Weapon), turn (left/right/about or a compass facing), posture
-(stand/kneel/sit/lie), heal (an ally next to the figure: full turn), use (shield: Activate
-Device; heal_self: treat oneself, full turn), delay (the turn-order choice), end_turn.
+(stand/kneel/sit/lie), heal (an ally next to the figure: full turn; afterwards only instant
+actions, as after a run), use (shield: Activate Device; heal_self: treat oneself, full turn),
+delay (the turn-order choice), end_turn.
 """
 
 from __future__ import annotations
@@ -390,12 +391,18 @@ class MetalfaceRuleset(ListingMixin, MetalfaceGM, OddsMixin, MovePriceMixin, Uni
                       weapon=w.name, quick=quick)]
 
     def _treat(self, state: BattleState, a: Combatant, patient: Combatant) -> list[Event]:
+        """seed 003, Combat Actions: "Heal/Repair | Use skill and/or kit | Full Turn". Both halves
+        are spent; as after a run (also a Full Turn) the figure may still take what needs no half
+        turn - "Activate Device | ... | Instant", once a turn, and a quick install - and its turn
+        ends at once when nothing of that is left (assumption full_turn_instant)."""
         e = state.economy
         e["halves"] = 2
         e["acted"] = True
-        e["turn_over"] = True
         how, evs = self.choose_method(state, a, patient)
-        return evs + self.restore(a, patient, self.turn_seconds, how)[1]
+        evs += self.restore(a, patient, self.turn_seconds, how)[1]
+        # the listing with both halves spent: end_turn and the instant actions only
+        e["turn_over"] = len(self.legal_actions(state)) <= 1
+        return evs
 
     # -- views ----------------------------------------------------------------------
     def main_ranged(self, c: Combatant) -> Weapon | None:

@@ -7,7 +7,8 @@ attack with `attack_odds_many` would give as the maximum `exp_damage` (0.0 when 
 building actions, plans or result dicts. It is exact because:
 
 - it walks the victims and the ready weapons with the same tests as `combat.attack_actions`
-  (half turns, the turn to face the target, too close, sight, full cover, reach), on the same
+  (a down victim only with Status left, half turns, the turn to face the target, too close,
+  sight, full cover, reach), on the same
   unchanged state, so it prices what that listing lists (on that victim only: the listing's
   other targets change nothing);
 - a ranged attack is priced with `odds.attack_odds_many`' arithmetic and a body attack with
@@ -80,7 +81,8 @@ def _prepared(rs: Any, state: BattleState, a: Combatant) -> tuple | None:
 
 def _on(rs: Any, state: BattleState, a: Combatant, prep: tuple, t: Combatant) -> float:
     """The query's answer for one victim `t` (`prep`: `_prepared`'s); of `state` it reads the map."""
-    if t.team == a.team or not DOWN_CONDITIONS.isdisjoint(t.conditions):
+    # `targetable`: up, or down with Status left (assumption down_targets)
+    if t.team == a.team or (not DOWN_CONDITIONS.isdisjoint(t.conditions) and t.res["damage"] >= t.stats["status"]):
         return 0.0
     h, wl, walk, moved, flew, facing, close, shot, body = prep
     g = state.grid
