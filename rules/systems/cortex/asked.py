@@ -87,7 +87,13 @@ class AskedMixin:
 
         The engine's cell is the nearest cover within 30 ft (assumption ranged_dodge); the
         figure may pick another direction: the nearest cover cell in each compass direction
-        (as seen from where it stands) is offered."""
+        (as seen from where it stands) is offered.
+
+        A held figure (assumption grapple: "the target is held (cannot move ...)") dives nowhere:
+        it dodges only where it stands, when that cell has cover against the attacker (seed 000's
+        "Adjacent, within arm's reach", no penalty); otherwise it has no dodge (None)."""
+        if d.res["grappled_by"] is not None:
+            return ((d.pos, 0, [d.pos]) if state.grid.cover(d.pos, attacker.pos) > 0 else None), []
         if state.asking is None or state.grid.cover(d.pos, attacker.pos) > 0:
             return self.dodge_destination(state, d, attacker), []
         found = self.dodge_candidates(state, d, attacker)

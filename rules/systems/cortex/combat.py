@@ -53,7 +53,12 @@ class CombatMixin:
         return best
 
     def weapon_skill(self, c: Combatant, w: Weapon, option: str = "") -> tuple[str, Step]:
-        """The skill die for an attack with w (seed 000, Improvised Weapons and Unarmed)."""
+        """The skill die for an attack with w (seed 000, Improvised Weapons and Unarmed).
+
+        seed 000, Tripping: "The attacker makes an Agility + Unarmed Combat/Specialty roll to hit",
+        with a tripping weapon too ("like a fighting staff or chain"): Unarmed Combat's best
+        specialty, as an unarmed attack picks it; an improvised object keeps its own skills
+        (Improvised Weapons names "a pool stick used for a trip attack"; assumption trip_skill)."""
         sk = c.stats["skills"]
         if option == "throw":
             return "ranged_weapons", sk.get("ranged_weapons", D0)
@@ -61,7 +66,7 @@ class CombatMixin:
             melee = sk.get("melee_weapons", D0)
             bname, brawl = brawling(c.stats)
             return (bname, brawl) if brawl > melee else ("melee_weapons", melee)
-        if w.name == "unarmed":
+        if w.name == "unarmed" or option == "trip":
             if option in ("disarm", "takedown"):
                 return "unarmed_combat/wrestling", sk.get("unarmed_combat/wrestling", D0)
             if option == "double":
@@ -294,13 +299,19 @@ class CombatMixin:
             evs += self.break_check(state, a, w, dice, t.pos if option == "throw" else None)
         if area and not t.dead:
             evs += self.called_shot_effect(state, a, t, w, area, bypass, dice)
-        if extraordinary and not bypass and not t.down:   # a called shot's too: seed 000 names no exception
-            ok, ev2 = self.endurance(t, dice, self.diff["average"], "Endurance vs special effect",
-                                     blunt=self.blunt(w))
-            evs.append(ev2)
-            if not ok:
-                evs += self.knock_prone(t, "extraordinary hit")
+        if extraordinary:   # a called shot's too: seed 000 names no exception
+            evs += self.extraordinary_effect(t, w, bypass, dice)
         return evs
+
+    def extraordinary_effect(self, t: Combatant, w: Weapon, bypass: bool, dice: Dice) -> list[Event]:
+        """seed 000, Extraordinary Success in Combat: "the target must make an Endurance roll or
+        suffer a special effect" (assumption extraordinary_attack: Average (7), or knocked prone),
+        unless the attacker chose to bypass its armour (`extraordinary_choice`) or it is down.
+        Every extraordinary hit's, the Krav Maga counter's among them (melee.py)."""
+        if bypass or t.down:
+            return []
+        ok, ev = self.endurance(t, dice, self.diff["average"], "Endurance vs special effect", blunt=self.blunt(w))
+        return [ev] if ok else [ev, *self.knock_prone(t, "extraordinary hit")]
 
     def extraordinary_choice(self, state: BattleState, a: Combatant, t: Combatant, w: Weapon, area: str,
                              evs: list[Event]) -> bool:

@@ -149,7 +149,8 @@ class MeleeMixin:
     def krav_maga_counter(self, state: BattleState, d: Combatant, a: Combatant, dice: Dice) -> list[Event]:
         """seed 000, Krav Maga: a free unarmed attack against an Easy (3) target; an impaired
         defender's skill die takes the Groin's "-2 step skill penalty to all actions" (a free
-        action is still an action)."""
+        action is still an action). Beating Easy (3) by 7 or more is an extraordinary hit, with
+        `strike`'s choice (bypass armour or the special effect) and Endurance roll."""
         w = self.weapons["unarmed"]
         sname, sk = self.weapon_skill(d, w)
         impaired = self.impaired_steps(d)
@@ -171,7 +172,15 @@ class MeleeMixin:
                              difficulty=diff))
             return evs
         margin = r.total - diff
-        evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed", result="hit", total=r.total,
+        # seed 000, Extraordinary Success in Combat: the counter is an attack like any other, so
+        # beating Easy (3) by 7 or more brings the special effect or the armour bypass (as `strike`)
+        extraordinary = margin >= self.xmargin
+        evs.append(event("attack", actor=d.id, target=a.id, weapon="unarmed",
+                         result="extraordinary hit" if extraordinary else "hit", total=r.total,
                          difficulty=diff, margin=margin))
+        bypass = self.extraordinary_choice(state, d, a, w, None, evs) if extraordinary else False
         rifle = self.krav_maga_rifle(state, d, evs)
-        return evs + self.damage(state, d, a, w, margin, dice, False, extra_basic=rifle)
+        evs += self.damage(state, d, a, w, margin, dice, bypass, extra_basic=rifle)
+        if extraordinary:
+            evs += self.extraordinary_effect(a, w, bypass, dice)
+        return evs

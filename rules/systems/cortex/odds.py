@@ -148,7 +148,9 @@ def _defence(rs: Any, state: BattleState, a: Combatant, t: Combatant, explosive:
         cb = rs.cover_table[cover]
         if "prone" in t.conditions:
             add = rs.diff["easy"] + max(rs.cover_table[1], cb)
-        elif st is not None and st["mode"] == "dodge" and g.cover_near(t.pos):
+        elif st is not None and st["mode"] == "dodge" and (
+                cover > 0 if t.res["grappled_by"] is not None else g.cover_near(t.pos)):
+            # a held figure dodges only in the cover it stands in (it cannot dive: asked.dodge_cover)
             p = rs.defence_pool(state, t, "dodge", rs.stance_steps(t))
             dfn = steps_sizes(p[:2]) if p else ()
         elif rs.declines_innate(t):

@@ -152,7 +152,10 @@ class PilotingMixin:
             return [ev, event("effect", target=a.id, vehicle=v["name"], success=ok,
                                        effect=f"the {name} maneuver {'succeeds' if ok else 'fails'}")]
         if opt == "thrust":
-            r = open_up_thrust(a.stats, va, dice, actor=a.id, steps=steps, impaired=impaired)
+            # assumption plot_points_use: a bonus declared before it is this roll's; the thrust is an
+            # action "involving your chosen vehicle type" (Born Behind the Wheel, Major: +2 points)
+            extra = self.take_pp_bonus(state, a, {"piloting", v["type"]})
+            r = open_up_thrust(a.stats, va, dice, actor=a.id, steps=steps, impaired=impaired, extra=tuple(extra))
             v["thrust_tried"] = True
             v["opened_up"] = r.success
             evs = [r.event]

@@ -144,16 +144,30 @@ class SpecialsMixin:
         return evs
 
     def escape(self, state: BattleState, a: Combatant, holder: Combatant, dice: Dice) -> list[Event]:
-        """Opposed Agility + Strength; the escaper must win."""
+        """Opposed Agility + Strength; the escaper must win. The Strength die takes the skill
+        die's steps, as the multiple-action penalty does: seed 000, Groin, impaired: "-2 step
+        skill penalty to all actions"; Knocked Prone: "an additional -1 step skill penalty on the
+        next combat-related action taken that turn" (used up here, as an attack uses it up). A
+        Plot Point die declared before it is this roll's (assumption plot_points_use)."""
         att = self.data["grapple"]["escape_attribute"]
-        pa = make_pool(a, "agility", a.stats["attributes"][att], -state.economy["actions"] + 1,
+        e = state.economy
+        before = e["actions"] - 1  # the escape's own action is counted already
+        rise = e["rise_penalty"]
+        e["rise_penalty"] = False
+        impaired = self.impaired_steps(a)
+        pa = make_pool(a, "agility", a.stats["attributes"][att], -before - (1 if rise else 0) + impaired,
                        self.attr_steps(a, "agility"))
         pa = pa or (Step(1), Step(0))
+        extra = self.take_pp_bonus(state, a, {"escape"})
         ph = (holder.stats["attributes"]["agility"], holder.stats["attributes"][att])
-        before = state.economy["actions"] - 1  # the escape's own action is counted already
-        mods = self.attr_modifiers(a, "agility") + ([mod("multiple actions (strength)", -before)] if before else [])
+        mods = self.attr_modifiers(a, "agility") + [
+            mod(f"{why} (strength)", v) for on, why, v in (
+                (before, "multiple actions", -before), (rise, "off balance after rising", -1),
+                (impaired, "impaired", impaired)) if on] + bonus_dice(extra)
+        pool = f"Agility {pa[0]} + Strength {pa[1]}" + "".join(f" + Plot Points {x}" for x in extra)
+        pa = (*pa, *extra)
         ra = roll_steps(dice, pa, "escape",
-                        RollCall(a.id, "escape (opposed)", "escape", f"Agility {pa[0]} + Strength {pa[1]}",
+                        RollCall(a.id, "escape (opposed)", "escape", pool,
                                  step_sides(pa), against={"figure": holder.id, "what": "hold on", "total": None},
                                  modifiers=calls.mods(mods), label="escape"))
         rh = roll_steps(dice, ph, "hold",
@@ -161,7 +175,7 @@ class SpecialsMixin:
                                  step_sides(ph), against={"figure": a.id, "what": "escape", "total": ra.total},
                                  label="hold"))
         ok = ra.total > rh.total
-        evs = [event("roll", actor=a.id, purpose="escape (opposed)", check="escape", modifiers=mods, pool=f"Agility {pa[0]} + Strength {pa[1]}",
+        evs = [event("roll", actor=a.id, purpose="escape (opposed)", check="escape", modifiers=mods, pool=pool,
                      dice=[list(f) for f in ra.faces], total=ra.total),
                event("roll", actor=holder.id, purpose="hold on (opposed)", check="hold_on", modifiers=[], pool=f"Agility {ph[0]} + Strength {ph[1]}",
                      dice=[list(f) for f in rh.faces], total=rh.total, success=not ok)]
@@ -171,12 +185,16 @@ class SpecialsMixin:
 
     # -- Second Wind --------------------------------------------------------------------
     def second_wind(self, state: BattleState, a: Combatant, dice: Dice) -> list[Event]:
-        """RULES-NOTES / p. 158: an Endurance roll removes that much Stun (seed 000: Down But Not Out)."""
+        """RULES-NOTES / p. 158: an Endurance roll removes that much Stun (seed 000: Down But Not Out).
+
+        The Endurance roll (`endurance`'s dice, context and event) takes the Plot Point die declared
+        before it (assumption plot_points_use: "the figure's next roll this turn")."""
         state.economy["actions"] += 1
         a.res["second_winds_used"] += 1
         a.res["second_wind_round"] = state.round
+        extra = self.take_pp_bonus(state, a, {"second_wind", "injury"})
         ok, ev = self.endurance(a, dice, 0, "Second Wind", context=frozenset({"second_wind", "injury"}),
-                                check="second_wind")
+                                check="second_wind", extra=tuple(extra))
         healed = min(a.res["stun"], ev["total"])
         a.res["stun"] -= healed
         return [ev, event("damage", target=a.id, stun=-healed, wound=0, source="second wind")]

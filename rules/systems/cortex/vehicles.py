@@ -63,12 +63,14 @@ class ThrustResult:
 
 def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
                    damage_choice: str = "maintenance", actor: str = "pilot", steps: int = 0,
-                   impaired: int = 0) -> ThrustResult:
+                   impaired: int = 0, extra: tuple[Step, ...] = ()) -> ThrustResult:
     """seed 000: Intelligence + Mechanical Engineering to use the pilot's full Agility.
 
     On a failure the pilot keeps the lower die for the scene and the ship takes mechanical
     damage: `maintenance` (+10% monthly maintenance) or `repair` (a later repair check at
-    the same Difficulty). `steps`: on the skill die, `impaired` of them (named apart) the impaired penalty."""
+    the same Difficulty). `steps`: on the skill die, `impaired` of them (named apart) the impaired penalty.
+    `extra`: the Plot Point die declared for this roll (assumption plot_points_use), rolled after
+    the two dice."""
     if damage_choice not in ("maintenance", "repair"):
         raise ValueError("damage_choice must be 'maintenance' or 'repair'")
     pa = stats["attributes"]["agility"]
@@ -82,13 +84,15 @@ def open_up_thrust(stats: Mapping[str, Any], vehicle_agility: Step, dice: Dice,
     if pool is None:
         raise ValueError("no dice left for the check after the multiple-action penalty")
     intel, me = pool
-    r = roll_steps(dice, (intel, me), "open up the thrust",
-                   RollCall(actor, "open up the thrust", "open_up_thrust",
-                            f"Intelligence {intel} + Mechanical Engineering {me}", step_sides((intel, me)),
-                            difficulty=diff, modifiers=calls.mods(_steps_mod(steps, impaired)), label="open up the thrust"))
+    dice_ = (intel, me, *extra)
+    named = _steps_mod(steps, impaired) + [{"source": "plot points (bonus die)", "value": d.index} for d in extra]
+    text = f"Intelligence {intel} + Mechanical Engineering {me}" + "".join(f" + Plot Points {d}" for d in extra)
+    r = roll_steps(dice, dice_, "open up the thrust",
+                   RollCall(actor, "open up the thrust", "open_up_thrust", text, step_sides(dice_),
+                            difficulty=diff, modifiers=calls.mods(named), label="open up the thrust"))
     ok = r.total >= diff and not r.botch
     ev = event("roll", actor=actor, purpose="open up the thrust", check="open_up_thrust",
-               modifiers=_steps_mod(steps, impaired), pool=f"Intelligence {intel} + Mechanical Engineering {me}",
+               modifiers=named, pool=text,
                dice=[list(f) for f in r.faces], total=r.total, difficulty=diff, success=ok)
     return ThrustResult(ok, diff, pa if ok else min(pa, vehicle_agility),
                         None if ok else damage_choice, ev)

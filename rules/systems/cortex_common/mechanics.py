@@ -302,17 +302,23 @@ class CortexBase:
     # -- damage ---------------------------------------------------------------------
     def endurance(self, c: Combatant, dice: Dice, difficulty: int, purpose: str, blunt: bool = False,
                   context: frozenset[str] = frozenset({"endurance", "injury"}), check: str = "endurance",
-                  modifiers: list | None = None) -> tuple[bool, Event]:
+                  modifiers: list | None = None, extra: tuple[Step, ...] = ()) -> tuple[bool, Event]:
         """An Endurance roll: Vitality + Willpower against `difficulty` (a botch fails);
         `check` is the roll event's key (what the roll is for), `modifiers` its named steps
-        when the ruleset names them its own way (default: `attr_modifiers`)."""
+        when the ruleset names them its own way (default: `attr_modifiers`); `extra`: Plot Point
+        dice declared for this roll (named in the pool and the modifiers)."""
         ctx = set(context) | ({"unarmed_or_bludgeoning"} if blunt else set())
         vit = Step(max(1, c.stats["attributes"]["vitality"].index + self.attr_steps(c, "vitality", ctx)))
         wil = c.stats["attributes"]["willpower"]
         ms = self.attr_modifiers(c, "vitality", ctx) if modifiers is None else modifiers
         pool = f"Vitality {vit} + Willpower {wil}"
-        r = roll_steps(dice, (vit, wil), purpose,
-                       RollCall(c.id, purpose, check, pool, step_sides((vit, wil)), difficulty=difficulty,
+        rolled = (vit, wil)
+        if extra:
+            ms = ms + [{"source": "plot points (bonus die)", "value": x.index} for x in extra]
+            pool += "".join(f" + Plot Points {x}" for x in extra)
+            rolled += tuple(extra)
+        r = roll_steps(dice, rolled, purpose,
+                       RollCall(c.id, purpose, check, pool, step_sides(rolled), difficulty=difficulty,
                                 modifiers=calls.mods(ms), label=purpose))
         ok = r.total >= difficulty and not r.botch
         return ok, event("roll", actor=c.id, purpose=purpose, check=check,
