@@ -64,7 +64,7 @@ class ChoicesMixin:
         if self.in_grapple(a):
             # seed 004: '... Make a special attack, Attempt another action' (grapple.py: another_action)
             if can_act:
-                acts.extend(self.grapple_round_actions(state, a))
+                acts.extend(self.grapple_round_actions(state, a, ws))
                 acts.extend(self.suppress_actions(state, a))
             acts.extend(self.other_actions(state, a, can_act, move_free, ws))
             acts.extend(self.delay_actions(state, a, can_act, allow_triggers=False, cap=cap))

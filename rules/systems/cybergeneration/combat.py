@@ -206,8 +206,11 @@ class CombatMixin:
             parts.append(("while grappling", m["grapple_attack"]))
         return parts
 
-    def opposed_bonus(self, state: BattleState, x: Combatant, y: Combatant) -> list[tuple[str, int]]:
-        """Hold advantage and dogpiling on x's opposed rolls against y (seed 004)."""
+    def opposed_bonus(self, state: BattleState, x: Combatant, y: Combatant, knocked: bool = True
+                      ) -> list[tuple[str, int]]:
+        """Hold advantage, dogpiling and (with `knocked`) a knocked-down x's -2 on x's opposed rolls
+        against y (seed 004). A melee attack roll passes `knocked=False`: its `attack_parts` already
+        take the knockdown's -2 ('They will suffer -2 to appropriate checks': once per check)."""
         parts = []
         if x.res["hold"] == y.id and not self.is_type(y, "tinman"):
             parts.append(("hold", max(self.mod["hold_bonus_min"], self.body_mod(x))))
@@ -215,7 +218,7 @@ class CombatMixin:
                     if o.team == x.team and o.id != x.id and not o.down and y.id in o.res["grapple"])
         if piles:
             parts.append(("dogpile", piles * self.mod["dogpile_per_ally"]))
-        if "knocked" in x.conditions:
+        if knocked and "knocked" in x.conditions:
             parts.append(("knocked down", self.mod["knocked_down"]))
         return parts
 

@@ -5,12 +5,14 @@ A successful grapple attack (an opposed roll) does DC 1 as the two scuffle and l
 contact charge. In a grapple a figure may carry on, attack with bare hands, a small weapon
 or an implant at -2, try for a hold, break free, make a special attack (knockdown,
 disarm, cybercrush with an opposed roll; static wave, contact charge with none), or try
-anything else after winning an opposed roll (then at -2, no point-blank bonus). A hold
+anything else after winning an opposed roll (then at -2, no point-blank bonus): any attack
+it could make outside a grapple, with the same options (called shots, full auto, throws,
+grenades, the genius gun). A hold
 (opposed) does hold damage and gives the holder +3 or its body-type damage bonus on
 opposed rolls (nothing against a tinman); the held figure can only try to escape (a
 failure takes hold damage) or, as a scanner or bolter, use its attack. Allies piling in
 get dogpile bonuses. Decided numbers: data.yaml assumptions grapple, holds, hold_damage,
-hold_bonus, dogpile, break_grapple, grapple_other_attack.
+hold_bonus, dogpile, break_grapple, grapple_other_attack, grapple_attack_options.
 """
 
 from __future__ import annotations
@@ -36,20 +38,26 @@ class GrappleMixin:
         return [self.action("grapple", target=t.id) for t in state.combatants
                 if t.team != a.team and not t.down and g.adjacent(a.pos, t.pos)]
 
-    def grapple_round_actions(self, state: BattleState, a: Combatant) -> list[Action]:
-        """What a grappling (not held) figure may do besides carrying on."""
+    def grapple_round_actions(self, state: BattleState, a: Combatant, carried: list | None = None) -> list[Action]:
+        """What a grappling (not held) figure may do besides carrying on (`carried`: `weapons_of(a)`).
+
+        Attacks: every attack `attack_actions` lists outside a grapple (the same options, built
+        there: called shots, full auto, throws, grenades, the genius gun's blasts and scribble, on
+        partners and on figures outside the grapple), each behind the preliminary opposed roll
+        where `needs_preliminary` asks for one (seed 004: 'To do anything else (for example shoot a
+        pistol or use a larger melee weapon) requires a successful opposed roll to even attempt
+        it'; assumption grapple_other_attack) and with the grapple's -2 and no point-blank bonus
+        (`attack_parts`). Knockdown is the grapple's special attack (bare hands, on a partner);
+        then cybercrush and the other grapple-only weapons, disarm, hold or squeeze, and break."""
         A = self.action
-        g = state.grid
-        out: list[Action] = []
-        partners = [t for t in self.partners(state, a) if t.team != a.team]
-        ws = [w for w in self.weapons_of(a) if self.in_hand(a, w)]
-        for t in partners:
-            for w in ws:
-                if w.grapple_only or w.melee:
-                    out.append(A("attack", target=t.id, weapon=w.name))
-                    if w.melee and w.blunt:
-                        out.append(A("attack", target=t.id, weapon=w.name, option="stun"))
-                elif w.kind == "ranged" and self.loaded(a, w) and self.difficulty(state, a, t, w) is not None:
+        if carried is None:
+            carried = self.weapons_of(a)
+        out = [x for x in self.attack_actions(state, a, carried) if x.option != "knockdown"]
+        for t in self.partners(state, a):
+            if t.team == a.team:
+                continue
+            for w in carried:
+                if w.grapple_only and self.in_hand(a, w):
                     out.append(A("attack", target=t.id, weapon=w.name))
             out.append(A("attack", target=t.id, weapon="unarmed", option="knockdown"))
             held = self.has_weapon(t, t.res["drawn"])
@@ -61,18 +69,6 @@ class GrappleMixin:
             elif a.res["hold"] is None and t.res["held_by"] is None:
                 out.append(A("grapple", target=t.id, option="hold"))
             out.append(A("grapple", target=t.id, option="break"))
-        # anything else: attacks on figures outside the grapple (after a preliminary opposed roll)
-        pid = {t.id for t in partners}
-        for t in state.combatants:
-            if t.team == a.team or t.dead or t.id in pid:
-                continue
-            for w in ws:
-                if w.grapple_only:
-                    continue
-                if w.melee and g.adjacent(a.pos, t.pos):
-                    out.append(A("attack", target=t.id, weapon=w.name))
-                elif w.kind == "ranged" and self.loaded(a, w) and self.difficulty(state, a, t, w) is not None:
-                    out.append(A("attack", target=t.id, weapon=w.name))
         return out
 
     def held_actions(self, state: BattleState, a: Combatant) -> list[Action]:

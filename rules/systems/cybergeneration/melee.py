@@ -74,7 +74,7 @@ class MeleeMixin:
         parts = self.attack_parts(state, a, t, w, option, turn, melee=True)
         if gap:
             parts.append(("called shot (gap)", self.mod["called_shot"]))
-        parts += self.opposed_bonus(state, a, t)
+        parts += self.opposed_bonus(state, a, t, knocked=False)  # the knockdown -2 is in attack_parts
         base = ref + sk + w.accuracy + sum(v for _, v in parts)
         label = f"attack with {w.name}" + (f" ({option})" if option else "")
         pool = f"REF {ref} + {sname} {sk}" + (f" + accuracy {w.accuracy}" if w.accuracy else "") + self._pool(parts)

@@ -128,7 +128,7 @@ def weapon_odds(rs: Any, state: BattleState, a: Combatant, t: Combatant, w: Any,
             return _out(pre, float(d))
         ref = rs.stat(a, "ref")
         _, sk = rs.attack_skill(a, w, t)
-        parts = rs.attack_parts(state, a, t, w, option, turn, melee=True) + rs.opposed_bonus(state, a, t)
+        parts = rs.attack_parts(state, a, t, w, option, turn, melee=True) + rs.opposed_bonus(state, a, t, knocked=False)
         base = ref + sk + w.accuracy + sum(v for _, v in parts)
         dbase = rs.defence_base(state, t, a)[0]
         p = p_beat(base, dbase)

@@ -215,7 +215,7 @@ def _melee(rs: Any, state: BattleState, a: Combatant, t: Combatant, w: Any, turn
     # `weapon_odds`' melee branch: pre is 1.0 (no grapple, no hurried check), so pre * p is p
     mod = rs.melee_mod(a, w)
     _, sk = rs.attack_skill(a, w, t)
-    parts = rs.attack_parts(state, a, t, w, "", turn, melee=True) + rs.opposed_bonus(state, a, t)
+    parts = rs.attack_parts(state, a, t, w, "", turn, melee=True) + rs.opposed_bonus(state, a, t, knocked=False)
     base = ref + sk + w.accuracy + sum(v for _, v in parts)
     dbase = rs.defence_base(state, t, a)[0]
     # the plain attack (a called shot at a gap rolls and hurts the same: the same float)

@@ -8,7 +8,9 @@ draw his own weapon, you can take your firing action first)."
 - `delay` (no option): the rest of the turn comes back right after the next figure in the
   order; `delay end_of_round`: after everyone. The saved economy is restored then.
 - `delay on_draw | on_attack | on_move`: the action is held as one attack with the drawn
-  weapon (bare hands if none); the figure may still use its move. When an enemy in sight
+  weapon (a melee weapon, a loaded gun, a grenade, a genius gun with the charge for a blast;
+  bare hands if none), with the plain attack's option (a genius gun: blast:N, `held_option`);
+  the figure may still use its move. When an enemy in sight
   and reach takes a matching action, the engine resolves the held attack inside that
   enemy's action: before it (on_draw, on_attack - a downed enemy's action is lost), or for
   on_move at the destination when the mover can be attacked there, else where it started.
@@ -128,15 +130,32 @@ class TimingMixin:
                             "round": state.round}
         e["actions"] = e["max_actions"]
         a.conditions.add("holding_action")
+        opt = self.held_option(a, w)
         return [event("effect", target=a.id, effect=f"holds its action: {option.replace('_', ' ')} it attacks with "
-                      f"the {w.name}", trigger=option, weapon=w.name),
+                      f"the {w.name}" + (f" ({opt})" if opt else ""), trigger=option, weapon=w.name),
                 event("condition", target=a.id, condition="holding_action", on=True)]
 
     def held_weapon(self, a: Combatant):
+        """The weapon a held action attacks with: the drawn one when it could attack now (a melee
+        weapon, a loaded gun, a grenade in hand, a genius gun with the charge for a blast), else
+        bare hands (assumption held_actions)."""
         w = self.has_weapon(a, a.res["drawn"])
-        if w is not None and not w.grapple_only and (w.melee or (w.kind == "ranged" and self.loaded(a, w))):
+        if w is not None and not w.grapple_only and (w.melee or (w.kind in ("ranged", "grenade") and self.loaded(a, w))
+                                                     or (w.kind == "genius" and self.held_option(a, w))):
             return w
         return self.weapons["unarmed"]
+
+    def held_option(self, a: Combatant, w) -> str:
+        """The option a held attack with `w` fires with (assumption held_actions): the plain attack
+        ("") for guns, grenades and melee weapons, as `attack_actions` lists it; a genius gun needs a
+        blast, and fires blast:N at the DC of the weapon table (genius_gun dc 5; kept within
+        blast_min..blast_max), or at the largest blast its charge still covers; "" when the charge
+        covers no blast (the gun cannot fire: `held_weapon` takes bare hands instead)."""
+        if w.kind != "genius":
+            return ""
+        lo = int(w.x("blast_min", 3))
+        n = min(max(w.dc, lo), int(w.x("blast_max", 7)), a.res["ammo"].get(w.name, 0))
+        return f"blast:{n}" if n >= lo else ""
 
     def clear_trigger(self, c: Combatant, why: str) -> list[Event]:
         c.res["trigger"] = None
@@ -156,7 +175,7 @@ class TimingMixin:
         g = state.grid
         if w.melee:
             return g.adjacent(h.pos, at)
-        if not self.loaded(h, w):
+        if not self.loaded(h, w) or (w.kind == "genius" and not self.held_option(h, w)):
             return False
         return self.difficulty(state, h, t, w, at=at) is not None
 
@@ -215,7 +234,7 @@ class TimingMixin:
         turn: dict[str, Any] = {"steady": w.name if trig["steady"] else None, "aim": trig["aim"], "held": True}
         evs.append(event("effect", target=h.id, effect=f"held action fires: {why}", trigger=trig["on"], at=t.id))
         evs += self.clear_trigger(h, "fires")
-        return evs + self.attack(state, h, t, w, "", dice, turn)
+        return evs + self.attack(state, h, t, w, self.held_option(h, w), dice, turn)
 
     # -- suppression ----------------------------------------------------------------------
     def suppression_check(self, state: BattleState, a: Combatant, dice: Dice) -> list[Event]:
