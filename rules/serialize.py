@@ -26,6 +26,7 @@ state is a ScenarioError naming the field (`combatants.mal.pos`, `dice.buf[3]`).
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, Mapping
 
@@ -168,6 +169,8 @@ def battle_from_dict(d: Any, source: str = "<state>") -> Battle:
             for k, v in c.res.items():  # keep container types the ruleset expects
                 if k in res and isinstance(v, set):
                     res[k] = set(res[k])
+                elif k not in res:      # a resource newer than the file: its value at the start
+                    res[k] = copy.deepcopy(v)
             c.res = res
         s.round = int(_need(d, "round", int, source))
         s.order = list(_need(d, "order", list, source))

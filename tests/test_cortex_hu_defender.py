@@ -13,7 +13,8 @@ from tests.test_threat_profile import play
 
 def long_expected_defence(self, state, a, d, w, option, innate_only=False):
     """`expected_defence` as it was before the memo (verbatim but for the innate die, which is the one the
-    rules roll since a prone figure's innate defence takes -2 steps: `innate_die`)."""
+    rules roll since a prone figure's innate defence takes -2 steps: `innate_die`, and a prepared
+    defence's steps, which take prone as the figure lies when it is rolled: `prepared_steps`)."""
     if d.res["grappled_by"] is not None and w.name == "unarmed":
         return (), self.held_difficulty
     cb = self.cover_against(state, a, d, w, option)
@@ -22,7 +23,7 @@ def long_expected_defence(self, state, a, d, w, option, innate_only=False):
         pool = None
         if i is not None:
             p = d.res["prepared"][i]
-            pool = self.defence_pool(d, p["mode"], p["steps"])
+            pool = self.defence_pool(d, p["mode"], self.prepared_steps(d, p))
         if pool is None:
             react = self.reaction(state, d, a, w, option)
             pool = react[1] if react is not None else None

@@ -50,8 +50,10 @@ class CombatHu:
 
     @staticmethod
     def can_parry(w: Weapon, option: str) -> bool:
-        """seed 002, Hárítás: only hand-to-hand attacks (data.yaml assumption parry)."""
-        return not w.ranged and option != "throw"
+        """seed 002, Hárítás: "Lő és energiafegyvereket ne akarj hárítani. Arra a kitérés
+        használható." Everything but firearms and energy weapons may be parried: hand to hand,
+        thrown weapons and improvised throws too (data.yaml assumption parry)."""
+        return w.kind != "ranged"
 
     def usable_weapons(self, c: Combatant) -> list[Weapon]:
         """Weapons the figure can use now (a useless elbow rules out two-handed ones)."""

@@ -5,8 +5,8 @@ seed 002 rules implemented here (headings of /work/shared/seeds/002_*.txt):
   hand-to-hand attack even after its turn; reactions after its turn are carried into its
   next turn;
 - Ösztönös kitérés: innate defence, Easy (3) when not watching, Plot Points;
-- Hárítás, Kitérés: parry (not against firearms, energy weapons or thrown objects;
-  bare-handed against a weapon still takes its damage die) and dodge;
+- Hárítás, Kitérés: parry (not against firearms or energy weapons; a thrown object may be
+  parried by reaction; bare-handed against a weapon still takes its damage die) and dodge;
 - Teljes körű támadás, Meglepetésből támadás, Csel: innate defence only;
 - Fedezékek: cover adds to the Difficulty of ranged attacks.
 """
@@ -97,11 +97,25 @@ class DefenceHu:
             return None
         return 0
 
+    def prone_steps(self, d: Combatant) -> int:
+        """The -2 of a figure lying on the ground, now (assumption prone_penalty)."""
+        return int(self.prone_rules["steps"]) if "prone" in d.conditions else 0
+
+    def run_steps(self, d: Combatant) -> int:
+        """The run's -2 on the figure's actions until its next turn starts, reactions and innate
+        defence included (seed 002: "-2 kockafokozatos büntetést ad az utána következő
+        cselekvésekre"; assumption run): set by the run, cleared at its next turn start."""
+        return int(self.mv["run_penalty_steps"]) if d.res["ran"] else 0
+
+    def prepared_steps(self, d: Combatant, p: dict[str, Any]) -> int:
+        """The steps a prepared defence is rolled at: those of its declaration (the ladder, a run,
+        full defence) and lying prone as the figure lies when it is rolled (assumption prone_penalty)."""
+        return p["steps"] + self.prone_steps(d)
+
     def reaction_steps(self, d: Combatant) -> int:
-        """The ladder step of a reaction: after the actions of its last turn and earlier reactions."""
-        steps = -(d.res["last_actions"] + d.res["debt"])
-        if "prone" in d.conditions:
-            steps += int(self.prone_rules["steps"])
+        """The ladder step of a reaction: after the actions of its last turn and earlier reactions,
+        a run's -2 until its next turn, prone, full defence."""
+        steps = -(d.res["last_actions"] + d.res["debt"]) + self.prone_steps(d) + self.run_steps(d)
         if d.res["full_defence"]:
             steps += self.full_defence_steps
         return steps
@@ -112,10 +126,20 @@ class DefenceHu:
         return self.innate_die(d).mean
 
     def innate_steps(self, d: Combatant) -> list[dict[str, Any]]:
-        """seed 002: innate defence "szabad cselekvésnek számít" (counts as a free action), and a
-        figure on the ground takes "-2 kockafokozat büntetést ... addig" (-2 steps until it stands;
-        assumption prone_penalty: every prone figure, on its actions): its Agility die too."""
-        return mods(("prone", int(self.prone_rules["steps"]) if "prone" in d.conditions else 0))
+        """seed 002: innate defence "szabad cselekvésnek számít" (counts as a free action), so the
+        steps on the figure's actions move its Agility die too: lying on the ground, "-2
+        kockafokozat büntetést ... addig" (assumption prone_penalty); after a run, "-2
+        kockafokozatos büntetést ad az utána következő cselekvésekre" until its next turn
+        (assumption run); full defence's "+2 kockafokozat bónuszt a dobásokra" (assumption
+        full_defence). `innate_die` keeps the die at d2 at worst: innate defence is always rolled."""
+        return mods(("prone", self.prone_steps(d)), ("running", self.run_steps(d)),
+                    ("full defence", self.full_defence_steps if d.res["full_defence"] else 0))
+
+    def innate_die(self, d: Combatant) -> Step:
+        """The Agility die of innate defence: `innate_steps` summed without building their list
+        (`declines_innate` and the odds ask it often), never below d2."""
+        more = self.prone_steps(d) + self.run_steps(d) + (self.full_defence_steps if d.res["full_defence"] else 0)
+        return Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility") + more))
 
     def reaction_options(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, option: str
                          ) -> tuple[int, dict[str, tuple[Step, Step, str]], str] | None:
@@ -177,10 +201,15 @@ class DefenceHu:
             i = self.prepared_for(d, w, option)
             if i is not None:
                 p = d.res["prepared"].pop(i)
-                pool = self.defence_pool(d, p["mode"], p["steps"])
+                steps = self.prepared_steps(d, p)
+                pool = self.defence_pool(d, p["mode"], steps)
                 if pool is not None:
-                    declared = p.get("modifiers", mods(("declared", p["steps"])))
-                    return self._active_defence(state, a, d, w, p["mode"], pool, p["steps"], cb, dice, "prepared",
+                    declared = p.get("modifiers", mods(("declared", p["steps"]))) + mods(("prone", self.prone_steps(d)))
+                    if p.get("round", state.round) < state.round:
+                        # seed 002: a defence brought over from the previous round ("áthozol ...
+                        # akár védekezést is"): its next turn may not be full defence or all-out
+                        d.res["carried_defence"] = True
+                    return self._active_defence(state, a, d, w, p["mode"], pool, steps, cb, dice, "prepared",
                                                 declared + self.attr_mods(d, "agility"), atk_total)
             ro = self.reaction_options(state, d, a, w, option)
             if ro is not None:
@@ -329,7 +358,7 @@ class DefenceHu:
             pool = None
             if i is not None:
                 p = d.res["prepared"][i]
-                pool = self.defence_pool(d, p["mode"], p["steps"])
+                pool = self.defence_pool(d, p["mode"], self.prepared_steps(d, p))
             if pool is None:
                 react = self.reaction(state, d, a, w, option)
                 pool = react[1] if react is not None else None

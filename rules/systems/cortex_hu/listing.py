@@ -186,7 +186,7 @@ def legal_list(rs: Any, state: BattleState) -> list[Action]:
             acts.append(A("grapple", target=holder, option="escape"))
     elif near and grappling is None:
         # can_grapple: grapple_pool is ladder_pool(agility, unarmed/grappling, turn steps + all-out)
-        cands = [t for t in near if t.res["grappled_by"] is None and t.res["grappling"] is None]
+        cands = [t for t in near if t.res["grappled_by"] is None]
         if cands and (kit.grab or agi) + ts + (rs.all_out_steps if e["all_out"] else 0) >= 1:
             acts.extend(A("grapple", target=t.id) for t in cands)
     if rs.can_act(state):

@@ -130,6 +130,7 @@ class ManoeuvresHu:
             total = e["move_units"] + cost
             e["ran"] = True
             e["run_penalty"] = int(self.mv["run_penalty_steps"])
+            a.res["ran"] = True  # off its turn too, until its next turn starts (`run_steps`)
             allowed_m = self.mv["run_base"] + r.total
             evs.append(event("effect", target=a.id, effect=f"runs: {self.mv['run_base']:g} + {r.total} m this turn; "
                              f"{e['run_penalty']} steps on the following actions", allowed_m=allowed_m))
@@ -280,8 +281,13 @@ class ManoeuvresHu:
         return None if p is None else (p[0], p[1], sname)
 
     def can_grapple(self, state: BattleState, a: Combatant, t: Combatant) -> bool:
+        """seed 002, Megragadás: "ezzel meg is ragadtad a célpontot" - any adjacent enemy, one
+        that holds a third figure too (it keeps that hold). A figure holds one figure at a time
+        and is held by one (assumption one_hold), and a held figure fights only its holder
+        (assumption grapple), so neither a holder nor a held figure grabs, and a held one is
+        not grabbed again."""
         return (a.res["grappling"] is None and a.res["grappled_by"] is None and t.team != a.team and not t.down
-                and t.res["grappled_by"] is None and t.res["grappling"] is None
+                and t.res["grappled_by"] is None
                 and state.grid.adjacent(a.pos, t.pos) and self.grapple_pool(state, a) is not None)
 
     def grapple(self, state: BattleState, a: Combatant, t: Combatant, dice: Dice) -> list[Event]:
@@ -336,14 +342,25 @@ class ManoeuvresHu:
         evs = [tag(event("roll", actor=a.id, purpose="escape (Agility + Strength)",
                          pool=f"Agility {agi} + Strength {st}", dice=faces(r), total=r.total, difficulty=grip,
                          success=ok, steps=steps), "escape", modifiers)]
-        if ok:
-            evs += self.release_grapple(state, a)
+        if ok:  # free of its holder; a hold of its own on a third figure stays
+            evs += self.end_hold(state, state.by_id[a.res["grappled_by"]])
         return evs
+
+    @staticmethod
+    def end_hold(state: BattleState, holder: Combatant) -> list[Event]:
+        """The holder's grapple ends (the one it holds is free); a grapple on the holder itself
+        stays (`release_grapple` ends both, for a figure that goes down or leaves)."""
+        t = state.by_id[holder.res["grappling"]]
+        t.res["grappled_by"] = None
+        t.conditions.discard("grappled")
+        holder.res["grappling"] = None
+        holder.conditions.discard("grappling")
+        return [event("condition", target=t.id, condition="grappled", on=False)]
 
     def let_go(self, state: BattleState, holder: Combatant) -> list[Event]:
         """seed 002: released, the figure lies on the ground until it stands up (-2 steps meanwhile)."""
         t = state.by_id[holder.res["grappling"]]
-        evs = self.release_grapple(state, holder)
+        evs = self.end_hold(state, holder)
         if "prone" not in t.conditions and not t.down:
             t.conditions.add("prone")
             evs.append(event("condition", target=t.id, condition="prone", on=True, cause="released"))

@@ -108,9 +108,11 @@ class RollsHu:
         return out + self.attr_mods(a, "agility" if option == "throw" else w.attribute)
 
     def reaction_mods(self, d: Combatant) -> list[dict[str, Any]]:
-        """What `reaction_steps` adds up: the last turn's actions, earlier reactions, prone, full defence."""
+        """What `reaction_steps` adds up: the last turn's actions, earlier reactions, prone, a run
+        until the next turn, full defence."""
         return mods(("actions of its last turn", -d.res["last_actions"]), ("earlier reactions", -d.res["debt"]),
                     ("prone", int(self.prone_rules["steps"]) if "prone" in d.conditions else 0),
+                    ("running", self.run_steps(d)),
                     ("full defence", self.full_defence_steps if d.res["full_defence"] else 0))
 
 

@@ -142,7 +142,7 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
         res = {"stun": 0, "wound": 0, "ammo": ammo, "lost": [], "gained": [], "held": None,
                "pp": st["plot_points"], "grappling": None, "grappled_by": None, "grip": 0, "prepared": [],
                "last_actions": 0, "debt": 0, "full_defence": False, "all_out": False, "aim": 0,
-               "surprised": False, "ko_turns": 0, "feinted_by": None}
+               "surprised": False, "ko_turns": 0, "feinted_by": None, "ran": False, "carried_defence": False}
         c = Combatant(id=id, name=st["name"], team=team, template=st["template"], pos=pos,
                       stats=st, weapons=st["weapons"], armour=st["armour"], traits=(), res=res, order=order)
         apply_start(self, c, conds, start, source, field)
@@ -198,15 +198,25 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
         return self.rolled_order(state, dice, entries)
 
     def fresh_economy(self, state: BattleState, actor: Combatant) -> list[Event]:
+        """The turn's economy. `carried`: an action was brought over from the previous round -
+        a reaction since its last turn, or a defence declared in an earlier round and used in
+        this one (seed 002, Teljes Védekezés: "Ha viszont az előző körből "áthozol" valamilyen
+        cselekvést - akár védekezést is"): no full defence, no all-out attack this turn."""
         debt = min(actor.res["debt"], self.max_actions)
         actor.res["debt"] = 0
-        state.economy = {"actions": debt, "acted": 0, "carried": debt > 0, "debt": debt, "move_units": 0,
+        brought = actor.res["carried_defence"]
+        actor.res["carried_defence"] = False
+        state.economy = {"actions": debt, "acted": 0, "carried": debt > 0 or brought, "debt": debt, "move_units": 0,
                          "mode": "walk", "move_slot": 0, "ran": False, "run_penalty": 0, "shots": {},
                          "full_defence": False, "all_out": False, "aimed": False, "turn_over": False}
+        evs: list[Event] = []
         if debt:
-            return [event("effect", target=actor.id, effect=f"carries over {debt} reaction{'s' if debt > 1 else ''}: "
-                          f"its first action is {debt} step{'s' if debt > 1 else ''} lower", carried=debt)]
-        return []
+            evs.append(event("effect", target=actor.id, effect=f"carries over {debt} reaction{'s' if debt > 1 else ''}: "
+                             f"its first action is {debt} step{'s' if debt > 1 else ''} lower", carried=debt))
+        if brought:
+            evs.append(event("effect", target=actor.id, effect="brought a defence declared last round into this one: "
+                             "no full defence or all-out attack this turn", carried_defence=True))
+        return evs
 
     def start_turn_touches(self, state: BattleState, actor: Combatant) -> set[str]:
         """start_turn: surprise, feint, prepared defences, reaction debt: the actor's own."""
@@ -222,6 +232,7 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
         actor.res["prepared"] = []
         actor.res["full_defence"] = False
         actor.res["all_out"] = False
+        actor.res["ran"] = False  # a run's -2 lasts until the figure's next turn (assumption run)
         evs += self.fresh_economy(state, actor)
         return not actor.down, evs
 
@@ -309,11 +320,15 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
                 e["full_defence"] = True
                 a.res["full_defence"] = True
                 return [event("stance", actor=a.id, stance="full defence", steps=self.full_defence_steps)]
-            steps = self.turn_steps(state, a) + (self.full_defence_steps if e["full_defence"] else 0)
-            declared = self.turn_mods(state, a) + mods(("full defence", self.full_defence_steps
-                                                        if e["full_defence"] else 0))
+            # the ladder, a run and full defence as declared; lying prone counts when the defence
+            # is rolled (`prepared_steps`: seed 002, "-2 kockafokozat büntetést kap addig")
+            fd = self.full_defence_steps if e["full_defence"] else 0
+            steps = -e["actions"] + e["run_penalty"] + fd
+            declared = self.ladder_mods(state, e["actions"]) + mods(("running", e["run_penalty"]),
+                                                                    ("full defence", fd))
             self.spend(state, a)
-            a.res["prepared"].append({"mode": action.option, "steps": steps, "modifiers": declared})
+            a.res["prepared"].append({"mode": action.option, "steps": steps, "modifiers": declared,
+                                      "round": state.round})
             return [event("stance", actor=a.id, stance=action.option, steps=steps)]
         if k == "aim":
             return self.aim(state, a)
@@ -371,7 +386,7 @@ class CortexHuRuleset(OffenceHu, CortexHuGM, CombatHu, DefenceHu, EffectsHu, Man
             "prepared_dodges": float(sum(1 for p in prep if p["mode"] == "dodge")),
             "full_defence": float(e["full_defence"]),
             "all_out_attack": float(e["all_out"]),
-            "carried_over": float(e["carried"]),
+            "carried_over": float(e.get("debt", 0) > 0),
             "reaction_debt": float(a.res["debt"]),
             "aim_steps": float(a.res["aim"] * int(self.aim_rules["steps_per_round"])),
             "aimed": float(e["aimed"]),

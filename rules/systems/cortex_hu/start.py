@@ -24,7 +24,7 @@ from rules.systems.cortex_common.start import StartSchema, kind, link_grapples, 
 
 #: state keys copied as they are into `res`
 PLAIN = ("stun", "wound", "pp", "ko_turns", "debt", "last_actions", "grip", "full_defence", "all_out",
-         "grappling", "grappled_by", "feinted_by")
+         "grappling", "grappled_by", "feinted_by", "ran", "carried_defence")
 
 
 def _fail(what: str, source: str | None, field: str, expected: str) -> ScenarioError:
@@ -90,7 +90,8 @@ def apply_start(rs: Any, c: Combatant, conds: list[tuple[str, dict[str, Any]]], 
         if not isinstance(p, Mapping) or p.get("mode") not in ("parry", "dodge") or set(p) - {"mode", "steps"} \
                 or isinstance(p.get("steps", 0), bool) or not isinstance(p.get("steps", 0), int):
             raise _fail(f"{p!r}", source, f"{field}.state.prepared[{i}]", "{mode: parry or dodge, steps: a whole number}")
-        prepared.append({"mode": p["mode"], "steps": p.get("steps", 0)})
+        # declared in the fight's first round: used in it, it is brought over from no earlier one
+        prepared.append({"mode": p["mode"], "steps": p.get("steps", 0), "round": 1})
     c.res["prepared"] = prepared
     for k in PLAIN:
         if k in st:

@@ -26,7 +26,7 @@ class CortexHuGM(CortexTracks):
     defend_words = {
         "parry": "parries the next hand-to-hand attack",
         "dodge": "dodges the next hand-to-hand attack",
-        "full_defence": "free: parry, dodge +2 steps; no attacks",
+        "full_defence": "free: defence rolls +2; no attacks",
     }
 
     def gm_conditions(self) -> tuple[str, ...]:
