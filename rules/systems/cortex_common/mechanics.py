@@ -272,10 +272,14 @@ class CortexBase:
         "value"}): none in the Cortex base (cortex_hu: a prone figure's -2)."""
         return []
 
+    def innate_more(self, d: Combatant) -> int:
+        """The sum of `innate_steps`' values (a ruleset may sum them without building the list)."""
+        return sum(m["value"] for m in self.innate_steps(d))
+
     def innate_die(self, d: Combatant) -> Step:
         """The Agility die of the figure's innate defence, never below d2."""
-        more = sum(m["value"] for m in self.innate_steps(d))
-        return Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility") + more))
+        return Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility")
+                        + self.innate_more(d)))
 
     def innate_defence(self, d: Combatant, dice: Dice, cover_bonus: int, decline: bool | None = None,
                        against: dict | None = None) -> tuple[int, list[Event]]:

@@ -135,11 +135,10 @@ class DefenceHu:
         return mods(("prone", self.prone_steps(d)), ("running", self.run_steps(d)),
                     ("full defence", self.full_defence_steps if d.res["full_defence"] else 0))
 
-    def innate_die(self, d: Combatant) -> Step:
-        """The Agility die of innate defence: `innate_steps` summed without building their list
-        (`declines_innate` and the odds ask it often), never below d2."""
-        more = self.prone_steps(d) + self.run_steps(d) + (self.full_defence_steps if d.res["full_defence"] else 0)
-        return Step(max(1, d.stats["attributes"]["agility"].index + self.attr_steps(d, "agility") + more))
+    def innate_more(self, d: Combatant) -> int:
+        """`innate_steps` summed without building their list (`innate_die`: `declines_innate` and
+        the odds ask it often)."""
+        return self.prone_steps(d) + self.run_steps(d) + (self.full_defence_steps if d.res["full_defence"] else 0)
 
     def reaction_options(self, state: BattleState, d: Combatant, a: Combatant, w: Weapon, option: str
                          ) -> tuple[int, dict[str, tuple[Step, Step, str]], str] | None:
